@@ -1,0 +1,517 @@
+//! Exhaustive exploration of the consistent execution graphs of a program, each exactly once.
+//!
+//! # How every graph is visited once
+//!
+//! A consistent graph has an acyclic `po ∪ rf` (no thin air), so its events can be added one by
+//! one such that each event's po-predecessor and rf-source are already present. Among all such
+//! orders we generate only the **canonical** one: at every step, the enabled event of the
+//! lowest-numbered thread is added (an event is enabled when its po-predecessor, its rf source
+//! and, for a join, the joined thread's last event are present). The explorer branches on
+//!
+//! * which thread moves next — a thread may only move if no lower thread has an enabled event;
+//!   a lower thread whose next event is a read may wait, but then its read must later read from
+//!   a write added after this step (the per-thread `bound`), otherwise the read would have been
+//!   enabled when the higher thread moved and the order would not be canonical;
+//! * the write each read reads from (any write to the location allowed by the bound);
+//! * the mo position of each new write among the existing writes to its location.
+//!
+//! Each choice sequence yields a different graph, and every consistent graph's canonical order
+//! is one of the sequences, so every graph is produced exactly once. Partial graphs are checked
+//! for consistency after every memory event: RC11 and SC consistency are preserved by taking
+//! po ∪ rf-prefixes, so an inconsistent prefix can be cut without losing graphs.
+//!
+//! Thread-local instructions (assignments, branches, asserts, slot markers) are executed
+//! eagerly; they create no events. A failed assertion stops its thread (the graph records the
+//! bug); the other threads run to completion, and a join on the failed thread waits forever.
+
+use super::graph::{Bug, BugKind, Event, EventKind, ExecutionGraph, ThreadEnd, ThreadTrace};
+use super::model::{races, Model, Relations};
+use crate::ir::{Instr, MemOrder, Program};
+use std::time::Instant;
+
+/// Local instructions a thread may execute between two events before the explorer gives up
+/// (guards against a non-terminating local loop).
+const LOCAL_STEP_LIMIT: usize = 1_000_000;
+
+/// Why the explorer stopped before covering every graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Incomplete {
+    MaxExecutions(u64),
+    Timeout,
+    /// A thread ran a local loop without touching memory for too long.
+    LocalLoop { thread: usize, func: String },
+}
+
+/// What a visitor wants the explorer to do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    Continue,
+    Stop,
+}
+
+/// Limits of one exploration.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    pub max_executions: Option<u64>,
+    pub deadline: Option<Instant>,
+}
+
+/// Counters of one exploration.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Complete consistent executions visited.
+    pub executions: u64,
+    /// Executions cut because they can never complete (assume/await; none in this version).
+    pub blocked: u64,
+    /// Executions with at least one bug.
+    pub buggy: u64,
+    /// Set when the exploration stopped early.
+    pub incomplete: Option<Incomplete>,
+    /// Set when a visitor asked to stop.
+    pub stopped: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Status {
+    Running,
+    Done,
+}
+
+#[derive(Clone, Debug)]
+struct ThreadState {
+    pc: usize,
+    regs: Vec<i64>,
+    status: Status,
+    /// A read of this thread must read from a write with id ≥ bound (see module docs).
+    bound: usize,
+}
+
+/// The next event a running thread wants to add.
+enum Pending {
+    Read,
+    /// Write, fence or spawn: always enabled.
+    Other,
+    /// Join of a thread that finished (enabled) or not yet (waiting).
+    Join { ready: bool },
+}
+
+#[derive(Clone)]
+struct State {
+    g: ExecutionGraph,
+    th: Vec<ThreadState>,
+}
+
+struct Explorer<'a, F: FnMut(&ExecutionGraph) -> Control> {
+    prog: &'a Program,
+    model: Model,
+    limits: Limits,
+    visit: F,
+    stats: Stats,
+}
+
+/// Explores every consistent execution graph of `prog` under `model`, calling `visit` on each
+/// complete one (with its bugs filled in).
+pub fn explore<F>(prog: &Program, model: Model, limits: Limits, visit: F) -> Stats
+where
+    F: FnMut(&ExecutionGraph) -> Control,
+{
+    let init: Vec<i64> = prog.globals.iter().map(|g| g.init).collect();
+    let mut g = ExecutionGraph::with_init(&init);
+    g.threads.push(ThreadTrace {
+        func: prog.main,
+        spawned_by: None,
+        events: Vec::new(),
+        slots: Vec::new(),
+        end: None,
+    });
+    let main = &prog.functions[prog.main];
+    let state = State {
+        g,
+        th: vec![ThreadState {
+            pc: 0,
+            regs: vec![0; main.reg_names.len()],
+            status: Status::Running,
+            bound: 0,
+        }],
+    };
+    let mut ex = Explorer {
+        prog,
+        model,
+        limits,
+        visit,
+        stats: Stats::default(),
+    };
+    ex.run(state);
+    ex.stats
+}
+
+impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
+    fn should_stop(&mut self) -> bool {
+        if self.stats.stopped || self.stats.incomplete.is_some() {
+            return true;
+        }
+        if let Some(d) = self.limits.deadline {
+            if Instant::now() >= d {
+                self.stats.incomplete = Some(Incomplete::Timeout);
+                return true;
+            }
+        }
+        false
+    }
+
+    fn run(&mut self, mut st: State) {
+        if self.should_stop() {
+            return;
+        }
+        // Run every thread up to its next event.
+        for t in 0..st.th.len() {
+            if let Err(inc) = self.run_local(&mut st, t) {
+                self.stats.incomplete = Some(inc);
+                return;
+            }
+        }
+        // Collect the canonical choices.
+        let mut moved = false;
+        let mut waiting = false;
+        for t in 0..st.th.len() {
+            if st.th[t].status != Status::Running {
+                continue;
+            }
+            match self.pending(&st, t) {
+                Pending::Other => {
+                    self.add_other(&st, t);
+                    moved = true;
+                    break;
+                }
+                Pending::Join { ready: true } => {
+                    // A ready join of a lower thread pre-empts every higher thread. If a higher
+                    // thread moved while it was ready, this state is not canonical.
+                    if self.join_source(&st, t) >= st.th[t].bound {
+                        self.add_other(&st, t);
+                        moved = true;
+                    } else {
+                        waiting = true;
+                    }
+                    break;
+                }
+                Pending::Join { ready: false } => waiting = true,
+                Pending::Read => {
+                    if self.add_read(&st, t) {
+                        moved = true;
+                    }
+                    waiting = true;
+                }
+            }
+            if self.should_stop() {
+                return;
+            }
+        }
+        if !moved && !waiting {
+            self.complete(st);
+        }
+        // Otherwise: nothing could move canonically; this prefix is a duplicate. Drop it.
+    }
+
+    /// Executes thread-local instructions of `t` until it is at an event or done.
+    fn run_local(&mut self, st: &mut State, t: usize) -> Result<(), Incomplete> {
+        let func_id = st.g.threads[t].func;
+        let func = &self.prog.functions[func_id];
+        let mut steps = 0usize;
+        loop {
+            if st.th[t].status != Status::Running {
+                return Ok(());
+            }
+            let pc = st.th[t].pc;
+            let Some(ins) = func.body.get(pc) else {
+                self.finish(st, t, ThreadEnd::Finished);
+                return Ok(());
+            };
+            steps += 1;
+            if steps > LOCAL_STEP_LIMIT {
+                return Err(Incomplete::LocalLoop {
+                    thread: t,
+                    func: func.name.clone(),
+                });
+            }
+            let regs = &st.th[t].regs;
+            match ins {
+                Instr::Assign { dst, val } => match val.eval(regs) {
+                    Ok(v) => {
+                        st.th[t].regs[*dst] = v;
+                        st.th[t].pc += 1;
+                    }
+                    Err(_) => return Ok(self.fail_ub(st, t, pc)),
+                },
+                Instr::Assert { cond, text } => match cond.eval(regs) {
+                    Ok(0) => {
+                        let stmt = func.stmt_of[pc];
+                        let witness = self.last_event(&st.g, t).into_iter().collect();
+                        let idx = st.g.bugs.len();
+                        st.g.bugs.push(Bug {
+                            kind: BugKind::Assertion,
+                            stmt,
+                            thread: t,
+                            message: format!("assertion `{text}` failed"),
+                            witness,
+                            race: None,
+                        });
+                        self.finish(st, t, ThreadEnd::Failed(idx));
+                        return Ok(());
+                    }
+                    Ok(_) => st.th[t].pc += 1,
+                    Err(_) => return Ok(self.fail_ub(st, t, pc)),
+                },
+                Instr::BranchIfZero { cond, target } => match cond.eval(regs) {
+                    Ok(0) => st.th[t].pc = *target,
+                    Ok(_) => st.th[t].pc += 1,
+                    Err(_) => return Ok(self.fail_ub(st, t, pc)),
+                },
+                Instr::Jump { target } => st.th[t].pc = *target,
+                Instr::Slot(s) => {
+                    let n = st.g.threads[t].events.len();
+                    st.g.threads[t].slots.push((*s, n));
+                    st.th[t].pc += 1;
+                }
+                Instr::Return => {
+                    self.finish(st, t, ThreadEnd::Finished);
+                    return Ok(());
+                }
+                Instr::Join { tid } => {
+                    // A join of a thread that stopped on a bug waits forever.
+                    let child = match tid.eval(regs) {
+                        Ok(c) => c,
+                        Err(_) => return Ok(self.fail_ub(st, t, pc)),
+                    };
+                    match usize::try_from(child).ok().filter(|&c| c < st.th.len()) {
+                        None => return Ok(self.fail_ub(st, t, pc)),
+                        Some(c) => {
+                            if matches!(st.g.threads[c].end, Some(ThreadEnd::Failed(_)))
+                                || matches!(st.g.threads[c].end, Some(ThreadEnd::Stuck))
+                            {
+                                self.finish(st, t, ThreadEnd::Stuck);
+                            }
+                            return Ok(());
+                        }
+                    }
+                }
+                Instr::Load { .. } | Instr::Store { .. } | Instr::Fence { .. } => return Ok(()),
+                Instr::Spawn { arg, .. } => {
+                    if arg.eval(regs).is_err() {
+                        return Ok(self.fail_ub(st, t, pc));
+                    }
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    fn last_event(&self, g: &ExecutionGraph, t: usize) -> Option<usize> {
+        g.threads[t]
+            .events
+            .last()
+            .copied()
+            .or(g.threads[t].spawned_by)
+    }
+
+    fn fail_ub(&self, st: &mut State, t: usize, pc: usize) {
+        let func = &self.prog.functions[st.g.threads[t].func];
+        let witness = self.last_event(&st.g, t).into_iter().collect();
+        let idx = st.g.bugs.len();
+        st.g.bugs.push(Bug {
+            kind: BugKind::Ub,
+            stmt: func.stmt_of[pc],
+            thread: t,
+            message: "division by zero or invalid thread handle".into(),
+            witness,
+            race: None,
+        });
+        self.finish(st, t, ThreadEnd::Failed(idx));
+    }
+
+    fn finish(&self, st: &mut State, t: usize, end: ThreadEnd) {
+        st.th[t].status = Status::Done;
+        st.g.threads[t].end = Some(end);
+    }
+
+    fn instr<'s>(&'s self, st: &State, t: usize) -> &'s Instr {
+        &self.prog.functions[st.g.threads[t].func].body[st.th[t].pc]
+    }
+
+    fn pending(&self, st: &State, t: usize) -> Pending {
+        match self.instr(st, t) {
+            Instr::Load { .. } => Pending::Read,
+            Instr::Join { tid } => {
+                let c = tid.eval(&st.th[t].regs).unwrap_or(0) as usize;
+                Pending::Join {
+                    ready: st.g.threads[c].end == Some(ThreadEnd::Finished),
+                }
+            }
+            _ => Pending::Other,
+        }
+    }
+
+    /// The event a join waits for: the joined thread's last event (or its spawn).
+    fn join_source(&self, st: &State, t: usize) -> usize {
+        let Instr::Join { tid } = self.instr(st, t) else {
+            return 0;
+        };
+        let c = tid.eval(&st.th[t].regs).unwrap_or(0) as usize;
+        self.last_event(&st.g, c).unwrap_or(0)
+    }
+
+    fn event(&self, st: &State, t: usize, kind: EventKind, loc: Option<usize>, order: MemOrder, value: i64) -> Event {
+        let func = &self.prog.functions[st.g.threads[t].func];
+        Event {
+            thread: t,
+            kind,
+            loc,
+            order,
+            value,
+            stmt: Some(func.stmt_of[st.th[t].pc]),
+            slot: None,
+        }
+    }
+
+    /// Records that thread `t` moved: every lower thread that waits now needs a later source.
+    fn note_move(st: &mut State, t: usize, new_event: usize) {
+        for lower in 0..t {
+            if st.th[lower].status == Status::Running {
+                st.th[lower].bound = new_event;
+            }
+        }
+        st.th[t].bound = 0;
+        st.th[t].pc += 1;
+    }
+
+    fn add_other(&mut self, st: &State, t: usize) {
+        let ins = self.instr(st, t).clone();
+        match ins {
+            Instr::Store { loc, val, order } => {
+                let v = val.eval(&st.th[t].regs).unwrap_or(0);
+                let positions = st.g.mo[loc].len();
+                for pos in 1..=positions {
+                    let mut next = st.clone();
+                    let ev = self.event(st, t, EventKind::Write, Some(loc), order, v);
+                    let id = next.g.push(ev);
+                    next.g.mo[loc].insert(pos, id);
+                    Self::note_move(&mut next, t, id);
+                    if self.model.violation(&next.g).is_none() {
+                        self.run(next);
+                    }
+                    if self.should_stop() {
+                        return;
+                    }
+                }
+            }
+            Instr::Fence { order } => {
+                let mut next = st.clone();
+                let ev = self.event(st, t, EventKind::Fence, None, order, 0);
+                let id = next.g.push(ev);
+                Self::note_move(&mut next, t, id);
+                if !order.is_sc() || self.model.violation(&next.g).is_none() {
+                    self.run(next);
+                }
+            }
+            Instr::Spawn { func, arg, dst } => {
+                let mut next = st.clone();
+                let child = next.th.len();
+                let ev = self.event(st, t, EventKind::Spawn { child }, None, MemOrder::NonAtomic, 0);
+                let id = next.g.push(ev);
+                let f = &self.prog.functions[func];
+                let mut regs = vec![0; f.reg_names.len()];
+                if let Some(p) = f.param {
+                    regs[p] = arg.eval(&st.th[t].regs).unwrap_or(0);
+                }
+                if let Some(d) = dst {
+                    next.th[t].regs[d] = child as i64;
+                }
+                next.g.threads.push(ThreadTrace {
+                    func,
+                    spawned_by: Some(id),
+                    events: Vec::new(),
+                    slots: Vec::new(),
+                    end: None,
+                });
+                next.th.push(ThreadState {
+                    pc: 0,
+                    regs,
+                    status: Status::Running,
+                    bound: 0,
+                });
+                Self::note_move(&mut next, t, id);
+                self.run(next);
+            }
+            Instr::Join { tid } => {
+                let mut next = st.clone();
+                let child = tid.eval(&st.th[t].regs).unwrap_or(0) as usize;
+                let ev = self.event(st, t, EventKind::Join { child }, None, MemOrder::NonAtomic, 0);
+                let id = next.g.push(ev);
+                Self::note_move(&mut next, t, id);
+                self.run(next);
+            }
+            _ => unreachable!("add_other called on a non-event instruction"),
+        }
+    }
+
+    /// Branches on the rf source of thread `t`'s pending read. Returns whether any source was
+    /// allowed by the canonical-order bound.
+    fn add_read(&mut self, st: &State, t: usize) -> bool {
+        let Instr::Load { dst, loc, order } = self.instr(st, t).clone() else {
+            unreachable!("add_read called on a non-load")
+        };
+        let bound = st.th[t].bound;
+        let sources: Vec<usize> = st.g.mo[loc].iter().copied().filter(|&w| w >= bound).collect();
+        let any = !sources.is_empty();
+        for w in sources {
+            let mut next = st.clone();
+            let value = st.g.events[w].value;
+            let ev = self.event(st, t, EventKind::Read, Some(loc), order, value);
+            let id = next.g.push(ev);
+            next.g.rf[id] = Some(w);
+            next.th[t].regs[dst] = value;
+            Self::note_move(&mut next, t, id);
+            if self.model.violation(&next.g).is_none() {
+                self.run(next);
+            }
+            if self.should_stop() {
+                break;
+            }
+        }
+        any
+    }
+
+    fn complete(&mut self, mut st: State) {
+        let rels = Relations::compute(&st.g);
+        for (a, b) in races(&st.g, &rels) {
+            let (ea, eb) = (&st.g.events[a], &st.g.events[b]);
+            let loc = ea.loc.unwrap_or(0);
+            let name = &self.prog.globals[loc].name;
+            let (la, lb) = (
+                ea.stmt.map(|s| self.prog.stmt_line(s)).unwrap_or(0),
+                eb.stmt.map(|s| self.prog.stmt_line(s)).unwrap_or(0),
+            );
+            let (first, second) = if la <= lb { (la, lb) } else { (lb, la) };
+            st.g.bugs.push(Bug {
+                kind: BugKind::Race,
+                stmt: eb.stmt.unwrap_or(0),
+                thread: eb.thread,
+                message: format!("race on `{name}` between line {first} and line {second}"),
+                witness: vec![a, b],
+                race: Some((a, b)),
+            });
+        }
+        if let Some(max) = self.limits.max_executions {
+            if self.stats.executions >= max {
+                self.stats.incomplete = Some(Incomplete::MaxExecutions(max));
+                return;
+            }
+        }
+        self.stats.executions += 1;
+        if !st.g.bugs.is_empty() {
+            self.stats.buggy += 1;
+        }
+        if (self.visit)(&st.g) == Control::Stop {
+            self.stats.stopped = true;
+        }
+    }
+}

@@ -1,0 +1,454 @@
+//! Execution graphs: events, program order, reads-from and modification order
+//! (shared/docs/memory-models.md §1).
+//!
+//! Event ids are indices into [`ExecutionGraph::events`]. The initialisation writes come first
+//! (one per location, id = location), then the events in the order the explorer added them,
+//! which is always a linearisation of po ∪ rf.
+
+use crate::ir::{FuncId, Loc, MemOrder, SlotId, StmtId};
+use std::fmt::Write as _;
+
+pub type EventId = usize;
+
+/// The thread id used for initialisation writes.
+pub const INIT_THREAD: usize = usize::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    /// The initialisation write of a location.
+    Init,
+    Read,
+    Write,
+    Fence,
+    /// Thread creation; the child's events are po-after it.
+    Spawn { child: usize },
+    /// Thread join; the child's events are po-before it.
+    Join { child: usize },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Event {
+    pub thread: usize,
+    pub kind: EventKind,
+    pub loc: Option<Loc>,
+    pub order: MemOrder,
+    /// Value read (reads) or written (writes, init).
+    pub value: i64,
+    /// The source statement that produced the event (None for init writes and candidate fences).
+    pub stmt: Option<StmtId>,
+    /// For a candidate fence placed by synthesis: the slot it stands for.
+    pub slot: Option<SlotId>,
+}
+
+impl Event {
+    pub fn is_read(&self) -> bool {
+        self.kind == EventKind::Read
+    }
+    pub fn is_write(&self) -> bool {
+        matches!(self.kind, EventKind::Write | EventKind::Init)
+    }
+    pub fn is_fence(&self) -> bool {
+        self.kind == EventKind::Fence
+    }
+    pub fn is_access(&self) -> bool {
+        self.is_read() || self.is_write()
+    }
+}
+
+/// How a thread's run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ThreadEnd {
+    /// Returned normally.
+    Finished,
+    /// Stopped by a failed assertion or undefined behaviour (index into `bugs`).
+    Failed(usize),
+    /// Waiting forever (joining a thread that failed).
+    Stuck,
+}
+
+/// One thread of an execution.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ThreadTrace {
+    pub func: FuncId,
+    /// The spawn event that created this thread (None for main).
+    pub spawned_by: Option<EventId>,
+    /// The thread's events in program order.
+    pub events: Vec<EventId>,
+    /// Fence slots the thread passed: `(slot, n)` means the slot was passed after the thread's
+    /// first `n` events. A fence at that slot sits between events `n-1` and `n`.
+    pub slots: Vec<(SlotId, usize)>,
+    pub end: Option<ThreadEnd>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BugKind {
+    Assertion,
+    Race,
+    /// Undefined behaviour other than a race (division by zero).
+    Ub,
+}
+
+impl BugKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BugKind::Assertion => "assertion",
+            BugKind::Race => "race",
+            BugKind::Ub => "ub",
+        }
+    }
+}
+
+/// An error found in an execution.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Bug {
+    pub kind: BugKind,
+    /// The statement where the error shows (the assertion; for a race, the later access).
+    pub stmt: StmtId,
+    pub thread: usize,
+    pub message: String,
+    /// The error depends only on these events and their po ∪ rf predecessors: the bug exists in
+    /// any consistent execution containing this prefix.
+    pub witness: Vec<EventId>,
+    /// For a race: the two racing accesses.
+    pub race: Option<(EventId, EventId)>,
+}
+
+/// A (possibly partial) execution graph.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ExecutionGraph {
+    pub events: Vec<Event>,
+    pub threads: Vec<ThreadTrace>,
+    /// `rf[r]` is the write read by read `r`.
+    pub rf: Vec<Option<EventId>>,
+    /// Per location, its writes in modification order (init first).
+    pub mo: Vec<Vec<EventId>>,
+    /// `(read part, write part)` pairs of read-modify-writes.
+    pub rmw: Vec<(EventId, EventId)>,
+    pub bugs: Vec<Bug>,
+}
+
+impl ExecutionGraph {
+    /// A graph holding only the initialisation writes.
+    pub fn with_init(init_values: &[i64]) -> ExecutionGraph {
+        let events = init_values
+            .iter()
+            .enumerate()
+            .map(|(loc, &v)| Event {
+                thread: INIT_THREAD,
+                kind: EventKind::Init,
+                loc: Some(loc),
+                order: MemOrder::NonAtomic,
+                value: v,
+                stmt: None,
+                slot: None,
+            })
+            .collect::<Vec<_>>();
+        ExecutionGraph {
+            rf: vec![None; events.len()],
+            mo: (0..events.len()).map(|l| vec![l]).collect(),
+            events,
+            threads: Vec::new(),
+            rmw: Vec::new(),
+            bugs: Vec::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    pub fn num_locs(&self) -> usize {
+        self.mo.len()
+    }
+
+    /// Appends an event to `thread` and returns its id.
+    pub fn push(&mut self, ev: Event) -> EventId {
+        let id = self.events.len();
+        if ev.thread != INIT_THREAD {
+            self.threads[ev.thread].events.push(id);
+        }
+        self.events.push(ev);
+        self.rf.push(None);
+        id
+    }
+
+    /// Index of `e` within its thread.
+    pub fn index_in_thread(&self, e: EventId) -> Option<usize> {
+        let t = self.events[e].thread;
+        if t == INIT_THREAD {
+            return None;
+        }
+        self.threads[t].events.iter().position(|&x| x == e)
+    }
+
+    /// The events that `roots` depend on: their downward closure under po ∪ rf (including the
+    /// spawn/join edges between threads), plus the initialisation writes.
+    pub fn porf_prefix(&self, roots: &[EventId]) -> Vec<bool> {
+        let n = self.len();
+        let mut keep = vec![false; n];
+        for e in 0..n {
+            if self.events[e].kind == EventKind::Init {
+                keep[e] = true;
+            }
+        }
+        let mut stack: Vec<EventId> = roots.to_vec();
+        while let Some(e) = stack.pop() {
+            if keep[e] && self.events[e].kind != EventKind::Init {
+                continue;
+            }
+            keep[e] = true;
+            let ev = &self.events[e];
+            if ev.thread == INIT_THREAD {
+                continue;
+            }
+            let tr = &self.threads[ev.thread];
+            let idx = tr.events.iter().position(|&x| x == e).unwrap_or(0);
+            if idx > 0 {
+                stack.push(tr.events[idx - 1]);
+            } else if let Some(sp) = tr.spawned_by {
+                stack.push(sp);
+            }
+            if let Some(w) = self.rf[e] {
+                stack.push(w);
+            }
+            if let EventKind::Join { child } = ev.kind {
+                if let Some(&last) = self.threads[child].events.last() {
+                    stack.push(last);
+                } else if let Some(sp) = self.threads[child].spawned_by {
+                    stack.push(sp);
+                }
+            }
+            for &(r, w) in &self.rmw {
+                if w == e {
+                    stack.push(r);
+                }
+            }
+        }
+        keep
+    }
+
+    /// The sub-graph on the events with `keep[e]` (which must be a po ∪ rf prefix). Fence slots
+    /// passed after a thread's last kept event are kept only if they are at that boundary.
+    pub fn restrict(&self, keep: &[bool]) -> ExecutionGraph {
+        let mut map = vec![usize::MAX; self.len()];
+        let mut events = Vec::new();
+        for (e, ev) in self.events.iter().enumerate() {
+            if keep[e] {
+                map[e] = events.len();
+                events.push(ev.clone());
+            }
+        }
+        let threads = self
+            .threads
+            .iter()
+            .map(|t| {
+                let evs: Vec<EventId> = t
+                    .events
+                    .iter()
+                    .filter(|&&e| keep[e])
+                    .map(|&e| map[e])
+                    .collect();
+                let kept = evs.len();
+                ThreadTrace {
+                    func: t.func,
+                    spawned_by: t.spawned_by.and_then(|s| keep[s].then(|| map[s])),
+                    slots: t
+                        .slots
+                        .iter()
+                        .copied()
+                        .filter(|&(_, k)| k <= kept)
+                        .collect(),
+                    events: evs,
+                    end: if kept == t.events.len() { t.end } else { None },
+                }
+            })
+            .collect();
+        let rf = self
+            .rf
+            .iter()
+            .enumerate()
+            .filter(|(e, _)| keep[*e])
+            .map(|(_, w)| w.map(|w| map[w]))
+            .collect();
+        let mo = self
+            .mo
+            .iter()
+            .map(|ws| ws.iter().filter(|&&w| keep[w]).map(|&w| map[w]).collect())
+            .collect();
+        let rmw = self
+            .rmw
+            .iter()
+            .filter(|(r, w)| keep[*r] && keep[*w])
+            .map(|&(r, w)| (map[r], map[w]))
+            .collect();
+        ExecutionGraph {
+            events,
+            threads,
+            rf,
+            mo,
+            rmw,
+            bugs: Vec::new(),
+        }
+    }
+
+    /// A copy with fences inserted at passed slots (`slot_order`) and with the orders of existing
+    /// fence statements changed (`stmt_order`). Returns the new graph and the map from old to new
+    /// event ids. Inserted fences carry `slot: Some(..)` and no statement.
+    pub fn with_fences(
+        &self,
+        slot_order: &dyn Fn(SlotId) -> Option<MemOrder>,
+        stmt_order: &dyn Fn(StmtId) -> Option<MemOrder>,
+    ) -> (ExecutionGraph, Vec<EventId>) {
+        // New events are placed right after the event they follow in their thread; we rebuild
+        // the event list in the old order with insertions.
+        let n = self.len();
+        let mut after: Vec<Vec<(SlotId, MemOrder)>> = vec![Vec::new(); n];
+        let mut at_start: Vec<Vec<(SlotId, MemOrder)>> = vec![Vec::new(); self.threads.len()];
+        for (t, tr) in self.threads.iter().enumerate() {
+            for &(slot, k) in &tr.slots {
+                if let Some(o) = slot_order(slot) {
+                    if k == 0 {
+                        at_start[t].push((slot, o));
+                    } else {
+                        after[tr.events[k - 1]].push((slot, o));
+                    }
+                }
+            }
+        }
+        let mut g = ExecutionGraph {
+            events: Vec::with_capacity(n),
+            threads: self
+                .threads
+                .iter()
+                .map(|t| ThreadTrace {
+                    func: t.func,
+                    spawned_by: None,
+                    events: Vec::new(),
+                    slots: Vec::new(),
+                    end: t.end,
+                })
+                .collect(),
+            rf: Vec::new(),
+            mo: Vec::new(),
+            rmw: Vec::new(),
+            bugs: Vec::new(),
+        };
+        let mut map = vec![usize::MAX; n];
+        let fence = |t: usize, slot: SlotId, order: MemOrder| Event {
+            thread: t,
+            kind: EventKind::Fence,
+            loc: None,
+            order,
+            value: 0,
+            stmt: None,
+            slot: Some(slot),
+        };
+        let mut started = vec![false; self.threads.len()];
+        for e in 0..n {
+            let mut ev = self.events[e].clone();
+            let t = ev.thread;
+            if t != INIT_THREAD && !started[t] {
+                started[t] = true;
+                for &(slot, o) in &at_start[t] {
+                    g.push(fence(t, slot, o));
+                }
+            }
+            if ev.kind == EventKind::Fence {
+                if let Some(o) = ev.stmt.and_then(stmt_order) {
+                    ev.order = o;
+                }
+            }
+            map[e] = g.push(ev);
+            for &(slot, o) in &after[e] {
+                g.push(fence(t, slot, o));
+            }
+        }
+        // Threads without events still get their start fences (they cannot matter, but keep the
+        // graph faithful).
+        for (t, fences) in at_start.iter().enumerate() {
+            if !started[t] {
+                for &(slot, o) in fences {
+                    g.push(fence(t, slot, o));
+                }
+            }
+        }
+        for (t, tr) in self.threads.iter().enumerate() {
+            g.threads[t].spawned_by = tr.spawned_by.map(|s| map[s]);
+        }
+        for e in 0..n {
+            if let Some(w) = self.rf[e] {
+                g.rf[map[e]] = Some(map[w]);
+            }
+        }
+        g.mo = self
+            .mo
+            .iter()
+            .map(|ws| ws.iter().map(|&w| map[w]).collect())
+            .collect();
+        g.rmw = self.rmw.iter().map(|&(r, w)| (map[r], map[w])).collect();
+        g.bugs = self
+            .bugs
+            .iter()
+            .map(|b| Bug {
+                witness: b.witness.iter().map(|&e| map[e]).collect(),
+                race: b.race.map(|(x, y)| (map[x], map[y])),
+                ..b.clone()
+            })
+            .collect();
+        (g, map)
+    }
+
+    /// A canonical text key of the graph (events per thread, rf, mo), independent of the order in
+    /// which the events were added. Two graphs are the same execution iff their keys are equal.
+    pub fn canonical_key(&self) -> String {
+        let name = |e: EventId| -> String {
+            let ev = &self.events[e];
+            if ev.thread == INIT_THREAD {
+                format!("init{}", ev.loc.unwrap_or(0))
+            } else {
+                format!("{}.{}", ev.thread, self.index_in_thread(e).unwrap_or(0))
+            }
+        };
+        let mut s = String::new();
+        for (t, tr) in self.threads.iter().enumerate() {
+            let _ = write!(s, "T{t}[f{}]:", tr.func);
+            for &e in &tr.events {
+                let ev = &self.events[e];
+                let _ = match ev.kind {
+                    EventKind::Read => write!(
+                        s,
+                        " R{}({},{})<-{}",
+                        ev.order.short(),
+                        ev.loc.unwrap_or(0),
+                        ev.value,
+                        self.rf[e].map(name).unwrap_or_default()
+                    ),
+                    EventKind::Write | EventKind::Init => write!(
+                        s,
+                        " W{}({},{})",
+                        ev.order.short(),
+                        ev.loc.unwrap_or(0),
+                        ev.value
+                    ),
+                    EventKind::Fence => write!(s, " F{}", ev.order.short()),
+                    EventKind::Spawn { child } => write!(s, " spawn{child}"),
+                    EventKind::Join { child } => write!(s, " join{child}"),
+                };
+            }
+            s.push('\n');
+        }
+        for (l, ws) in self.mo.iter().enumerate() {
+            let _ = write!(s, "mo{l}:");
+            for &w in ws {
+                let _ = write!(s, " {}", name(w));
+            }
+            s.push('\n');
+        }
+        s
+    }
+}

@@ -1,0 +1,480 @@
+//! The command line: argument parsing, file IO, output and exit codes.
+//!
+//! This is the only layer that touches the file system or the process exit code. Exit codes
+//! (the CLI contract in README.md):
+//!
+//! | code | `check`            | `fix`                                        |
+//! |------|--------------------|----------------------------------------------|
+//! | 0    | no bug             | nothing to fix, or fixed and written         |
+//! | 1    | bug found          | a fix was found and not written              |
+//! | 2    | —                  | not fixable with fences                      |
+//! | 3    | input error        | input error                                  |
+//! | 4    | incomplete         | incomplete (a limit was hit)                 |
+//! | 5    | internal error     | internal error (a fix failed its re-check)   |
+
+use crate::checker::{self, CheckOptions, Limits, Model};
+use crate::frontend;
+use crate::ir::Program;
+use crate::report::{self, CheckJson, FixJson, Verified};
+use crate::rewrite::{self, Position};
+use crate::synth::{self, Mode, Outcome};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_BUG: i32 = 1;
+pub const EXIT_UNFIXABLE: i32 = 2;
+pub const EXIT_INPUT: i32 = 3;
+pub const EXIT_INCOMPLETE: i32 = 4;
+pub const EXIT_INTERNAL: i32 = 5;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "fensyn",
+    version,
+    about = "Repairs concurrent C programs with the fewest, weakest C11 fences",
+    long_about = "fensyn explores every execution of a C program with threads and atomics under \
+                  a weak memory model (RC11 by default), finds the executions that fail an \
+                  assertion or race, and inserts the cheapest set of atomic_thread_fence calls \
+                  that removes them all. The fix is re-checked and shown as a unified diff."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    /// The first buggy execution as a Graphviz graph (`check` only).
+    Dot,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct CommonArgs {
+    /// The C file to analyse.
+    pub file: PathBuf,
+    /// Memory model to check against.
+    #[arg(long, value_enum, default_value_t = Model::Rc11)]
+    pub model: Model,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Stop after this many executions (the result is then incomplete, exit code 4).
+    #[arg(long, value_name = "N")]
+    pub max_executions: Option<u64>,
+    /// Stop after this many seconds (the result is then incomplete, exit code 4).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Explore every execution and report assertion failures and data races.
+    Check {
+        #[command(flatten)]
+        common: CommonArgs,
+        /// Stop at the first buggy execution.
+        #[arg(long)]
+        first: bool,
+    },
+    /// Find the cheapest fences that remove every bug; print them as a diff or write them.
+    Fix {
+        #[command(flatten)]
+        common: CommonArgs,
+        /// optimal: exact minimum over all buggy executions (FenSyng); fast: one buggy execution
+        /// at a time (fastFenSyng).
+        #[arg(long, value_enum, default_value_t = Mode::Optimal)]
+        mode: Mode,
+        /// Write the fixed program back to FILE (atomically, after it was re-checked).
+        #[arg(long)]
+        write: bool,
+    },
+}
+
+/// Runs the CLI and returns the process exit code.
+pub fn run(cli: Cli) -> i32 {
+    let mut stdout = std::io::stdout().lock();
+    let mut stderr = std::io::stderr().lock();
+    let code = match cli.command {
+        Command::Check { common, first } => cmd_check(&common, first, &mut stdout, &mut stderr),
+        Command::Fix {
+            common,
+            mode,
+            write,
+        } => cmd_fix(&common, mode, write, &mut stdout, &mut stderr),
+    };
+    let _ = stdout.flush();
+    code
+}
+
+type Out<'a> = &'a mut dyn std::io::Write;
+
+fn display_path(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+/// Reads and parses the input; on failure prints the diagnostic.
+fn load(path: &Path, err: Out) -> Result<(String, Program), i32> {
+    let name = display_path(path);
+    let src = match std::fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => {
+                let bytes = e.as_bytes();
+                let at = e.utf8_error().valid_up_to();
+                let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+                let column = at - bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
+                let _ = writeln!(err, "{name}:{line}:{column}: error: the file is not valid UTF-8");
+                return Err(EXIT_INPUT);
+            }
+        },
+        Err(e) => {
+            let _ = writeln!(err, "{name}:1:1: error: cannot read file: {e}");
+            return Err(EXIT_INPUT);
+        }
+    };
+    match frontend::parse_c(&name, &src) {
+        Ok(p) => Ok((src, p)),
+        Err(d) => {
+            let _ = writeln!(err, "{d}");
+            Err(EXIT_INPUT)
+        }
+    }
+}
+
+fn limits(common: &CommonArgs) -> Limits {
+    Limits {
+        max_executions: common.max_executions,
+        deadline: common
+            .timeout
+            .filter(|t| t.is_finite() && *t >= 0.0)
+            .map(|t| Instant::now() + Duration::from_secs_f64(t)),
+    }
+}
+
+fn cmd_check(common: &CommonArgs, first: bool, out: Out, err: Out) -> i32 {
+    let (src, prog) = match load(&common.file, err) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let name = display_path(&common.file);
+    let opts = CheckOptions {
+        model: common.model,
+        limits: limits(common),
+        first,
+        keep_buggy: 1000,
+    };
+    let res = checker::check(&prog, &opts);
+    let stats = &res.stats;
+    match common.format {
+        Format::Json => {
+            let j = CheckJson {
+                file: &name,
+                model: common.model,
+                complete: stats.incomplete.is_none() && !stats.stopped,
+                executions: stats.executions,
+                blocked: stats.blocked,
+                buggy: stats.buggy,
+                errors: report::error_entries(&prog, &res.buggy),
+            };
+            let _ = writeln!(out, "{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+        }
+        Format::Text => {
+            let _ = write!(
+                out,
+                "{}",
+                report::check_text(&name, &prog, &src, common.model, stats, &res.buggy)
+            );
+        }
+        Format::Dot => match res.buggy.first() {
+            Some(g) => {
+                let _ = write!(out, "{}", report::execution_dot(&prog, g));
+            }
+            None => {
+                let _ = writeln!(err, "{name}: no buggy execution to draw");
+            }
+        },
+    }
+    if !res.buggy.is_empty() {
+        EXIT_BUG
+    } else if stats.incomplete.is_some() {
+        EXIT_INCOMPLETE
+    } else {
+        EXIT_OK
+    }
+}
+
+/// The result of repairing one file in memory.
+pub enum Repair {
+    Clean { executions: u64 },
+    Fixed {
+        solution: synth::Solution,
+        positions: Vec<Position>,
+        fixed_source: String,
+        verified: Verified,
+        executions: u64,
+        buggy: u64,
+    },
+    Unfixable {
+        unfixable: synth::Unfixable,
+        executions: u64,
+        buggy: u64,
+    },
+    Incomplete {
+        why: checker::Incomplete,
+        executions: u64,
+    },
+    /// The fix did not re-parse or did not re-check clean: never shown as a fix.
+    Internal(String),
+}
+
+/// Checks, synthesises, rewrites and re-checks one program. Pure apart from the clock.
+pub fn repair(name: &str, src: &str, prog: &Program, model: Model, mode: Mode, lim: Limits) -> Repair {
+    let res = checker::check(
+        prog,
+        &CheckOptions {
+            model,
+            limits: lim.clone(),
+            first: false,
+            keep_buggy: usize::MAX,
+        },
+    );
+    let (executions, buggy) = (res.stats.executions, res.stats.buggy);
+    if let Some(why) = res.stats.incomplete {
+        return Repair::Incomplete { why, executions };
+    }
+    if res.buggy.is_empty() {
+        return Repair::Clean { executions };
+    }
+    let solution = match synth::synthesize(prog, &res.buggy, model, mode) {
+        Outcome::Fixed(s) => s,
+        Outcome::Unfixable(u) => {
+            return Repair::Unfixable {
+                unfixable: u,
+                executions,
+                buggy,
+            }
+        }
+    };
+    let mut edits = Vec::new();
+    let mut positions = Vec::new();
+    for f in &solution.fences {
+        match rewrite::fence_edit(src, prog, f.site, f.order) {
+            Ok((e, p)) => {
+                edits.push(e);
+                positions.push(p);
+            }
+            Err(e) => return Repair::Internal(format!("cannot place a fence: {e}")),
+        }
+    }
+    let fixed_source = match rewrite::apply(src, &edits) {
+        Ok(s) => s,
+        Err(e) => return Repair::Internal(format!("cannot apply the edits: {e}")),
+    };
+    let fixed_prog = match frontend::parse_c(name, &fixed_source) {
+        Ok(p) => p,
+        Err(d) => return Repair::Internal(format!("the fixed program does not parse: {d}")),
+    };
+    let re = checker::check(
+        &fixed_prog,
+        &CheckOptions {
+            model,
+            limits: lim,
+            first: true,
+            keep_buggy: 1,
+        },
+    );
+    if let Some(why) = re.stats.incomplete {
+        return Repair::Internal(format!(
+            "the fixed program could not be re-checked ({})",
+            report::incomplete_text(&why)
+        ));
+    }
+    if !re.buggy.is_empty() {
+        return Repair::Internal(
+            "the fixed program still has a buggy execution; no fix is shown".into(),
+        );
+    }
+    Repair::Fixed {
+        solution,
+        positions,
+        fixed_source,
+        verified: Verified {
+            executions: re.stats.executions,
+            buggy: re.stats.buggy,
+        },
+        executions,
+        buggy,
+    }
+}
+
+fn cmd_fix(common: &CommonArgs, mode: Mode, write: bool, out: Out, err: Out) -> i32 {
+    let (src, prog) = match load(&common.file, err) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let name = display_path(&common.file);
+    let json = common.format == Format::Json;
+    let mut j = FixJson {
+        file: &name,
+        model: common.model,
+        mode,
+        status: "clean",
+        fences: Vec::new(),
+        inserted: 0,
+        strengthened: 0,
+        weight: 0,
+        verified: None,
+        executions: 0,
+        buggy: 0,
+        errors: Vec::new(),
+        reason: None,
+        diff: None,
+    };
+    let repair = repair(&name, &src, &prog, common.model, mode, limits(common));
+    let code = match repair {
+        Repair::Clean { executions } => {
+            j.executions = executions;
+            j.verified = Some(Verified {
+                executions,
+                buggy: 0,
+            });
+            if !json {
+                let _ = writeln!(err, "{name}: no bugs in {executions} executions under {}; nothing to fix", common.model);
+            }
+            EXIT_OK
+        }
+        Repair::Incomplete { why, executions } => {
+            j.status = "incomplete";
+            j.executions = executions;
+            j.reason = Some(report::incomplete_text(&why));
+            if !json {
+                let _ = writeln!(err, "{name}: exploration incomplete: {}", report::incomplete_text(&why));
+            }
+            EXIT_INCOMPLETE
+        }
+        Repair::Unfixable {
+            unfixable,
+            executions,
+            buggy,
+        } => {
+            j.status = "unfixable";
+            j.executions = executions;
+            j.buggy = buggy;
+            let b = &unfixable.requirement.bug;
+            j.errors = vec![report::ErrorEntry {
+                kind: b.kind.as_str(),
+                message: b.message.clone(),
+                line: prog.stmts[b.stmt].span.line,
+                column: prog.stmts[b.stmt].span.column,
+            }];
+            j.reason = Some(unfixable.reason.clone());
+            if !json {
+                let span = prog.stmts[b.stmt].span;
+                let mut g = unfixable.requirement.graph.clone();
+                g.bugs = vec![b.clone()];
+                let _ = writeln!(
+                    out,
+                    "{name}:{}:{}: {}: {}\nnot fixable with fences: {}\n\nthe execution no fence set can forbid:\n{}",
+                    span.line,
+                    span.column,
+                    b.kind.as_str(),
+                    b.message,
+                    unfixable.reason,
+                    report::render_execution(&prog, &src, &g)
+                );
+            }
+            EXIT_UNFIXABLE
+        }
+        Repair::Internal(msg) => {
+            let _ = writeln!(err, "{name}: internal error: {msg}");
+            return EXIT_INTERNAL;
+        }
+        Repair::Fixed {
+            solution,
+            positions,
+            fixed_source,
+            verified,
+            executions,
+            buggy,
+        } => {
+            j.status = "fixed";
+            j.fences = report::fence_entries(&solution, &positions);
+            j.inserted = solution.inserted;
+            j.strengthened = solution.strengthened;
+            j.weight = solution.weight;
+            j.verified = Some(verified);
+            j.executions = executions;
+            j.buggy = buggy;
+            let diff = rewrite::unified_diff(&src, &fixed_source, &name);
+            if !json {
+                let _ = write!(err, "{}", report::fix_summary(&name, &solution, &positions, verified));
+            }
+            if write {
+                match write_atomically(&common.file, &src, &fixed_source) {
+                    Ok(()) => {
+                        if !json {
+                            let _ = writeln!(err, "{name}: written");
+                        }
+                        j.diff = Some(diff);
+                        EXIT_OK
+                    }
+                    Err(e) => {
+                        let _ = writeln!(err, "{name}:1:1: error: not written: {e}");
+                        return EXIT_INPUT;
+                    }
+                }
+            } else {
+                if !json {
+                    let _ = write!(out, "{diff}");
+                }
+                j.diff = Some(diff);
+                EXIT_BUG
+            }
+        }
+    };
+    if json {
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+    }
+    code
+}
+
+/// Replaces `path` with `new` through a temporary file in the same directory, keeping its
+/// permissions. Refuses when the file no longer holds `old` (it changed since it was read).
+pub fn write_atomically(path: &Path, old: &str, new: &str) -> std::io::Result<()> {
+    let current = std::fs::read(path)?;
+    if current != old.as_bytes() {
+        return Err(std::io::Error::other(
+            "the file changed since it was read; run fensyn again",
+        ));
+    }
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let perms = std::fs::metadata(path)?.permissions();
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{file_name}.fensyn-{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(new.as_bytes())?;
+        f.sync_all()?;
+        std::fs::set_permissions(&tmp, perms)?;
+        // Last check just before the rename: the window in which a concurrent edit is lost is
+        // as small as a rename.
+        if std::fs::read(path)? != old.as_bytes() {
+            return Err(std::io::Error::other(
+                "the file changed since it was read; run fensyn again",
+            ));
+        }
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

@@ -1,0 +1,422 @@
+//! The thread IR: what the front end produces and every later stage consumes.
+//!
+//! A [`Program`] is a set of globals (shared memory locations) and functions. Each function is a
+//! flat list of [`Instr`]uctions executed by a per-thread interpreter with local registers. Memory
+//! is touched only by [`Instr::Load`], [`Instr::Store`] and [`Instr::Fence`]; expressions
+//! ([`Expr`]) are pure and act on registers only, so the front end lowers every memory access in
+//! an expression to a `Load` into a temporary register first.
+//!
+//! Every instruction belongs to a source statement ([`Stmt`]) whose [`Span`] the rewriter and the
+//! reports use. Fence **slots** are explicit: the front end emits an [`Instr::Slot`] marker at every
+//! point where a fence could be written in the source (before each statement and at the end of each
+//! block). The interpreter records where each marker was passed, so a later stage can place a
+//! candidate fence at exactly the point a source edit would put it — the rewriter never guesses.
+//!
+//! **Architecture invariant:** the IR knows nothing about tree-sitter; spans are plain byte and
+//! line/column positions into the original source text.
+
+use std::fmt;
+
+/// A source range: bytes `[start, end)` plus the 1-based line and column of `start`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+    pub line: usize,
+    pub column: usize,
+}
+
+/// C11 memory orders, plus `NonAtomic` for plain accesses.
+///
+/// The lattice of shared/docs/memory-models.md §1: `na ⊏ rlx ⊏ {acq, rel} ⊏ acq_rel ⊏ sc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MemOrder {
+    NonAtomic,
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+    SeqCst,
+}
+
+impl MemOrder {
+    /// `self ⊒ rel`.
+    pub fn is_release(self) -> bool {
+        matches!(self, MemOrder::Release | MemOrder::AcqRel | MemOrder::SeqCst)
+    }
+    /// `self ⊒ acq`.
+    pub fn is_acquire(self) -> bool {
+        matches!(self, MemOrder::Acquire | MemOrder::AcqRel | MemOrder::SeqCst)
+    }
+    pub fn is_sc(self) -> bool {
+        self == MemOrder::SeqCst
+    }
+    pub fn is_atomic(self) -> bool {
+        self != MemOrder::NonAtomic
+    }
+    /// The partial order of the lattice: `self ⊑ other`.
+    pub fn le(self, other: MemOrder) -> bool {
+        use MemOrder::*;
+        match (self, other) {
+            (a, b) if a == b => true,
+            (NonAtomic, _) => true,
+            (Relaxed, b) => b != NonAtomic,
+            (Acquire | Release, AcqRel | SeqCst) => true,
+            (AcqRel, SeqCst) => true,
+            _ => false,
+        }
+    }
+    /// Weight of a fence of this order (thesis Definition 9): rel = acq = 1, acq_rel = 2, sc = 3.
+    pub fn fence_weight(self) -> u32 {
+        match self {
+            MemOrder::NonAtomic | MemOrder::Relaxed => 0,
+            MemOrder::Acquire | MemOrder::Release => 1,
+            MemOrder::AcqRel => 2,
+            MemOrder::SeqCst => 3,
+        }
+    }
+    /// The suffix used in C spellings: `memory_order_<name>`.
+    pub fn c_name(self) -> &'static str {
+        match self {
+            MemOrder::NonAtomic => "non_atomic",
+            MemOrder::Relaxed => "relaxed",
+            MemOrder::Acquire => "acquire",
+            MemOrder::Release => "release",
+            MemOrder::AcqRel => "acq_rel",
+            MemOrder::SeqCst => "seq_cst",
+        }
+    }
+    /// The short name used in reports: `na`, `rlx`, `acq`, `rel`, `acq_rel`, `sc`.
+    pub fn short(self) -> &'static str {
+        match self {
+            MemOrder::NonAtomic => "na",
+            MemOrder::Relaxed => "rlx",
+            MemOrder::Acquire => "acq",
+            MemOrder::Release => "rel",
+            MemOrder::AcqRel => "acq_rel",
+            MemOrder::SeqCst => "sc",
+        }
+    }
+    /// Fence orders, weakest first (the values a fence slot can take).
+    pub const FENCE_ORDERS: [MemOrder; 4] = [
+        MemOrder::Acquire,
+        MemOrder::Release,
+        MemOrder::AcqRel,
+        MemOrder::SeqCst,
+    ];
+}
+
+impl fmt::Display for MemOrder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.short())
+    }
+}
+
+/// Index into [`Program::globals`].
+pub type Loc = usize;
+/// Index into [`Function::reg_names`]: a local register of one function activation.
+pub type Reg = usize;
+/// Index into [`Program::functions`].
+pub type FuncId = usize;
+/// Index into [`Program::stmts`].
+pub type StmtId = usize;
+/// Index into [`Program::slots`].
+pub type SlotId = usize;
+
+/// A shared memory location.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Global {
+    pub name: String,
+    /// `_Atomic`/`atomic_*` (true) or plain (false). Plain globals take part in race detection.
+    pub atomic: bool,
+    /// Initial value (C zero-initialises globals without an initialiser).
+    pub init: i64,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+    Not,
+    BitNot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Logical and/or on pure operands (no short-circuit needed: operands have no effects).
+    And,
+    Or,
+}
+
+/// A pure integer expression over registers. Evaluation can fail only by division by zero.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Expr {
+    Const(i64),
+    Reg(Reg),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+}
+
+/// Why evaluating an expression failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EvalError {
+    DivisionByZero,
+}
+
+impl Expr {
+    /// Evaluates with C `int` semantics widened to i64 (wrapping arithmetic).
+    pub fn eval(&self, regs: &[i64]) -> Result<i64, EvalError> {
+        Ok(match self {
+            Expr::Const(c) => *c,
+            Expr::Reg(r) => regs[*r],
+            Expr::Unary(op, e) => {
+                let v = e.eval(regs)?;
+                match op {
+                    UnOp::Neg => v.wrapping_neg(),
+                    UnOp::Not => (v == 0) as i64,
+                    UnOp::BitNot => !v,
+                }
+            }
+            Expr::Binary(op, a, b) => {
+                let x = a.eval(regs)?;
+                let y = b.eval(regs)?;
+                match op {
+                    BinOp::Add => x.wrapping_add(y),
+                    BinOp::Sub => x.wrapping_sub(y),
+                    BinOp::Mul => x.wrapping_mul(y),
+                    BinOp::Div => {
+                        if y == 0 {
+                            return Err(EvalError::DivisionByZero);
+                        }
+                        x.wrapping_div(y)
+                    }
+                    BinOp::Rem => {
+                        if y == 0 {
+                            return Err(EvalError::DivisionByZero);
+                        }
+                        x.wrapping_rem(y)
+                    }
+                    BinOp::Shl => x.wrapping_shl((y & 63) as u32),
+                    BinOp::Shr => x.wrapping_shr((y & 63) as u32),
+                    BinOp::BitAnd => x & y,
+                    BinOp::BitOr => x | y,
+                    BinOp::BitXor => x ^ y,
+                    BinOp::Eq => (x == y) as i64,
+                    BinOp::Ne => (x != y) as i64,
+                    BinOp::Lt => (x < y) as i64,
+                    BinOp::Le => (x <= y) as i64,
+                    BinOp::Gt => (x > y) as i64,
+                    BinOp::Ge => (x >= y) as i64,
+                    BinOp::And => (x != 0 && y != 0) as i64,
+                    BinOp::Or => (x != 0 || y != 0) as i64,
+                }
+            }
+        })
+    }
+}
+
+/// One IR instruction. `pc` values in jumps are indices into [`Function::body`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Instr {
+    /// `dst := load(loc, order)`; `order` is `NonAtomic` for a plain read of a global.
+    Load { dst: Reg, loc: Loc, order: MemOrder },
+    /// `store(loc, val, order)`; `order` is `NonAtomic` for a plain write of a global.
+    Store { loc: Loc, val: Expr, order: MemOrder },
+    /// A fence written in the program (`atomic_thread_fence`). Its statement is what a fix may
+    /// strengthen.
+    Fence { order: MemOrder },
+    /// `dst := val` on registers only.
+    Assign { dst: Reg, val: Expr },
+    /// `assert(cond)`; `text` is the source text of `cond`, for messages.
+    Assert { cond: Expr, text: String },
+    /// Start a thread running `func` with `arg` in its parameter register (if it has one); the new
+    /// thread's id is written to `dst` when present (the `pthread_t` handle).
+    Spawn {
+        func: FuncId,
+        arg: Expr,
+        dst: Option<Reg>,
+    },
+    /// Wait for the thread whose id `tid` evaluates to.
+    Join { tid: Expr },
+    /// Continue at `target` when `cond` evaluates to zero.
+    BranchIfZero { cond: Expr, target: usize },
+    /// Continue at `target`.
+    Jump { target: usize },
+    /// Fence slot marker: a point where a fence may be inserted in the source. No effect.
+    Slot(SlotId),
+    /// End this thread.
+    Return,
+}
+
+/// What kind of source statement a [`Stmt`] is (for reports and slot placement).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StmtKind {
+    /// Touches shared memory (an atomic or plain access of a global).
+    Access,
+    /// An `atomic_thread_fence` written by the user.
+    Fence,
+    /// Thread creation or join.
+    Thread,
+    /// Only local computation, `assert`s on locals, `return`, declarations.
+    Local,
+}
+
+/// A source statement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stmt {
+    pub func: FuncId,
+    pub kind: StmtKind,
+    pub span: Span,
+    /// For a user fence: the span of its memory-order argument (what strengthening replaces).
+    pub order_span: Option<Span>,
+}
+
+/// Where in the source a slot is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SlotPlace {
+    /// Immediately before statement `stmt`.
+    Before { stmt: StmtId },
+    /// At the end of a block, after its last statement `after` (if any), before the closing
+    /// brace whose span is `close`.
+    BlockEnd {
+        after: Option<StmtId>,
+        close: Span,
+    },
+}
+
+/// A program point where a fence can be written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slot {
+    pub func: FuncId,
+    pub place: SlotPlace,
+}
+
+/// A function: a thread body, `main`, or (later) an inlined helper.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Function {
+    pub name: String,
+    pub span: Span,
+    /// The register that receives the thread argument, if the function uses it.
+    pub param: Option<Reg>,
+    /// Names of the registers (locals and front-end temporaries such as `%t3`).
+    pub reg_names: Vec<String>,
+    pub body: Vec<Instr>,
+    /// `stmt_of[pc]` is the statement instruction `pc` belongs to.
+    pub stmt_of: Vec<StmtId>,
+}
+
+/// A whole program.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Program {
+    pub globals: Vec<Global>,
+    pub functions: Vec<Function>,
+    pub main: FuncId,
+    pub stmts: Vec<Stmt>,
+    pub slots: Vec<Slot>,
+}
+
+impl Program {
+    pub fn global_by_name(&self, name: &str) -> Option<Loc> {
+        self.globals.iter().position(|g| g.name == name)
+    }
+
+    /// The line of a statement (1-based).
+    pub fn stmt_line(&self, s: StmtId) -> usize {
+        self.stmts[s].span.line
+    }
+
+    /// Checks the structural invariants the interpreter relies on; the front end must only ever
+    /// produce programs for which this returns `Ok`.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.main >= self.functions.len() {
+            return Err("main function index out of range".into());
+        }
+        for (fid, f) in self.functions.iter().enumerate() {
+            if f.body.len() != f.stmt_of.len() {
+                return Err(format!("{}: stmt_of length mismatch", f.name));
+            }
+            let nregs = f.reg_names.len();
+            let check_expr = |e: &Expr| -> Result<(), String> {
+                fn walk(e: &Expr, n: usize) -> bool {
+                    match e {
+                        Expr::Const(_) => true,
+                        Expr::Reg(r) => *r < n,
+                        Expr::Unary(_, a) => walk(a, n),
+                        Expr::Binary(_, a, b) => walk(a, n) && walk(b, n),
+                    }
+                }
+                if walk(e, nregs) {
+                    Ok(())
+                } else {
+                    Err(format!("{}: register out of range", f.name))
+                }
+            };
+            for (pc, ins) in f.body.iter().enumerate() {
+                if f.stmt_of[pc] >= self.stmts.len() {
+                    return Err(format!("{}: statement index out of range", f.name));
+                }
+                match ins {
+                    Instr::Load { dst, loc, .. } => {
+                        if *dst >= nregs || *loc >= self.globals.len() {
+                            return Err(format!("{}: bad load", f.name));
+                        }
+                    }
+                    Instr::Store { loc, val, .. } => {
+                        if *loc >= self.globals.len() {
+                            return Err(format!("{}: bad store", f.name));
+                        }
+                        check_expr(val)?;
+                    }
+                    Instr::Assign { dst, val } => {
+                        if *dst >= nregs {
+                            return Err(format!("{}: bad assign", f.name));
+                        }
+                        check_expr(val)?;
+                    }
+                    Instr::Assert { cond, .. } => check_expr(cond)?,
+                    Instr::Spawn { func, arg, dst } => {
+                        if *func >= self.functions.len() || dst.is_some_and(|d| d >= nregs) {
+                            return Err(format!("{}: bad spawn", f.name));
+                        }
+                        check_expr(arg)?;
+                    }
+                    Instr::Join { tid } => check_expr(tid)?,
+                    Instr::BranchIfZero { cond, target } => {
+                        check_expr(cond)?;
+                        if *target > f.body.len() {
+                            return Err(format!("{}: bad branch target", f.name));
+                        }
+                    }
+                    Instr::Jump { target } => {
+                        if *target > f.body.len() {
+                            return Err(format!("{}: bad jump target", f.name));
+                        }
+                    }
+                    Instr::Slot(s) => {
+                        if *s >= self.slots.len() || self.slots[*s].func != fid {
+                            return Err(format!("{}: bad slot", f.name));
+                        }
+                    }
+                    Instr::Fence { .. } | Instr::Return => {}
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,330 @@
+//! Reports: text and JSON renderings of check and fix results, and DOT drawings of executions.
+//!
+//! Every function here is pure: it turns values into strings. The `cli` decides where they go.
+//! The JSON shapes are the CLI contract in README.md; fields are only ever added, never renamed.
+
+use crate::checker::{Bug, EventKind, ExecutionGraph, Model, Stats, INIT_THREAD};
+use crate::ir::Program;
+use crate::rewrite::Position;
+use crate::synth::{Mode, Solution};
+use crate::trace::{Site, Violation};
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+/// One error as the JSON contract shows it.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ErrorEntry {
+    pub kind: &'static str,
+    pub message: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+/// The distinct errors of a set of buggy graphs, in source order.
+pub fn error_entries(prog: &Program, buggy: &[ExecutionGraph]) -> Vec<ErrorEntry> {
+    let mut set = BTreeSet::new();
+    for g in buggy {
+        for b in &g.bugs {
+            set.insert(error_entry(prog, b));
+        }
+    }
+    let mut v: Vec<ErrorEntry> = set.into_iter().collect();
+    v.sort_by(|a, b| (a.line, a.column, &a.message).cmp(&(b.line, b.column, &b.message)));
+    v
+}
+
+fn error_entry(prog: &Program, b: &Bug) -> ErrorEntry {
+    let span = prog.stmts[b.stmt].span;
+    ErrorEntry {
+        kind: b.kind.as_str(),
+        message: b.message.clone(),
+        line: span.line,
+        column: span.column,
+    }
+}
+
+/// `fensyn check --format json`.
+#[derive(Serialize)]
+pub struct CheckJson<'a> {
+    pub file: &'a str,
+    pub model: Model,
+    pub complete: bool,
+    pub executions: u64,
+    pub blocked: u64,
+    pub buggy: u64,
+    pub errors: Vec<ErrorEntry>,
+}
+
+fn source_line(src: &str, line: usize) -> &str {
+    src.lines().nth(line.saturating_sub(1)).unwrap_or("").trim()
+}
+
+fn event_label(prog: &Program, g: &ExecutionGraph, e: usize) -> String {
+    let ev = &g.events[e];
+    let loc = |l: Option<usize>| {
+        l.and_then(|l| prog.globals.get(l))
+            .map(|g| g.name.as_str())
+            .unwrap_or("?")
+    };
+    match ev.kind {
+        EventKind::Init => format!("init {} = {}", loc(ev.loc), ev.value),
+        EventKind::Read => format!("R{} {} = {}", ev.order.short(), loc(ev.loc), ev.value),
+        EventKind::Write => format!("W{} {} = {}", ev.order.short(), loc(ev.loc), ev.value),
+        EventKind::Fence => format!("F{}", ev.order.short()),
+        EventKind::Spawn { child } => format!("spawn T{child}"),
+        EventKind::Join { child } => format!("join T{child}"),
+    }
+}
+
+/// Names an event for rf/mo annotations: `T1:7` (thread and source line) or `init`.
+fn event_ref(prog: &Program, g: &ExecutionGraph, e: usize) -> String {
+    let ev = &g.events[e];
+    if ev.thread == INIT_THREAD {
+        return "init".into();
+    }
+    let line = ev.stmt.map(|s| prog.stmt_line(s)).unwrap_or(0);
+    format!("T{}:{}", ev.thread, line)
+}
+
+/// A buggy execution as text: per thread, its events with source lines and rf/mo notes.
+pub fn render_execution(prog: &Program, src: &str, g: &ExecutionGraph) -> String {
+    let mut out = String::new();
+    for (t, tr) in g.threads.iter().enumerate() {
+        let fname = &prog.functions[tr.func].name;
+        let _ = writeln!(out, "  T{t} ({fname}):");
+        for &e in &tr.events {
+            let ev = &g.events[e];
+            if matches!(ev.kind, EventKind::Spawn { .. } | EventKind::Join { .. }) {
+                continue;
+            }
+            let line = ev.stmt.map(|s| prog.stmt_line(s)).unwrap_or(0);
+            let mut label = event_label(prog, g, e);
+            if let Some(w) = g.rf[e] {
+                let _ = write!(label, "  (reads from {})", event_ref(prog, g, w));
+            }
+            if ev.kind == EventKind::Write {
+                if let Some(l) = ev.loc {
+                    let pos = g.mo[l].iter().position(|&w| w == e).unwrap_or(0);
+                    let _ = write!(label, "  (mo #{pos} of {})", g.mo[l].len() - 1);
+                }
+            }
+            let _ = writeln!(
+                out,
+                "    {line:>4} | {:<44} {}",
+                source_line(src, line),
+                label
+            );
+        }
+    }
+    for b in &g.bugs {
+        let line = prog.stmt_line(b.stmt);
+        let _ = writeln!(out, "  -> {} (line {line})", b.message);
+    }
+    out
+}
+
+/// `fensyn check` as text.
+pub fn check_text(
+    file: &str,
+    prog: &Program,
+    src: &str,
+    model: Model,
+    stats: &Stats,
+    buggy: &[ExecutionGraph],
+) -> String {
+    let mut out = String::new();
+    for e in error_entries(prog, buggy) {
+        let count = buggy
+            .iter()
+            .filter(|g| g.bugs.iter().any(|b| error_entry(prog, b) == e))
+            .count();
+        let plural = if count == 1 { "" } else { "s" };
+        let _ = writeln!(
+            out,
+            "{file}:{}:{}: {}: {} (in {count} execution{plural})",
+            e.line, e.column, e.kind, e.message
+        );
+    }
+    if let Some(g) = buggy.first() {
+        let _ = writeln!(out, "\nfirst failing execution:");
+        out.push_str(&render_execution(prog, src, g));
+        out.push('\n');
+    }
+    let verdict = match (&stats.incomplete, buggy.is_empty()) {
+        (Some(why), _) => format!("incomplete ({})", incomplete_text(why)),
+        (None, true) => "no bugs".into(),
+        (None, false) => format!("{} buggy", stats.buggy),
+    };
+    let _ = writeln!(
+        out,
+        "{file}: {} executions under {model}, {} blocked: {verdict}",
+        stats.executions, stats.blocked
+    );
+    out
+}
+
+pub fn incomplete_text(why: &crate::checker::Incomplete) -> String {
+    match why {
+        crate::checker::Incomplete::MaxExecutions(n) => format!("stopped after {n} executions"),
+        crate::checker::Incomplete::Timeout => "timeout".into(),
+        crate::checker::Incomplete::LocalLoop { thread, func } => {
+            format!("thread T{thread} ({func}) loops without touching shared memory")
+        }
+    }
+}
+
+/// One fence of `fensyn fix --format json`.
+#[derive(Serialize, Clone, Debug)]
+pub struct FenceJson {
+    pub action: &'static str,
+    pub order: &'static str,
+    pub line: usize,
+    pub column: usize,
+    /// For a strengthened fence: its order before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous: Option<&'static str>,
+    /// How the fence fixes the bugs it is needed for: "weak", "strong", "race-ordered".
+    pub cycles: Vec<&'static str>,
+}
+
+#[derive(Serialize, Clone, Copy, Debug)]
+pub struct Verified {
+    pub executions: u64,
+    pub buggy: u64,
+}
+
+/// `fensyn fix --format json`.
+#[derive(Serialize)]
+pub struct FixJson<'a> {
+    pub file: &'a str,
+    pub model: Model,
+    pub mode: Mode,
+    pub status: &'static str,
+    pub fences: Vec<FenceJson>,
+    pub inserted: usize,
+    pub strengthened: usize,
+    pub weight: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verified: Option<Verified>,
+    pub executions: u64,
+    pub buggy: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<ErrorEntry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+}
+
+/// The JSON entries of a solution's fences; `positions[i]` is where fence `i` lands.
+pub fn fence_entries(sol: &Solution, positions: &[Position]) -> Vec<FenceJson> {
+    sol.fences
+        .iter()
+        .zip(positions)
+        .map(|(f, p)| {
+            let cycles: BTreeSet<&'static str> =
+                f.needed_by.iter().map(|(_, v)| v.as_str()).collect();
+            FenceJson {
+                action: match f.site {
+                    Site::Slot(_) => "insert",
+                    Site::Existing(_) => "strengthen",
+                },
+                order: f.order.c_name(),
+                line: p.line,
+                column: p.column,
+                previous: f.previous.map(|o| o.c_name()),
+                cycles: cycles.into_iter().collect(),
+            }
+        })
+        .collect()
+}
+
+/// A one-paragraph text summary of a fix, for stderr.
+pub fn fix_summary(file: &str, sol: &Solution, positions: &[Position], verified: Verified) -> String {
+    let mut out = String::new();
+    let n = sol.fences.len();
+    let _ = writeln!(
+        out,
+        "{file}: fixed with {n} fence{} ({} inserted, {} strengthened, weight {}); re-checked: {} executions, {} buggy",
+        if n == 1 { "" } else { "s" },
+        sol.inserted,
+        sol.strengthened,
+        sol.weight,
+        verified.executions,
+        verified.buggy
+    );
+    for (f, p) in sol.fences.iter().zip(positions) {
+        let how: BTreeSet<&str> = f
+            .needed_by
+            .iter()
+            .map(|(_, v)| match v {
+                Violation::Weak => "creates synchronisation (weak cycle)",
+                Violation::Strong => "orders seq_cst fences (strong cycle)",
+                Violation::RaceOrdered => "orders the racing accesses",
+                Violation::Other => "forbids the execution",
+            })
+            .collect();
+        let action = match f.site {
+            Site::Slot(_) => format!("insert {}", f.order.c_name()),
+            Site::Existing(_) => format!(
+                "strengthen {} -> {}",
+                f.previous.map(|o| o.c_name()).unwrap_or("?"),
+                f.order.c_name()
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "  {file}:{}:{}: {action}: {}",
+            p.line,
+            p.column,
+            how.into_iter().collect::<Vec<_>>().join("; ")
+        );
+    }
+    out
+}
+
+/// An execution graph in Graphviz DOT: one cluster per thread, po, rf and mo edges.
+pub fn execution_dot(prog: &Program, g: &ExecutionGraph) -> String {
+    let mut out = String::from("digraph execution {\n  rankdir=TB;\n  node [shape=box, fontname=monospace];\n");
+    let id = |e: usize| format!("e{e}");
+    let _ = writeln!(out, "  subgraph cluster_init {{ label=\"init\";");
+    for (e, ev) in g.events.iter().enumerate() {
+        if ev.thread == INIT_THREAD {
+            let _ = writeln!(out, "    {} [label=\"{}\"];", id(e), event_label(prog, g, e));
+        }
+    }
+    out.push_str("  }\n");
+    for (t, tr) in g.threads.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  subgraph cluster_t{t} {{ label=\"T{t} {}\";",
+            prog.functions[tr.func].name
+        );
+        for &e in &tr.events {
+            let line = g.events[e].stmt.map(|s| prog.stmt_line(s)).unwrap_or(0);
+            let _ = writeln!(
+                out,
+                "    {} [label=\"{}\\nline {line}\"];",
+                id(e),
+                event_label(prog, g, e)
+            );
+        }
+        for w in tr.events.windows(2) {
+            let _ = writeln!(out, "    {} -> {} [label=po];", id(w[0]), id(w[1]));
+        }
+        out.push_str("  }\n");
+    }
+    for (r, w) in g.rf.iter().enumerate() {
+        if let Some(w) = w {
+            let _ = writeln!(out, "  {} -> {} [label=rf, color=green, constraint=false];", id(*w), id(r));
+        }
+    }
+    for ws in &g.mo {
+        for p in ws.windows(2) {
+            let _ = writeln!(out, "  {} -> {} [label=mo, color=orange, constraint=false];", id(p[0]), id(p[1]));
+        }
+    }
+    out.push_str("}\n");
+    out
+}

@@ -1,0 +1,300 @@
+//! Fence synthesis: the cheapest fence assignment that fixes every buggy execution
+//! (shared/docs/memory-models.md §4–5; thesis Chapter 6, FenSyng and fastFenSyng).
+//!
+//! # Method
+//!
+//! Each bug of each buggy graph is a [`Requirement`]; the set of assignments that fix it is
+//! up-closed (monotonicity). Instead of enumerating cycles, the optimal mode runs an implicit
+//! hitting-set loop:
+//!
+//! 1. solve a 0/1 program (good_lp + microlp) for the cheapest assignment satisfying the clauses
+//!    found so far (none at first);
+//! 2. find a requirement the assignment does not fix; if there is none, the assignment is
+//!    optimal: it is the cheapest one satisfying a subset of the true constraints and it
+//!    satisfies all of them;
+//! 3. otherwise grow the assignment greedily to a maximal one that still leaves the requirement
+//!    unfixed; every fix must use some (site, order) outside it — that is a new clause.
+//!
+//! The fast mode (fastFenSyng) fixes one requirement at a time with the same solver while keeping
+//! earlier choices, which may end with more fences than the optimum.
+//!
+//! Cost (thesis Definition 9): first the number of new fences, then the sum of weights
+//! (rel = acq = 1, acq_rel = 2, sc = 3); strengthening a program fence adds no fence and costs its
+//! weight increase (thesis §6.6).
+
+use crate::checker::{ExecutionGraph, Model};
+use crate::ir::{MemOrder, Program};
+use crate::trace::{candidate_sites, requirements, Assignment, Requirement, Site, Violation};
+use good_lp::{microlp, variable, Expression, ProblemVariables, Solution as _, SolverModel, Variable};
+
+/// Optimal (FenSyng) or one trace at a time (fastFenSyng).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Optimal,
+    Fast,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Optimal => "optimal",
+            Mode::Fast => "fast",
+        }
+    }
+}
+
+/// One fence of a solution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fence {
+    pub site: Site,
+    pub order: MemOrder,
+    /// For a strengthened program fence: its order before.
+    pub previous: Option<MemOrder>,
+    /// The requirements (indices) that need this fence, and how each is then violated.
+    pub needed_by: Vec<(usize, Violation)>,
+}
+
+/// A fence set that fixes every requirement.
+#[derive(Clone, Debug)]
+pub struct Solution {
+    pub fences: Vec<Fence>,
+    pub assignment: Assignment,
+    pub inserted: usize,
+    pub strengthened: usize,
+    pub weight: u32,
+    /// Solver rounds (optimal: hitting-set iterations; fast: requirements fixed one by one).
+    pub iterations: usize,
+}
+
+/// Why no fence set fixes the program.
+#[derive(Clone, Debug)]
+pub struct Unfixable {
+    pub requirement: Requirement,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    Fixed(Solution),
+    Unfixable(Unfixable),
+}
+
+struct Problem<'a> {
+    model: Model,
+    reqs: &'a [Requirement],
+    /// `(site, base order, orders it may take)`.
+    sites: Vec<(Site, Option<MemOrder>, Vec<MemOrder>)>,
+}
+
+/// Synthesises fences for the buggy graphs of `prog`.
+pub fn synthesize(prog: &Program, buggy: &[ExecutionGraph], model: Model, mode: Mode) -> Outcome {
+    let reqs = requirements(buggy);
+    let sites = candidate_sites(prog, &reqs);
+    let p = Problem {
+        model,
+        reqs: &reqs,
+        sites,
+    };
+    // The strongest assignment: if it leaves a requirement unfixed, nothing fixes it.
+    let top = p.top();
+    if let Some(r) = reqs.iter().find(|r| r.fixed_by(&top, model).is_none()) {
+        return Outcome::Unfixable(Unfixable {
+            requirement: r.clone(),
+            reason: unfixable_reason(r, p.sites.is_empty()),
+        });
+    }
+    let (assignment, iterations) = match mode {
+        Mode::Optimal => p.solve_optimal(),
+        Mode::Fast => p.solve_fast(),
+    };
+    Outcome::Fixed(p.describe(assignment, iterations))
+}
+
+fn unfixable_reason(r: &Requirement, no_sites: bool) -> String {
+    let what = match r.bug.kind {
+        crate::checker::BugKind::Race => "the race",
+        _ => "the failure",
+    };
+    if no_sites {
+        format!("{what} needs no shared-memory reordering: no fence position can affect it")
+    } else {
+        format!(
+            "{what} happens even with a seq_cst fence at every position: the execution is \
+             allowed by the memory model whatever fences are added (the bug is in the program's \
+             logic or needs stronger access orders)"
+        )
+    }
+}
+
+impl Problem<'_> {
+    fn top(&self) -> Assignment {
+        let mut a = Assignment::default();
+        for (s, _, _) in &self.sites {
+            a.set(*s, MemOrder::SeqCst);
+        }
+        a
+    }
+
+    fn unfixed(&self, a: &Assignment) -> Option<&Requirement> {
+        self.reqs.iter().find(|r| r.fixed_by(a, self.model).is_none())
+    }
+
+    /// A clause from a requirement `r` that `a` leaves unfixed: grow `a` to a maximal assignment
+    /// still leaving `r` unfixed; every fix needs a (site, order) not below it.
+    fn clause(&self, r: &Requirement, a: &Assignment) -> Vec<(usize, MemOrder)> {
+        let mut grown = a.clone();
+        for (s, _, options) in &self.sites {
+            // Try the strongest orders first; stop at the first that keeps r unfixed.
+            for &o in options.iter().rev() {
+                if grown.get(*s).is_some_and(|cur| o.le(cur)) {
+                    break;
+                }
+                let mut trial = grown.clone();
+                trial.set(*s, o);
+                if r.fixed_by(&trial, self.model).is_none() {
+                    grown = trial;
+                    break;
+                }
+            }
+        }
+        let mut clause = Vec::new();
+        for (i, (s, _, options)) in self.sites.iter().enumerate() {
+            for &o in options {
+                if !grown.get(*s).is_some_and(|cur| o.le(cur)) {
+                    clause.push((i, o));
+                }
+            }
+        }
+        clause
+    }
+
+    /// Cost of a (site, order) pair: (new fences, weight).
+    fn cost(&self, i: usize, o: MemOrder) -> (u32, u32) {
+        match self.sites[i].1 {
+            None => (1, o.fence_weight()),
+            Some(base) => (0, o.fence_weight() - base.fence_weight()),
+        }
+    }
+
+    /// Cheapest assignment satisfying `clauses` and keeping every order of `floor` or above.
+    fn solve(&self, clauses: &[Vec<(usize, MemOrder)>], floor: &Assignment) -> Assignment {
+        let mut vars = ProblemVariables::new();
+        let mut x: Vec<Vec<(MemOrder, Variable)>> = Vec::new();
+        let max_weight: u32 = self.sites.len() as u32 * 3 + 1;
+        let mut objective = Expression::from(0.0);
+        for (i, (_, _, options)) in self.sites.iter().enumerate() {
+            let mut row = Vec::new();
+            for &o in options {
+                let v = vars.add(variable().binary());
+                let (count, weight) = self.cost(i, o);
+                objective += (count as f64 * max_weight as f64 + weight as f64) * v;
+                row.push((o, v));
+            }
+            x.push(row);
+        }
+        let mut model = vars.minimise(objective).using(microlp);
+        for (i, row) in x.iter().enumerate() {
+            let total: Expression = row.iter().map(|(_, v)| *v).sum();
+            model = model.with(total.clone().leq(1.0));
+            if let Some(min) = floor.get(self.sites[i].0) {
+                let at_least: Expression = row
+                    .iter()
+                    .filter(|(o, _)| min.le(*o))
+                    .map(|(_, v)| *v)
+                    .sum();
+                model = model.with(at_least.geq(1.0));
+            }
+        }
+        for clause in clauses {
+            let sum: Expression = clause
+                .iter()
+                .filter_map(|&(i, o)| x[i].iter().find(|(oo, _)| *oo == o).map(|(_, v)| *v))
+                .sum();
+            model = model.with(sum.geq(1.0));
+        }
+        let sol = model
+            .solve()
+            .expect("the 0/1 program is feasible: the all-seq_cst assignment satisfies it");
+        let mut a = Assignment::default();
+        for (i, row) in x.iter().enumerate() {
+            for (o, v) in row {
+                if sol.value(*v) > 0.5 {
+                    a.set(self.sites[i].0, *o);
+                }
+            }
+        }
+        a
+    }
+
+    fn solve_optimal(&self) -> (Assignment, usize) {
+        let mut clauses = Vec::new();
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            let a = self.solve(&clauses, &Assignment::default());
+            match self.unfixed(&a) {
+                None => return (a, rounds),
+                Some(r) => clauses.push(self.clause(r, &a)),
+            }
+        }
+    }
+
+    fn solve_fast(&self) -> (Assignment, usize) {
+        let mut a = Assignment::default();
+        let mut rounds = 0;
+        while let Some(r) = self.unfixed(&a) {
+            rounds += 1;
+            // Fix r optimally, keeping every earlier choice.
+            let mut clauses = Vec::new();
+            loop {
+                let b = self.solve(&clauses, &a);
+                if r.fixed_by(&b, self.model).is_some() {
+                    a = b;
+                    break;
+                }
+                clauses.push(self.clause(r, &b));
+            }
+        }
+        (a, rounds)
+    }
+
+    fn describe(&self, assignment: Assignment, iterations: usize) -> Solution {
+        let mut fences = Vec::new();
+        let (mut inserted, mut strengthened, mut weight) = (0, 0, 0);
+        for (i, (site, base, _)) in self.sites.iter().enumerate() {
+            let Some(order) = assignment.get(*site) else {
+                continue;
+            };
+            let without = assignment.without(*site);
+            let needed_by = self
+                .reqs
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.fixed_by(&without, self.model).is_none())
+                .filter_map(|(ri, r)| r.fixed_by(&assignment, self.model).map(|v| (ri, v)))
+                .collect();
+            let (count, w) = self.cost(i, order);
+            if count == 1 {
+                inserted += 1;
+            } else {
+                strengthened += 1;
+            }
+            weight += w;
+            fences.push(Fence {
+                site: *site,
+                order,
+                previous: *base,
+                needed_by,
+            });
+        }
+        Solution {
+            fences,
+            assignment,
+            inserted,
+            strengthened,
+            weight,
+            iterations,
+        }
+    }
+}

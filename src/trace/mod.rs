@@ -1,0 +1,198 @@
+//! Intermediate traces: buggy execution graphs with candidate fences (thesis §6.3.1).
+//!
+//! For every bug of every buggy graph we keep a [`Requirement`]: the smallest part of the graph
+//! the bug depends on (the po ∪ rf-prefix of the failing assertion, or of the two racing
+//! accesses) together with the bug. A fence [`Assignment`] *fixes* a requirement when the graph
+//! with those fences inserted is inconsistent under the model (shared/docs/memory-models.md §4:
+//! a "weak" violation when coherence fails, a "strong" one when psc is cyclic) or, for a race,
+//! when the two accesses become hb-ordered.
+//!
+//! Working on the prefix is what makes this exact: a bug exists in the program with fences iff
+//! its prefix, with the fences, is consistent (consistent prefixes extend to complete
+//! executions), and fences placed after the prefix cannot change it.
+//!
+//! Everything here is monotone: more fences, or stronger ones, never turn a fixed requirement
+//! back into a buggy one. The synthesis relies on that.
+//!
+//! **Architecture invariant:** this module knows graphs and slots, not source text.
+
+use crate::checker::{Axiom, Bug, BugKind, ExecutionGraph, Model, Relations};
+use crate::ir::{MemOrder, Program, SlotId, StmtId};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Where a fence can go: a new fence at a slot, or an existing fence statement to strengthen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Site {
+    Slot(SlotId),
+    Existing(StmtId),
+}
+
+/// A choice of fence orders: new fences at slots and new orders for existing fences.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Assignment {
+    pub orders: BTreeMap<Site, MemOrder>,
+}
+
+impl Assignment {
+    pub fn get(&self, s: Site) -> Option<MemOrder> {
+        self.orders.get(&s).copied()
+    }
+    pub fn set(&mut self, s: Site, o: MemOrder) {
+        self.orders.insert(s, o);
+    }
+    pub fn without(&self, s: Site) -> Assignment {
+        let mut a = self.clone();
+        a.orders.remove(&s);
+        a
+    }
+}
+
+/// How an assignment fixes a requirement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Violation {
+    /// Coherence fails through fence-created synchronisation (thesis: a weak cycle).
+    Weak,
+    /// The SC order psc becomes cyclic (thesis: a strong cycle).
+    Strong,
+    /// Another axiom fails (sc model, atomicity, thin air).
+    Other,
+    /// A race whose accesses become ordered by happens-before.
+    RaceOrdered,
+}
+
+impl Violation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Violation::Weak => "weak",
+            Violation::Strong => "strong",
+            Violation::Other => "other",
+            Violation::RaceOrdered => "race-ordered",
+        }
+    }
+}
+
+/// One bug of one buggy graph, restricted to the events it depends on.
+#[derive(Clone, Debug)]
+pub struct Requirement {
+    /// Index of the buggy graph it came from (in the order given to [`requirements`]).
+    pub graph_index: usize,
+    /// The po ∪ rf-prefix the bug depends on.
+    pub graph: ExecutionGraph,
+    pub bug: Bug,
+}
+
+impl Requirement {
+    /// Whether `a` fixes this requirement under `model`, and how.
+    pub fn fixed_by(&self, a: &Assignment, model: Model) -> Option<Violation> {
+        let (g, map) = self.graph.with_fences(
+            &|s| a.get(Site::Slot(s)),
+            &|st| a.get(Site::Existing(st)),
+        );
+        let rels = Relations::compute(&g);
+        if let Some(ax) = model.violation_with(&g, &rels) {
+            return Some(match ax {
+                Axiom::Coherence => Violation::Weak,
+                Axiom::Psc => Violation::Strong,
+                _ => Violation::Other,
+            });
+        }
+        if let (BugKind::Race, Some((x, y))) = (self.bug.kind, self.bug.race) {
+            let (x, y) = (map[x], map[y]);
+            if rels.hb.has(x, y) || rels.hb.has(y, x) {
+                return Some(Violation::RaceOrdered);
+            }
+        }
+        None
+    }
+
+    /// The slots passed in this requirement's graph, with where: `(thread, events before)`.
+    pub fn slot_positions(&self) -> BTreeMap<SlotId, Vec<(usize, usize)>> {
+        let mut out: BTreeMap<SlotId, Vec<(usize, usize)>> = BTreeMap::new();
+        for (t, tr) in self.graph.threads.iter().enumerate() {
+            for &(s, k) in &tr.slots {
+                out.entry(s).or_default().push((t, k));
+            }
+        }
+        out
+    }
+
+    /// The program fence statements present in this requirement's graph, with their orders.
+    pub fn existing_fences(&self) -> BTreeMap<StmtId, MemOrder> {
+        let mut out = BTreeMap::new();
+        for ev in &self.graph.events {
+            if let (true, Some(st)) = (ev.is_fence(), ev.stmt) {
+                out.insert(st, ev.order);
+            }
+        }
+        out
+    }
+}
+
+/// Builds the requirements of a set of buggy graphs: one per bug, deduplicated (many graphs
+/// share the prefix their bug depends on).
+pub fn requirements(buggy: &[ExecutionGraph]) -> Vec<Requirement> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for (gi, g) in buggy.iter().enumerate() {
+        for bug in &g.bugs {
+            let keep = g.porf_prefix(&bug.witness);
+            let mut map = vec![usize::MAX; g.len()];
+            let mut next = 0;
+            for (e, &k) in keep.iter().enumerate() {
+                if k {
+                    map[e] = next;
+                    next += 1;
+                }
+            }
+            let sub = g.restrict(&keep);
+            let bug = Bug {
+                witness: bug.witness.iter().map(|&e| map[e]).collect(),
+                race: bug.race.map(|(x, y)| (map[x], map[y])),
+                ..bug.clone()
+            };
+            let key = (sub.canonical_key(), format!("{:?}", (bug.kind, bug.stmt, &bug.witness, bug.race)));
+            if seen.insert(key) {
+                out.push(Requirement {
+                    graph_index: gi,
+                    graph: sub,
+                    bug,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The candidate sites of a set of requirements and the orders each can take.
+///
+/// Slots that sit at the same positions in every requirement graph are interchangeable: only
+/// the first (in slot order, i.e. source order) is kept. Slots never passed in any requirement
+/// cannot help and are left out. Existing fences can be raised to any stronger order.
+pub fn candidate_sites(prog: &Program, reqs: &[Requirement]) -> Vec<(Site, Option<MemOrder>, Vec<MemOrder>)> {
+    let mut signature: BTreeMap<SlotId, Vec<(usize, Vec<(usize, usize)>)>> = BTreeMap::new();
+    let mut existing: BTreeMap<StmtId, MemOrder> = BTreeMap::new();
+    for (ri, r) in reqs.iter().enumerate() {
+        for (s, pos) in r.slot_positions() {
+            signature.entry(s).or_default().push((ri, pos));
+        }
+        existing.extend(r.existing_fences());
+    }
+    let mut seen_sig = BTreeSet::new();
+    let mut out = Vec::new();
+    for (s, sig) in signature {
+        if s < prog.slots.len() && seen_sig.insert(sig) {
+            out.push((Site::Slot(s), None, MemOrder::FENCE_ORDERS.to_vec()));
+        }
+    }
+    for (st, base) in existing {
+        let stronger: Vec<MemOrder> = MemOrder::FENCE_ORDERS
+            .iter()
+            .copied()
+            .filter(|&o| o != base && base.le(o))
+            .collect();
+        if !stronger.is_empty() {
+            out.push((Site::Existing(st), Some(base), stronger));
+        }
+    }
+    out
+}
