@@ -297,7 +297,7 @@ impl ExecutionGraph {
     }
 
     /// A copy with fences inserted at passed slots (`slot_order`) and with the orders of existing
-    /// fence statements changed (`stmt_order`). Returns the new graph and the map from old to new
+    /// fence statements raised (`stmt_order`; a fence never gets weaker). Returns the new graph and the map from old to new
     /// event ids. Inserted fences carry `slot: Some(..)` and no statement.
     pub fn with_fences(
         &self,
@@ -360,7 +360,7 @@ impl ExecutionGraph {
             }
             if ev.kind == EventKind::Fence {
                 if let Some(o) = ev.stmt.and_then(stmt_order) {
-                    ev.order = o;
+                    ev.order = ev.order.join(o);
                 }
             }
             map[e] = g.push(ev);

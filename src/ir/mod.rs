@@ -66,6 +66,16 @@ impl MemOrder {
             _ => false,
         }
     }
+    /// The least upper bound in the lattice (`acq ⊔ rel = acq_rel`).
+    pub fn join(self, other: MemOrder) -> MemOrder {
+        if self.le(other) {
+            other
+        } else if other.le(self) {
+            self
+        } else {
+            MemOrder::AcqRel
+        }
+    }
     /// Weight of a fence of this order (thesis Definition 9): rel = acq = 1, acq_rel = 2, sc = 3.
     pub fn fence_weight(self) -> u32 {
         match self {

@@ -105,6 +105,28 @@ impl Requirement {
         None
     }
 
+    /// The thesis's intermediate trace (§6.3.1): this graph with a candidate fence of `order` at
+    /// every slot its threads passed, and every program fence raised to at least `order`.
+    pub fn intermediate(&self, order: MemOrder) -> ExecutionGraph {
+        self.graph
+            .with_fences(&|_| Some(order), &|_| Some(order))
+            .0
+    }
+
+    /// A weak cycle: with acq_rel fences everywhere, a cycle of `hb ; eco?` (coherence).
+    pub fn weak_cycle(&self) -> Option<Vec<usize>> {
+        let g = self.intermediate(MemOrder::AcqRel);
+        let r = Relations::compute(&g);
+        r.hb.union(&r.hb.seq(&r.eco)).find_cycle()
+    }
+
+    /// A strong cycle: with seq_cst fences everywhere, a cycle of psc.
+    pub fn strong_cycle(&self) -> Option<Vec<usize>> {
+        let g = self.intermediate(MemOrder::SeqCst);
+        let r = Relations::compute(&g);
+        r.psc(&g).find_cycle()
+    }
+
     /// The slots passed in this requirement's graph, with where: `(thread, events before)`.
     pub fn slot_positions(&self) -> BTreeMap<SlotId, Vec<(usize, usize)>> {
         let mut out: BTreeMap<SlotId, Vec<(usize, usize)>> = BTreeMap::new();

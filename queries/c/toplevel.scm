@@ -1,0 +1,11 @@
+; Top-level items of a C translation unit, classified by the front end
+; (src/frontend/mod.rs). Every direct child of the translation unit is
+; captured as @item; the more specific captures below name the items the
+; front end understands. Anything captured only as @item is rejected as
+; unsupported at its position.
+
+(translation_unit (preproc_include) @include)
+(translation_unit (comment) @comment)
+(translation_unit (declaration) @declaration)
+(translation_unit (function_definition) @function)
+(translation_unit (_) @item)

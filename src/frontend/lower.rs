@@ -1,0 +1,1526 @@
+//! Lowering of function bodies (statements and expressions) and of constant initialisers.
+
+use super::literal::{self, LitError};
+use super::types::{self, BaseTy, IntTy};
+use super::{function_declarator, named_children, Ctx, Src, R};
+use crate::ir::{
+    BinOp, Expr, FuncId, Function, Instr, Loc, MemOrder, Reg, Slot, SlotPlace, Span, Stmt, StmtId,
+    StmtKind, UnOp,
+};
+use tree_sitter::Node;
+
+/// Maximum nesting of blocks and expressions; deeper programs are rejected (this bounds the
+/// recursion of the lowering, so adversarial inputs cannot overflow the stack).
+pub(crate) const MAX_DEPTH: usize = 100;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Mode {
+    Main,
+    Thread,
+    /// Evaluating a global's initialiser: no registers, no memory, no instructions.
+    Const,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Binding {
+    /// An integer local (or the thread parameter).
+    Var(Reg),
+    /// A `pthread_t` of `main`.
+    Handle(Reg),
+    /// A parameter of `main` (`argc`, `argv`).
+    Forbidden,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Name {
+    Local(Reg),
+    Handle(Reg),
+    Global(Loc),
+    Forbidden,
+    HandleOutsideMain,
+    Function,
+    Unknown,
+}
+
+struct FnLower<'c, 'a> {
+    cx: &'c mut Ctx<'a>,
+    src: Src<'a>,
+    fid: FuncId,
+    mode: Mode,
+    regs: Vec<String>,
+    reg_tys: Vec<IntTy>,
+    /// Handle registers that a `pthread_create` has written.
+    created: Vec<bool>,
+    scopes: Vec<Vec<(String, Binding)>>,
+    body: Vec<Instr>,
+    stmt_of: Vec<StmtId>,
+    cur_stmt: StmtId,
+    temps: usize,
+    depth: usize,
+    param: Option<Reg>,
+    param_used: bool,
+}
+
+/// Evaluates the initialiser of a global: a constant integer expression.
+pub(crate) fn const_eval(cx: &mut Ctx, node: Node) -> R<i64> {
+    let src = cx.src;
+    let mut l = FnLower::new(cx, usize::MAX, Mode::Const);
+    let e = l.expr(node)?;
+    if !l.body.is_empty() || !l.regs.is_empty() {
+        return Err(src.internal("constant expression produced instructions"));
+    }
+    if has_reg(&e) {
+        return Err(src.internal("constant expression uses registers"));
+    }
+    e.eval(&[])
+        .map_err(|_| src.error(node, "division by zero in constant expression"))
+}
+
+fn has_reg(e: &Expr) -> bool {
+    match e {
+        Expr::Const(_) => false,
+        Expr::Reg(_) => true,
+        Expr::Unary(_, a) => has_reg(a),
+        Expr::Binary(_, a, b) => has_reg(a) || has_reg(b),
+    }
+}
+
+/// Lowers the definition `def` of `main` or of a thread function.
+pub(crate) fn lower_function(cx: &mut Ctx, def: Node, fid: FuncId, is_main: bool) -> R<Function> {
+    let src = cx.src;
+    let mode = if is_main { Mode::Main } else { Mode::Thread };
+    let fdecl = def
+        .child_by_field_name("declarator")
+        .and_then(function_declarator)
+        .ok_or_else(|| src.unsupported(def, "function definition"))?;
+    let name = fdecl
+        .child_by_field_name("declarator")
+        .map(|n| src.text(n))
+        .unwrap_or("")
+        .to_string();
+    let mut l = FnLower::new(cx, fid, mode);
+    l.scopes.push(Vec::new());
+    if is_main {
+        l.main_signature(fdecl)?;
+        let handles = l.cx.handles.clone();
+        for h in handles {
+            let r = l.new_reg(&h, IntTy::I64);
+            l.bind(&h, Binding::Handle(r));
+        }
+    } else {
+        l.thread_signature(def, fdecl, &name)?;
+    }
+    let body = def
+        .child_by_field_name("body")
+        .ok_or_else(|| src.unsupported(def, "function without a body"))?;
+    let returned = l.block(body, None)?;
+    if !returned {
+        l.emit(Instr::Return);
+    }
+    Ok(Function {
+        name,
+        span: src.span(def),
+        param: if l.param_used { l.param } else { None },
+        reg_names: l.regs,
+        body: l.body,
+        stmt_of: l.stmt_of,
+    })
+}
+
+/// `a op b`, folding constants and the identities `x * 1`, `1 * x`, `x + 0`, `0 + x`.
+fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+    if let (Expr::Const(x), Expr::Const(y)) = (&a, &b) {
+        let folded = Expr::Binary(op, Box::new(Expr::Const(*x)), Box::new(Expr::Const(*y)));
+        if let Ok(v) = folded.eval(&[]) {
+            return Expr::Const(v);
+        }
+    }
+    match (op, &a, &b) {
+        (BinOp::Mul, _, Expr::Const(1)) | (BinOp::Add, _, Expr::Const(0)) => return a,
+        (BinOp::Mul, Expr::Const(1), _) | (BinOp::Add, Expr::Const(0), _) => return b,
+        _ => {}
+    }
+    Expr::Binary(op, Box::new(a), Box::new(b))
+}
+
+fn un(op: UnOp, a: Expr) -> Expr {
+    if let Expr::Const(x) = a {
+        if let Ok(v) = Expr::Unary(op, Box::new(Expr::Const(x))).eval(&[]) {
+            return Expr::Const(v);
+        }
+    }
+    Expr::Unary(op, Box::new(a))
+}
+
+/// May evaluating `e` fail (division or remainder by a non-constant or zero divisor)?
+fn risky(e: &Expr) -> bool {
+    match e {
+        Expr::Const(_) | Expr::Reg(_) => false,
+        Expr::Unary(_, a) => risky(a),
+        Expr::Binary(op, a, b) => {
+            (matches!(op, BinOp::Div | BinOp::Rem) && !matches!(**b, Expr::Const(c) if c != 0))
+                || risky(a)
+                || risky(b)
+        }
+    }
+}
+
+/// A lowered expression with its C type (after integer promotion where C applies it).
+type TExpr = (Expr, IntTy);
+
+/// C's integer promotions.
+fn promote(t: IntTy) -> IntTy {
+    match t {
+        IntTy::I64 | IntTy::U64 | IntTy::U32 => t,
+        _ => IntTy::I32,
+    }
+}
+
+/// C's usual arithmetic conversions (on promoted types).
+fn common(a: IntTy, b: IntTy) -> IntTy {
+    let (a, b) = (promote(a), promote(b));
+    if a == IntTy::U64 || b == IntTy::U64 {
+        IntTy::U64
+    } else if a == IntTy::I64 || b == IntTy::I64 {
+        IntTy::I64
+    } else if a == IntTy::U32 || b == IntTy::U32 {
+        IntTy::U32
+    } else {
+        IntTy::I32
+    }
+}
+
+fn binop(op: &str) -> Option<BinOp> {
+    Some(match op {
+        "+" => BinOp::Add,
+        "-" => BinOp::Sub,
+        "*" => BinOp::Mul,
+        "/" => BinOp::Div,
+        "%" => BinOp::Rem,
+        "<<" => BinOp::Shl,
+        ">>" => BinOp::Shr,
+        "&" => BinOp::BitAnd,
+        "|" => BinOp::BitOr,
+        "^" => BinOp::BitXor,
+        "==" => BinOp::Eq,
+        "!=" => BinOp::Ne,
+        "<" => BinOp::Lt,
+        "<=" => BinOp::Le,
+        ">" => BinOp::Gt,
+        ">=" => BinOp::Ge,
+        _ => return None,
+    })
+}
+
+fn mem_order_name(name: &str) -> Option<MemOrder> {
+    Some(match name {
+        "memory_order_relaxed" => MemOrder::Relaxed,
+        "memory_order_consume" | "memory_order_acquire" => MemOrder::Acquire,
+        "memory_order_release" => MemOrder::Release,
+        "memory_order_acq_rel" => MemOrder::AcqRel,
+        "memory_order_seq_cst" => MemOrder::SeqCst,
+        _ => return None,
+    })
+}
+
+/// `(e)` → `e`, repeatedly.
+fn strip_parens(n: Node) -> Node {
+    let mut n = n;
+    for _ in 0..MAX_DEPTH {
+        if n.kind() != "parenthesized_expression" {
+            break;
+        }
+        match named_children(n).first() {
+            Some(inner) => n = *inner,
+            None => break,
+        }
+    }
+    n
+}
+
+const CONTROL_FLOW: &str = "(control flow is not supported yet)";
+
+impl<'c, 'a> FnLower<'c, 'a> {
+    fn new(cx: &'c mut Ctx<'a>, fid: FuncId, mode: Mode) -> Self {
+        let src = cx.src;
+        FnLower {
+            cx,
+            src,
+            fid,
+            mode,
+            regs: Vec::new(),
+            reg_tys: Vec::new(),
+            created: Vec::new(),
+            scopes: Vec::new(),
+            body: Vec::new(),
+            stmt_of: Vec::new(),
+            cur_stmt: 0,
+            temps: 0,
+            depth: 0,
+            param: None,
+            param_used: false,
+        }
+    }
+
+    // ----- infrastructure -------------------------------------------------------------------
+
+    fn enter(&mut self, n: Node) -> R<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self
+                .src
+                .unsupported(n, &format!("nesting deeper than {MAX_DEPTH} levels")));
+        }
+        Ok(())
+    }
+
+    fn emit(&mut self, i: Instr) -> usize {
+        self.body.push(i);
+        self.stmt_of.push(self.cur_stmt);
+        self.body.len() - 1
+    }
+
+    fn patch(&mut self, pc: usize, to: usize) {
+        match self.body.get_mut(pc) {
+            Some(Instr::BranchIfZero { target, .. }) | Some(Instr::Jump { target }) => *target = to,
+            _ => {}
+        }
+    }
+
+    fn new_reg(&mut self, name: &str, ty: IntTy) -> Reg {
+        self.regs.push(name.to_string());
+        self.reg_tys.push(ty);
+        self.created.push(false);
+        self.regs.len() - 1
+    }
+
+    fn new_temp(&mut self, ty: IntTy) -> Reg {
+        let name = format!("%t{}", self.temps);
+        self.temps += 1;
+        self.new_reg(&name, ty)
+    }
+
+    fn bind(&mut self, name: &str, b: Binding) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push((name.to_string(), b));
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Name {
+        for scope in self.scopes.iter().rev() {
+            if let Some((_, b)) = scope.iter().rev().find(|(n, _)| n == name) {
+                return match *b {
+                    Binding::Var(r) => Name::Local(r),
+                    Binding::Handle(r) => Name::Handle(r),
+                    Binding::Forbidden => Name::Forbidden,
+                };
+            }
+        }
+        if let Some(&loc) = self.cx.global_index.get(name) {
+            return Name::Global(loc);
+        }
+        if self.cx.handles.iter().any(|h| h == name) {
+            return Name::HandleOutsideMain;
+        }
+        if self.cx.fn_names.contains(name) {
+            return Name::Function;
+        }
+        Name::Unknown
+    }
+
+    fn new_stmt(&mut self, n: Node) -> StmtId {
+        self.cx.stmts.push(Stmt {
+            func: self.fid,
+            kind: StmtKind::Local,
+            span: self.src.span(n),
+            order_span: None,
+        });
+        self.cx.stmts.len() - 1
+    }
+
+    fn slot(&mut self, place: SlotPlace) {
+        self.cx.slots.push(Slot {
+            func: self.fid,
+            place,
+        });
+        let id = self.cx.slots.len() - 1;
+        self.emit(Instr::Slot(id));
+    }
+
+    fn global_ty(&self, loc: Loc) -> IntTy {
+        self.cx.global_tys.get(loc).copied().unwrap_or(IntTy::I64)
+    }
+
+    fn global_atomic(&self, loc: Loc) -> bool {
+        self.cx.globals.get(loc).is_some_and(|g| g.atomic)
+    }
+
+    fn load(&mut self, loc: Loc, order: MemOrder) -> Expr {
+        let t = self.new_temp(self.global_ty(loc));
+        self.emit(Instr::Load { dst: t, loc, order });
+        Expr::Reg(t)
+    }
+
+    /// The range of values `e` can take, as far as cheaply known.
+    fn value_ty(&self, e: &Expr) -> IntTy {
+        match e {
+            Expr::Const(0 | 1) => IntTy::Bool,
+            Expr::Reg(r) => self.reg_tys.get(*r).copied().unwrap_or(IntTy::I64),
+            Expr::Unary(UnOp::Not, _) => IntTy::Bool,
+            Expr::Binary(
+                BinOp::Eq
+                | BinOp::Ne
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+                | BinOp::And
+                | BinOp::Or,
+                _,
+                _,
+            ) => IntTy::Bool,
+            _ => IntTy::I64,
+        }
+    }
+
+    /// C's conversion of `e` to `ty` (on assignment, initialisation, casts). Constants are
+    /// converted exactly; computed values are not truncated to (signed) `int`, since `int`
+    /// overflow is undefined in C anyway (this keeps the common case free of masking noise).
+    fn convert(&self, e: Expr, ty: IntTy) -> Expr {
+        match e {
+            Expr::Const(c) => Expr::Const(ty.wrap(c)),
+            e if ty == IntTy::I32 || self.value_ty(&e).fits_in(ty) => e,
+            e => ty.wrap_expr(e),
+        }
+    }
+
+    /// `e != 0` as a 0/1 value.
+    fn truth(&self, e: Expr) -> Expr {
+        if self.value_ty(&e) == IntTy::Bool {
+            e
+        } else {
+            bin(BinOp::Ne, e, Expr::Const(0))
+        }
+    }
+
+    /// Could lowering `n` emit an instruction (a memory access or a call)?
+    fn may_access(&self, n: Node) -> bool {
+        let mut cursor = n.walk();
+        let mut depth = 0usize;
+        loop {
+            let node = cursor.node();
+            match node.kind() {
+                "call_expression" | "assignment_expression" | "update_expression" => return true,
+                "identifier" => {
+                    if matches!(self.lookup(self.src.text(node)), Name::Global(_)) {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+            if cursor.goto_first_child() {
+                depth += 1;
+                continue;
+            }
+            loop {
+                if depth == 0 {
+                    return false;
+                }
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return false;
+                }
+                depth -= 1;
+            }
+        }
+    }
+
+    // ----- signatures -----------------------------------------------------------------------
+
+    fn main_signature(&mut self, fdecl: Node) -> R<()> {
+        let src = self.src;
+        let Some(params) = fdecl.child_by_field_name("parameters") else {
+            return Ok(());
+        };
+        for p in named_children(params) {
+            if p.kind() != "parameter_declaration" {
+                return Err(src.unsupported(p, "this parameter of `main`"));
+            }
+            let Some(mut d) = p.child_by_field_name("declarator") else {
+                continue; // `int main(void)`
+            };
+            // `char **argv`, `char *argv[]`
+            for _ in 0..MAX_DEPTH {
+                match d.kind() {
+                    "pointer_declarator" | "array_declarator" => {
+                        match d.child_by_field_name("declarator") {
+                            Some(inner) => d = inner,
+                            None => break,
+                        }
+                    }
+                    _ => break,
+                }
+            }
+            if d.kind() == "identifier" {
+                let name = src.text(d).to_string();
+                self.bind(&name, Binding::Forbidden);
+            }
+        }
+        Ok(())
+    }
+
+    fn thread_signature(&mut self, def: Node, fdecl: Node, name: &str) -> R<()> {
+        let src = self.src;
+        let bad = || {
+            src.unsupported(
+                def,
+                &format!("thread function `{name}` must have the signature `void *{name}(void *)`"),
+            )
+        };
+        let spec = types::decl_spec(&src, def).map_err(|_| bad())?;
+        let returns_pointer = def.child_by_field_name("declarator").is_some_and(|d| {
+            d.kind() == "pointer_declarator" && d.child_by_field_name("declarator") == Some(fdecl)
+        });
+        if spec.ty != BaseTy::Void || spec.atomic || !returns_pointer {
+            return Err(bad());
+        }
+        let Some(params) = fdecl.child_by_field_name("parameters") else {
+            return Ok(());
+        };
+        let params = named_children(params);
+        match params.as_slice() {
+            [] => Ok(()),
+            [p] if p.kind() == "parameter_declaration" => {
+                let pspec = types::decl_spec(&src, *p).map_err(|_| bad())?;
+                if pspec.ty != BaseTy::Void {
+                    return Err(bad());
+                }
+                let Some(d) = p.child_by_field_name("declarator") else {
+                    return Ok(()); // `(void)`
+                };
+                match d.kind() {
+                    "abstract_pointer_declarator" if d.named_child_count() == 0 => Ok(()),
+                    "pointer_declarator" => match d.child_by_field_name("declarator") {
+                        Some(id) if id.kind() == "identifier" => {
+                            let pname = src.text(id).to_string();
+                            let r = self.new_reg(&pname, IntTy::I64);
+                            self.param = Some(r);
+                            self.bind(&pname, Binding::Var(r));
+                            Ok(())
+                        }
+                        _ => Err(bad()),
+                    },
+                    _ => Err(bad()),
+                }
+            }
+            _ => Err(bad()),
+        }
+    }
+
+    // ----- statements -----------------------------------------------------------------------
+
+    /// Lowers a `{ ... }` block; returns whether its last statement returns.
+    fn block(&mut self, n: Node, block_stmt: Option<StmtId>) -> R<bool> {
+        self.enter(n)?;
+        self.scopes.push(Vec::new());
+        let mut last = None;
+        let mut returned = false;
+        for s in named_children(n) {
+            let sid = self.new_stmt(s);
+            self.cur_stmt = sid;
+            self.slot(SlotPlace::Before { stmt: sid });
+            let start = self.body.len();
+            returned = self.stmt(s, sid)?;
+            self.classify(sid, start);
+            last = Some(sid);
+        }
+        if !returned {
+            let owner = match last.or(block_stmt) {
+                Some(s) => s,
+                None => self.new_stmt(n),
+            };
+            self.cur_stmt = owner;
+            let close = {
+                let mut c = n.walk();
+                let brace = n.children(&mut c).filter(|c| c.kind() == "}").last();
+                match brace {
+                    Some(b) => self.src.span(b),
+                    None => {
+                        let p = n.end_position();
+                        Span {
+                            start: n.end_byte(),
+                            end: n.end_byte(),
+                            line: p.row + 1,
+                            column: p.column + 1,
+                        }
+                    }
+                }
+            };
+            self.slot(SlotPlace::BlockEnd { after: last, close });
+        }
+        self.scopes.pop();
+        self.depth -= 1;
+        Ok(returned)
+    }
+
+    /// Sets the kind of statement `sid` from its instructions (from `start` on).
+    fn classify(&mut self, sid: StmtId, start: usize) {
+        let (mut fence, mut access, mut thread) = (false, false, false);
+        for (pc, ins) in self.body.iter().enumerate().skip(start) {
+            if self.stmt_of.get(pc) != Some(&sid) {
+                continue;
+            }
+            match ins {
+                Instr::Fence { .. } => fence = true,
+                Instr::Load { .. } | Instr::Store { .. } => access = true,
+                Instr::Spawn { .. } | Instr::Join { .. } => thread = true,
+                _ => {}
+            }
+        }
+        let kind = if fence {
+            StmtKind::Fence
+        } else if access {
+            StmtKind::Access
+        } else if thread {
+            StmtKind::Thread
+        } else {
+            StmtKind::Local
+        };
+        if let Some(s) = self.cx.stmts.get_mut(sid) {
+            s.kind = kind;
+        }
+    }
+
+    /// Lowers one statement; returns whether it ends the thread (`return`, `pthread_exit`, or a
+    /// block ending with one).
+    fn stmt(&mut self, s: Node, sid: StmtId) -> R<bool> {
+        let src = self.src;
+        let unsupported = |what: &str| Err(src.unsupported(s, what));
+        match s.kind() {
+            "compound_statement" => self.block(s, Some(sid)),
+            "declaration" => self.local_decl(s).map(|_| false),
+            "expression_statement" => self.expr_stmt(s),
+            "return_statement" => {
+                if let Some(e) = named_children(s).first() {
+                    self.expr(*e)?;
+                }
+                self.emit(Instr::Return);
+                Ok(true)
+            }
+            "if_statement" => unsupported(&format!("'if' statement {CONTROL_FLOW}")),
+            "while_statement" => unsupported(&format!("'while' loop {CONTROL_FLOW}")),
+            "for_statement" => unsupported(&format!("'for' loop {CONTROL_FLOW}")),
+            "do_statement" => unsupported(&format!("'do' loop {CONTROL_FLOW}")),
+            "switch_statement" => unsupported(&format!("'switch' statement {CONTROL_FLOW}")),
+            "case_statement" => unsupported(&format!("'case' label {CONTROL_FLOW}")),
+            "goto_statement" => unsupported(&format!("'goto' statement {CONTROL_FLOW}")),
+            "labeled_statement" => unsupported(&format!("label {CONTROL_FLOW}")),
+            "break_statement" => unsupported(&format!("'break' statement {CONTROL_FLOW}")),
+            "continue_statement" => unsupported(&format!("'continue' statement {CONTROL_FLOW}")),
+            "type_definition" => unsupported("typedef"),
+            "function_definition" => unsupported("nested function definition"),
+            "attributed_statement" => unsupported("attribute"),
+            k if k.starts_with("preproc") => {
+                unsupported("preprocessor directive inside a function")
+            }
+            k => unsupported(&format!("statement `{k}`")),
+        }
+    }
+
+    fn local_decl(&mut self, n: Node) -> R<()> {
+        let src = self.src;
+        let spec = types::decl_spec(&src, n)?;
+        if let Some((storage, at)) = &spec.storage {
+            if !matches!(storage.as_str(), "register" | "auto") {
+                return Err(src.unsupported(*at, &format!("`{storage}` local variable")));
+            }
+        }
+        let mut c = n.walk();
+        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+        if decls.is_empty() {
+            return Err(src.unsupported(n, "declaration that declares no variable"));
+        }
+        for d in decls {
+            if function_declarator(d).is_some() {
+                return Err(src.unsupported(d, "function declaration inside a function"));
+            }
+            let (name_node, init) = src.split_declarator(d)?;
+            let name = src.text(name_node).to_string();
+            let redefined = self
+                .scopes
+                .last()
+                .is_some_and(|s| s.iter().any(|(n, _)| *n == name));
+            if redefined {
+                return Err(src.error(name_node, &format!("redefinition of `{name}`")));
+            }
+            match spec.ty {
+                BaseTy::Thread => {
+                    if self.mode != Mode::Main {
+                        return Err(src.unsupported(
+                            n,
+                            "pthread_t variable outside main (threads can only be created in main)",
+                        ));
+                    }
+                    if spec.atomic {
+                        return Err(src.unsupported(n, "atomic thread handle"));
+                    }
+                    if let Some(v) = init {
+                        return Err(src.unsupported(v, "initialiser for a thread handle"));
+                    }
+                    let r = self.new_reg(&name, IntTy::I64);
+                    self.bind(&name, Binding::Handle(r));
+                }
+                BaseTy::Int(ty) => {
+                    if spec.atomic {
+                        return Err(
+                            src.unsupported(name_node, &format!("atomic local variable `{name}`"))
+                        );
+                    }
+                    let val = match init {
+                        Some(v) => self.expr(v)?,
+                        None => Expr::Const(0),
+                    };
+                    let val = self.convert(val, ty);
+                    let r = self.new_reg(&name, ty);
+                    self.emit(Instr::Assign { dst: r, val });
+                    self.bind(&name, Binding::Var(r));
+                }
+                BaseTy::Void => {
+                    return Err(src.error(name_node, &format!("variable `{name}` has type void")));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn expr_stmt(&mut self, s: Node) -> R<bool> {
+        let Some(e) = named_children(s).first().copied() else {
+            return Ok(false); // `;`
+        };
+        match e.kind() {
+            "assignment_expression" => self.assign(e).map(|_| false),
+            "update_expression" => self.update(e).map(|_| false),
+            "call_expression" => self.call_stmt(e),
+            "comma_expression" => Err(self.src.unsupported(e, "comma operator")),
+            _ => self.expr(e).map(|_| false),
+        }
+    }
+
+    /// `lhs op= rhs` where `op` is `None` for plain `=`. `rhs` is lowered by `rhs`.
+    fn write(
+        &mut self,
+        target: Node,
+        op: Option<(BinOp, &str)>,
+        rhs: &mut dyn FnMut(&mut Self) -> R<TExpr>,
+    ) -> R<()> {
+        let src = self.src;
+        let target = strip_parens(target);
+        if target.kind() != "identifier" {
+            let what = match target.kind() {
+                "pointer_expression" => "assignment through a pointer (pointers are not supported)",
+                "subscript_expression" => {
+                    "assignment to an array element (arrays are not supported)"
+                }
+                "field_expression" => "assignment to a struct member (structs are not supported)",
+                _ => "assignment to this expression",
+            };
+            return Err(src.unsupported(target, what));
+        }
+        let name = src.text(target);
+        match self.lookup(name) {
+            Name::Local(r) => {
+                let ty = self.reg_tys.get(r).copied().unwrap_or(IntTy::I64);
+                let (v, tv) = rhs(self)?;
+                let v = match op {
+                    Some((op, _)) => self.arith(op, Expr::Reg(r), ty, v, tv).0,
+                    None => v,
+                };
+                let val = self.convert(v, ty);
+                self.emit(Instr::Assign { dst: r, val });
+                Ok(())
+            }
+            Name::Global(loc) => {
+                let ty = self.global_ty(loc);
+                if self.global_atomic(loc) {
+                    if let Some((_, text)) = op {
+                        return Err(src.unsupported(
+                            target,
+                            &format!("atomic read-modify-write (`{text}` on atomic `{name}`)"),
+                        ));
+                    }
+                    let (v, _) = rhs(self)?;
+                    let val = self.convert(v, ty);
+                    self.emit(Instr::Store {
+                        loc,
+                        val,
+                        order: MemOrder::SeqCst,
+                    });
+                } else {
+                    let old = op.map(|_| self.load(loc, MemOrder::NonAtomic));
+                    let (v, tv) = rhs(self)?;
+                    let v = match (op, old) {
+                        (Some((op, _)), Some(old)) => self.arith(op, old, ty, v, tv).0,
+                        _ => v,
+                    };
+                    let val = self.convert(v, ty);
+                    self.emit(Instr::Store {
+                        loc,
+                        val,
+                        order: MemOrder::NonAtomic,
+                    });
+                }
+                Ok(())
+            }
+            other => Err(self.name_error(target, name, other, true)),
+        }
+    }
+
+    fn assign(&mut self, e: Node) -> R<()> {
+        let src = self.src;
+        let (Some(left), Some(right), Some(op)) = (
+            e.child_by_field_name("left"),
+            e.child_by_field_name("right"),
+            e.child_by_field_name("operator"),
+        ) else {
+            return Err(src.unsupported(e, "assignment"));
+        };
+        let op_text = src.text(op);
+        let op = if op_text == "=" {
+            None
+        } else {
+            let Some(b) = binop(op_text.trim_end_matches('=')) else {
+                return Err(src.unsupported(op, &format!("operator `{op_text}`")));
+            };
+            Some((b, op_text))
+        };
+        self.write(left, op, &mut |l: &mut Self| l.texpr(right))
+    }
+
+    fn update(&mut self, e: Node) -> R<()> {
+        let src = self.src;
+        let (Some(arg), Some(op)) = (
+            e.child_by_field_name("argument"),
+            e.child_by_field_name("operator"),
+        ) else {
+            return Err(src.unsupported(e, "increment"));
+        };
+        let op = match src.text(op) {
+            "++" => (BinOp::Add, "++"),
+            "--" => (BinOp::Sub, "--"),
+            t => return Err(src.unsupported(op, &format!("operator `{t}`"))),
+        };
+        self.write(arg, Some(op), &mut |_: &mut Self| {
+            Ok((Expr::Const(1), IntTy::I32))
+        })
+    }
+
+    fn name_error(&self, n: Node, name: &str, what: Name, write: bool) -> super::Diagnostic {
+        let src = self.src;
+        match what {
+            Name::Unknown if self.mode == Mode::Const => {
+                src.error(n, "initialiser of a global must be a constant expression")
+            }
+            Name::Unknown if name.starts_with("memory_order_") => {
+                src.unsupported(n, &format!("memory order `{name}` used as a value"))
+            }
+            Name::Unknown => src.error(n, &format!("undeclared identifier `{name}`")),
+            Name::Forbidden => src.unsupported(
+                n,
+                &format!("use of `{name}` (parameters of main are not supported)"),
+            ),
+            Name::HandleOutsideMain => src.unsupported(
+                n,
+                &format!("thread handle `{name}` can only be used in main"),
+            ),
+            Name::Handle(_) if write => {
+                src.unsupported(n, &format!("assignment to thread handle `{name}`"))
+            }
+            Name::Handle(_) => {
+                src.unsupported(n, &format!("thread handle `{name}` used in an expression"))
+            }
+            Name::Function => src.unsupported(
+                n,
+                &format!("function `{name}` used as a value (function pointers are not supported)"),
+            ),
+            Name::Local(_) | Name::Global(_) => {
+                src.error(n, "initialiser of a global must be a constant expression")
+            }
+        }
+    }
+
+    // ----- calls ----------------------------------------------------------------------------
+
+    fn callee<'t>(&self, call: Node<'t>) -> R<(&'a str, Vec<Node<'t>>)> {
+        let src = self.src;
+        let f = call
+            .child_by_field_name("function")
+            .ok_or_else(|| src.unsupported(call, "call"))?;
+        if f.kind() != "identifier" {
+            return Err(src.unsupported(call, "call through a function pointer"));
+        }
+        let args = call
+            .child_by_field_name("arguments")
+            .map(named_children)
+            .unwrap_or_default();
+        Ok((src.text(f), args))
+    }
+
+    fn arity(&self, call: Node, name: &str, args: &[Node], n: usize) -> R<()> {
+        if args.len() != n {
+            let s = if n == 1 { "" } else { "s" };
+            return Err(self.src.error(
+                call,
+                &format!("`{name}` expects {n} argument{s}, got {}", args.len()),
+            ));
+        }
+        Ok(())
+    }
+
+    fn mem_order(&self, n: Node) -> R<(MemOrder, &'a str)> {
+        let n = strip_parens(n);
+        if n.kind() == "identifier" {
+            let name = self.src.text(n);
+            if let Some(o) = mem_order_name(name) {
+                return Ok((o, name));
+            }
+        }
+        Err(self.src.unsupported(
+            n,
+            "memory order argument must be a `memory_order_*` constant",
+        ))
+    }
+
+    /// The atomic global named by `&x`.
+    fn atomic_target(&self, arg: Node) -> R<Loc> {
+        let src = self.src;
+        let a = strip_parens(arg);
+        let id = (a.kind() == "pointer_expression"
+            && a.child_by_field_name("operator").map(|o| src.text(o)) == Some("&"))
+        .then(|| a.child_by_field_name("argument").map(strip_parens))
+        .flatten()
+        .filter(|id| id.kind() == "identifier");
+        let Some(id) = id else {
+            let text = src.text(arg);
+            return Err(src.unsupported(
+                arg,
+                &format!("atomic operation on `{text}` (only `&global` is supported)"),
+            ));
+        };
+        let name = src.text(id);
+        match self.lookup(name) {
+            Name::Global(loc) if self.global_atomic(loc) => Ok(loc),
+            Name::Unknown => Err(src.error(id, &format!("undeclared identifier `{name}`"))),
+            _ => Err(src.error(id, &format!("atomic operation on non-atomic `{name}`"))),
+        }
+    }
+
+    fn is_null(&self, n: Node) -> bool {
+        let mut n = n;
+        for _ in 0..MAX_DEPTH {
+            n = strip_parens(n);
+            match n.kind() {
+                "null" => return true,
+                "number_literal" => return literal::parse_number(self.src.text(n)) == Ok(0),
+                "cast_expression" => match n.child_by_field_name("value") {
+                    Some(v) => n = v,
+                    None => return false,
+                },
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// The handle register named by `n` (for `pthread_create`'s `&h` and `pthread_join`'s `h`).
+    fn handle(&self, n: Node) -> R<Reg> {
+        let src = self.src;
+        let n = strip_parens(n);
+        if n.kind() != "identifier" {
+            let text = src.text(n);
+            return Err(src.unsupported(
+                n,
+                &format!("thread handle `{text}` (expected a pthread_t variable)"),
+            ));
+        }
+        let name = src.text(n);
+        match self.lookup(name) {
+            Name::Handle(r) => Ok(r),
+            Name::Unknown => Err(src.error(n, &format!("undeclared identifier `{name}`"))),
+            _ => Err(src.error(n, &format!("`{name}` is not a pthread_t"))),
+        }
+    }
+
+    /// A call in statement position; returns whether it ends the thread.
+    fn call_stmt(&mut self, call: Node) -> R<bool> {
+        let src = self.src;
+        let (name, args) = self.callee(call)?;
+        if matches!(
+            self.lookup(name),
+            Name::Local(_) | Name::Global(_) | Name::Handle(_)
+        ) {
+            return self.call_value(call).map(|_| false);
+        }
+        match name {
+            "atomic_store" | "atomic_store_explicit" => {
+                let explicit = name == "atomic_store_explicit";
+                self.arity(call, name, &args, if explicit { 3 } else { 2 })?;
+                let loc = self.atomic_target(args[0])?;
+                let v = self.expr(args[1])?;
+                let order = if explicit {
+                    let (o, oname) = self.mem_order(args[2])?;
+                    if o.is_acquire() && o != MemOrder::SeqCst {
+                        return Err(
+                            src.error(args[2], &format!("{oname} is not valid for a store"))
+                        );
+                    }
+                    o
+                } else {
+                    MemOrder::SeqCst
+                };
+                let val = self.convert(v, self.global_ty(loc));
+                self.emit(Instr::Store { loc, val, order });
+                Ok(false)
+            }
+            "atomic_thread_fence" => {
+                self.arity(call, name, &args, 1)?;
+                let (order, _) = self.mem_order(args[0])?;
+                self.emit(Instr::Fence { order });
+                let span = src.span(args[0]);
+                if let Some(s) = self.cx.stmts.get_mut(self.cur_stmt) {
+                    s.order_span = Some(span);
+                }
+                Ok(false)
+            }
+            "assert" => {
+                self.arity(call, name, &args, 1)?;
+                let cond = self.expr(args[0])?;
+                let text = src.text(args[0]).to_string();
+                self.emit(Instr::Assert { cond, text });
+                Ok(false)
+            }
+            "pthread_create" => {
+                if self.mode != Mode::Main {
+                    return Err(src.unsupported(
+                        call,
+                        "pthread_create outside main (threads can only be created in main)",
+                    ));
+                }
+                self.arity(call, name, &args, 4)?;
+                let h = strip_parens(args[0]);
+                let h = (h.kind() == "pointer_expression"
+                    && h.child_by_field_name("operator").map(|o| src.text(o)) == Some("&"))
+                .then(|| h.child_by_field_name("argument"))
+                .flatten()
+                .ok_or_else(|| {
+                    src.unsupported(
+                        args[0],
+                        "first argument of pthread_create must be `&handle`",
+                    )
+                })?;
+                let dst = self.handle(h)?;
+                if !self.is_null(args[1]) {
+                    return Err(src.unsupported(
+                        args[1],
+                        "thread attributes (the second argument of pthread_create must be NULL)",
+                    ));
+                }
+                let f = strip_parens(args[2]);
+                if f.kind() != "identifier" {
+                    return Err(src.unsupported(args[2], "thread function must be given by name"));
+                }
+                let fname = src.text(f);
+                let func = match self.cx.func_ids.get(fname) {
+                    Some(&fid) if fid != self.cx.main => fid,
+                    _ => {
+                        return Err(match self.lookup(fname) {
+                            Name::Unknown => {
+                                src.error(f, &format!("undeclared identifier `{fname}`"))
+                            }
+                            Name::Function if fname == "main" => {
+                                src.unsupported(f, "`main` used as a thread function")
+                            }
+                            Name::Function => src.unsupported(
+                                f,
+                                &format!("thread function `{fname}` is not defined in this file"),
+                            ),
+                            _ => src.error(f, &format!("`{fname}` is not a function")),
+                        })
+                    }
+                };
+                let arg = self.expr(args[3])?;
+                self.emit(Instr::Spawn {
+                    func,
+                    arg,
+                    dst: Some(dst),
+                });
+                if let Some(c) = self.created.get_mut(dst) {
+                    *c = true;
+                }
+                Ok(false)
+            }
+            "pthread_join" => {
+                if self.mode != Mode::Main {
+                    return Err(src.unsupported(
+                        call,
+                        "pthread_join outside main (threads can only be joined in main)",
+                    ));
+                }
+                self.arity(call, name, &args, 2)?;
+                let h = self.handle(args[0])?;
+                if !self.created.get(h).copied().unwrap_or(false) {
+                    let hname = src.text(args[0]);
+                    return Err(src.error(
+                        args[0],
+                        &format!(
+                            "thread handle `{hname}` is joined before a thread was created with it"
+                        ),
+                    ));
+                }
+                if !self.is_null(args[1]) {
+                    return Err(src.unsupported(
+                        args[1],
+                        "thread results (the second argument of pthread_join must be NULL)",
+                    ));
+                }
+                self.emit(Instr::Join { tid: Expr::Reg(h) });
+                Ok(false)
+            }
+            "pthread_exit" => {
+                self.arity(call, name, &args, 1)?;
+                self.expr(args[0])?;
+                self.emit(Instr::Return);
+                Ok(true)
+            }
+            _ => self.call_value(call).map(|_| false),
+        }
+    }
+
+    /// A call whose value is used (or an expression-only call in statement position).
+    fn call_value(&mut self, call: Node) -> R<TExpr> {
+        let src = self.src;
+        let (name, args) = self.callee(call)?;
+        match self.lookup(name) {
+            Name::Local(_) | Name::Global(_) | Name::Handle(_) | Name::Forbidden => {
+                return Err(src.unsupported(call, &format!("call of non-function `{name}`")));
+            }
+            Name::Function => {
+                return Err(src.unsupported(
+                    call,
+                    &format!(
+                        "call to user function `{name}` (function calls are not supported yet)"
+                    ),
+                ));
+            }
+            Name::HandleOutsideMain | Name::Unknown => {}
+        }
+        if self.mode == Mode::Const && name != "ATOMIC_VAR_INIT" {
+            return Err(src.error(
+                call,
+                "initialiser of a global must be a constant expression",
+            ));
+        }
+        match name {
+            "ATOMIC_VAR_INIT" => {
+                self.arity(call, name, &args, 1)?;
+                self.texpr(args[0])
+            }
+            "atomic_load" | "atomic_load_explicit" => {
+                let explicit = name == "atomic_load_explicit";
+                self.arity(call, name, &args, if explicit { 2 } else { 1 })?;
+                let loc = self.atomic_target(args[0])?;
+                let order = if explicit {
+                    let (o, oname) = self.mem_order(args[1])?;
+                    if o.is_release() && o != MemOrder::SeqCst {
+                        return Err(src.error(args[1], &format!("{oname} is not valid for a load")));
+                    }
+                    o
+                } else {
+                    MemOrder::SeqCst
+                };
+                Ok((self.load(loc, order), promote(self.global_ty(loc))))
+            }
+            "atomic_store"
+            | "atomic_store_explicit"
+            | "atomic_thread_fence"
+            | "assert"
+            | "pthread_create"
+            | "pthread_join"
+            | "pthread_exit" => Err(src.unsupported(call, &format!("'{name}' used as a value"))),
+            _ => Err(src.unsupported(call, &format!("call to '{name}'"))),
+        }
+    }
+
+    // ----- expressions ----------------------------------------------------------------------
+
+    fn expr(&mut self, n: Node) -> R<Expr> {
+        self.texpr(n).map(|(e, _)| e)
+    }
+
+    fn texpr(&mut self, n: Node) -> R<TExpr> {
+        self.enter(n)?;
+        let r = self.expr_inner(n);
+        self.depth -= 1;
+        r
+    }
+
+    /// The C type of an integer literal (C11 6.4.4.1, for 32-bit `int`, 64-bit `long`).
+    fn literal_ty(text: &str, v: i64) -> IntTy {
+        let lower = text.to_ascii_lowercase();
+        let digits = lower.trim_start_matches(['-', '+']);
+        let suffix_start = digits.trim_end_matches(['u', 'l']).len();
+        let suffix = &digits[suffix_start..];
+        let (has_u, has_l) = (suffix.contains('u'), suffix.contains('l'));
+        let decimal = !digits.starts_with('0') || digits.len() == 1 + suffix.len();
+        let fits_u32 = (0..=i64::from(u32::MAX)).contains(&v);
+        let fits_i32 = (i64::from(i32::MIN)..=i64::from(i32::MAX)).contains(&v);
+        match (has_u, has_l) {
+            (true, true) => IntTy::U64,
+            (false, true) => IntTy::I64,
+            (true, false) if fits_u32 => IntTy::U32,
+            (true, false) => IntTy::U64,
+            _ if fits_i32 => IntTy::I32,
+            _ if !decimal && fits_u32 => IntTy::U32,
+            _ => IntTy::I64,
+        }
+    }
+
+    fn expr_inner(&mut self, n: Node) -> R<TExpr> {
+        let src = self.src;
+        let field = |f: &str| {
+            n.child_by_field_name(f)
+                .ok_or_else(|| src.unsupported(n, &format!("expression `{}`", n.kind())))
+        };
+        match n.kind() {
+            "number_literal" => {
+                let text = src.text(n);
+                let v = literal::parse_number(text).map_err(|e| self.lit_error(n, e))?;
+                Ok((Expr::Const(v), Self::literal_ty(text, v)))
+            }
+            "char_literal" => literal::parse_char(src.text(n))
+                .map(|v| (Expr::Const(v), IntTy::I32))
+                .map_err(|e| self.lit_error(n, e)),
+            "true" => Ok((Expr::Const(1), IntTy::I32)),
+            "false" | "null" => Ok((Expr::Const(0), IntTy::I32)),
+            "parenthesized_expression" => {
+                let inner = named_children(n);
+                match inner.as_slice() {
+                    [e] if e.kind() == "comma_expression" => {
+                        Err(src.unsupported(*e, "comma operator"))
+                    }
+                    [e] if e.kind() == "compound_statement" => {
+                        Err(src.unsupported(n, "statement expression"))
+                    }
+                    [e] => self.texpr(*e),
+                    _ => Err(src.unsupported(n, "parenthesized expression")),
+                }
+            }
+            "identifier" => {
+                let name = src.text(n);
+                match self.lookup(name) {
+                    Name::Local(r) if self.mode != Mode::Const => {
+                        if Some(r) == self.param {
+                            self.param_used = true;
+                        }
+                        let ty = self.reg_tys.get(r).copied().unwrap_or(IntTy::I64);
+                        Ok((Expr::Reg(r), promote(ty)))
+                    }
+                    Name::Global(loc) if self.mode != Mode::Const => {
+                        let order = if self.global_atomic(loc) {
+                            MemOrder::SeqCst
+                        } else {
+                            MemOrder::NonAtomic
+                        };
+                        Ok((self.load(loc, order), promote(self.global_ty(loc))))
+                    }
+                    other => Err(self.name_error(n, name, other, false)),
+                }
+            }
+            "unary_expression" => {
+                let op = field("operator")?;
+                let arg = field("argument")?;
+                let op_text = src.text(op);
+                let op = match op_text {
+                    "-" => Some(UnOp::Neg),
+                    "!" => Some(UnOp::Not),
+                    "~" => Some(UnOp::BitNot),
+                    "+" => None,
+                    t => return Err(src.unsupported(op, &format!("operator `{t}`"))),
+                };
+                let (e, ty) = self.texpr(arg)?;
+                let ty = promote(ty);
+                Ok(match op {
+                    Some(UnOp::Not) => (un(UnOp::Not, e), IntTy::I32),
+                    Some(op) => (self.convert_arith(un(op, e), ty), ty),
+                    None => (e, ty),
+                })
+            }
+            "binary_expression" => {
+                let left = field("left")?;
+                let right = field("right")?;
+                let op = field("operator")?;
+                match src.text(op) {
+                    "&&" => Ok((self.logical(true, left, right)?, IntTy::I32)),
+                    "||" => Ok((self.logical(false, left, right)?, IntTy::I32)),
+                    t => {
+                        let Some(op) = binop(t) else {
+                            return Err(src.unsupported(op, &format!("operator `{t}`")));
+                        };
+                        let (a, ta) = self.texpr(left)?;
+                        let (b, tb) = self.texpr(right)?;
+                        Ok(self.arith(op, a, ta, b, tb))
+                    }
+                }
+            }
+            "conditional_expression" => {
+                let cond = field("condition")?;
+                let Some(cons) = n.child_by_field_name("consequence") else {
+                    return Err(src.unsupported(n, "`?:` without a middle operand"));
+                };
+                let alt = field("alternative")?;
+                self.ternary(n, cond, cons, alt)
+            }
+            "cast_expression" => {
+                let ty = field("type")?;
+                let value = field("value")?;
+                let target = self.cast_type(ty)?;
+                let (e, ety) = self.texpr(value)?;
+                Ok(match target {
+                    Some(t) => (self.convert(e, t), t),
+                    None => (e, promote(ety)),
+                })
+            }
+            "call_expression" => self.call_value(n),
+            "assignment_expression" => Err(src.unsupported(n, "assignment used as a value")),
+            "update_expression" => Err(src.unsupported(n, "increment/decrement used as a value")),
+            "comma_expression" => Err(src.unsupported(n, "comma operator")),
+            "pointer_expression" => {
+                let op = n
+                    .child_by_field_name("operator")
+                    .map(|o| src.text(o))
+                    .unwrap_or("");
+                if op == "&" {
+                    Err(src.unsupported(n, "address-of operator `&` (pointers are not supported)"))
+                } else {
+                    Err(src.unsupported(n, "pointer dereference (pointers are not supported)"))
+                }
+            }
+            "subscript_expression" => {
+                Err(src.unsupported(n, "array subscript (arrays are not supported)"))
+            }
+            "field_expression" => {
+                Err(src.unsupported(n, "struct member access (structs are not supported)"))
+            }
+            "sizeof_expression" => Err(src.unsupported(n, "sizeof")),
+            "alignof_expression" => Err(src.unsupported(n, "alignof")),
+            "offsetof_expression" => Err(src.unsupported(n, "offsetof")),
+            "string_literal" | "concatenated_string" => Err(src.unsupported(n, "string literal")),
+            "compound_literal_expression" => Err(src.unsupported(n, "compound literal")),
+            "generic_expression" => Err(src.unsupported(n, "_Generic")),
+            "gnu_asm_expression" => Err(src.unsupported(n, "inline assembly")),
+            "initializer_list" => Err(src.unsupported(n, "initializer list")),
+            k => Err(src.unsupported(n, &format!("expression `{k}`"))),
+        }
+    }
+
+    /// The result of arithmetic in (promoted) type `ty`: unsigned `int` arithmetic wraps
+    /// modulo 2^32.
+    fn convert_arith(&self, e: Expr, ty: IntTy) -> Expr {
+        if ty == IntTy::U32 {
+            self.convert(e, ty)
+        } else {
+            e
+        }
+    }
+
+    /// A binary arithmetic / comparison operator with C's usual arithmetic conversions.
+    fn arith(&self, op: BinOp, a: Expr, ta: IntTy, b: Expr, tb: IntTy) -> TExpr {
+        let shift = matches!(op, BinOp::Shl | BinOp::Shr);
+        let compare = matches!(
+            op,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        );
+        let ty = if shift { promote(ta) } else { common(ta, tb) };
+        let (a, b) = if ty == IntTy::U32 && !shift {
+            (self.convert(a, ty), self.convert(b, ty))
+        } else {
+            (a, b)
+        };
+        let e = bin(op, a, b);
+        if compare {
+            (e, IntTy::I32)
+        } else {
+            (self.convert_arith(e, ty), ty)
+        }
+    }
+
+    fn lit_error(&self, n: Node, e: LitError) -> super::Diagnostic {
+        match e {
+            LitError::Unsupported(m) => self.src.unsupported(n, &m),
+            LitError::Invalid(m) => self.src.error(n, &m),
+        }
+    }
+
+    /// The integer type of a cast (`None` for identity casts to `void *` / `void`).
+    fn cast_type(&self, ty: Node) -> R<Option<IntTy>> {
+        let src = self.src;
+        let spec = types::decl_spec(&src, ty)?;
+        let declarator = ty.child_by_field_name("declarator");
+        match (spec.ty, declarator) {
+            (BaseTy::Int(t), None) if !spec.atomic => Ok(Some(t)),
+            (BaseTy::Void, None) => Ok(None),
+            (BaseTy::Void, Some(d))
+                if d.kind() == "abstract_pointer_declarator" && d.named_child_count() == 0 =>
+            {
+                Ok(None)
+            }
+            _ => {
+                let text = src.text(ty);
+                Err(src.unsupported(ty, &format!("cast to `{text}`")))
+            }
+        }
+    }
+
+    /// `a && b` (`is_and`) or `a || b`, short-circuiting memory accesses in `b`.
+    fn logical(&mut self, is_and: bool, left: Node, right: Node) -> R<Expr> {
+        let a = self.expr(left)?;
+        if let Expr::Const(c) = a {
+            let decided = if is_and { c == 0 } else { c != 0 };
+            if decided {
+                return Ok(Expr::Const(i64::from(!is_and)));
+            }
+            let b = self.expr(right)?;
+            return Ok(self.truth(b));
+        }
+        let op = if is_and { BinOp::And } else { BinOp::Or };
+        if !self.may_access(right) {
+            let before = self.body.len();
+            let b = self.expr(right)?;
+            if self.body.len() != before {
+                return Err(self.src.internal("pure operand emitted instructions"));
+            }
+            if self.mode == Mode::Const || !risky(&b) {
+                return Ok(bin(op, a, b));
+            }
+            return self.short_circuit(is_and, a, &mut |_: &mut Self| Ok(b.clone()));
+        }
+        self.short_circuit(is_and, a, &mut |l: &mut Self| l.expr(right))
+    }
+
+    fn short_circuit(
+        &mut self,
+        is_and: bool,
+        a: Expr,
+        b: &mut dyn FnMut(&mut Self) -> R<Expr>,
+    ) -> R<Expr> {
+        let t = self.new_temp(IntTy::Bool);
+        let va = self.truth(a);
+        self.emit(Instr::Assign { dst: t, val: va });
+        let cond = if is_and {
+            Expr::Reg(t)
+        } else {
+            Expr::Unary(UnOp::Not, Box::new(Expr::Reg(t)))
+        };
+        let br = self.emit(Instr::BranchIfZero { cond, target: 0 });
+        let vb = b(self)?;
+        let vb = self.truth(vb);
+        self.emit(Instr::Assign { dst: t, val: vb });
+        let end = self.body.len();
+        self.patch(br, end);
+        Ok(Expr::Reg(t))
+    }
+
+    /// Rejects `?:` whose operands have different signedness (the conversion of the signed
+    /// operand is not modelled when the operands are lowered on separate branches).
+    fn check_ternary_types(&self, n: Node, ta: IntTy, tb: IntTy) -> R<IntTy> {
+        let (ta, tb) = (promote(ta), promote(tb));
+        let unsigned = |t| matches!(t, IntTy::U32 | IntTy::U64);
+        if ta != tb && (unsigned(ta) || unsigned(tb)) {
+            return Err(self
+                .src
+                .unsupported(n, "`?:` mixing signed and unsigned operands"));
+        }
+        Ok(common(ta, tb))
+    }
+
+    fn ternary(&mut self, n: Node, cond: Node, cons: Node, alt: Node) -> R<TExpr> {
+        let c = self.expr(cond)?;
+        if let Expr::Const(v) = c {
+            return self.texpr(if v != 0 { cons } else { alt });
+        }
+        if !self.may_access(cons) && !self.may_access(alt) {
+            let before = self.body.len();
+            let (a, ta) = self.texpr(cons)?;
+            let (b, tb) = self.texpr(alt)?;
+            if self.body.len() != before {
+                return Err(self.src.internal("pure operand emitted instructions"));
+            }
+            let ty = self.check_ternary_types(n, ta, tb)?;
+            if self.mode == Mode::Const || (!risky(&a) && !risky(&b)) {
+                // c ? a : b  ==  (c != 0) * a + (c == 0) * b, with c evaluated once.
+                let c = match c {
+                    Expr::Reg(_) => c,
+                    c if self.mode == Mode::Const => c,
+                    c => {
+                        let t = self.new_temp(IntTy::Bool);
+                        let val = self.truth(c);
+                        self.emit(Instr::Assign { dst: t, val });
+                        Expr::Reg(t)
+                    }
+                };
+                let yes = bin(BinOp::Ne, c.clone(), Expr::Const(0));
+                let no = bin(BinOp::Eq, c, Expr::Const(0));
+                let e = bin(BinOp::Add, bin(BinOp::Mul, yes, a), bin(BinOp::Mul, no, b));
+                return Ok((e, ty));
+            }
+            let e = self.ternary_branch(
+                n,
+                c,
+                &mut |_: &mut Self| Ok((a.clone(), ta)),
+                &mut |_: &mut Self| Ok((b.clone(), tb)),
+            )?;
+            return Ok((e, ty));
+        }
+        let mut ta = IntTy::I32;
+        let mut tb = IntTy::I32;
+        let e = self.ternary_branch(
+            n,
+            c,
+            &mut |l: &mut Self| {
+                let r = l.texpr(cons)?;
+                ta = r.1;
+                Ok(r)
+            },
+            &mut |l: &mut Self| {
+                let r = l.texpr(alt)?;
+                tb = r.1;
+                Ok(r)
+            },
+        )?;
+        let ty = self.check_ternary_types(n, ta, tb)?;
+        Ok((e, ty))
+    }
+
+    fn ternary_branch(
+        &mut self,
+        n: Node,
+        c: Expr,
+        a: &mut dyn FnMut(&mut Self) -> R<TExpr>,
+        b: &mut dyn FnMut(&mut Self) -> R<TExpr>,
+    ) -> R<Expr> {
+        let t = self.new_temp(IntTy::I64);
+        let br = self.emit(Instr::BranchIfZero { cond: c, target: 0 });
+        let (va, ta) = a(self)?;
+        self.emit(Instr::Assign { dst: t, val: va });
+        let j = self.emit(Instr::Jump { target: 0 });
+        let else_pc = self.body.len();
+        self.patch(br, else_pc);
+        let (vb, tb) = b(self)?;
+        self.check_ternary_types(n, ta, tb)?;
+        self.emit(Instr::Assign { dst: t, val: vb });
+        let end = self.body.len();
+        self.patch(j, end);
+        Ok(Expr::Reg(t))
+    }
+}

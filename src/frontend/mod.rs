@@ -1,0 +1,670 @@
+//! The C front end: parses a litmus-style C11 program with tree-sitter and lowers it to the thread
+//! IR of [`crate::ir`].
+//!
+//! # Contract
+//!
+//! [`parse_c`] returns either a [`Program`] that satisfies [`Program::validate`] or exactly one
+//! [`Diagnostic`] (the first problem found, in document order as far as practical). It never
+//! panics, whatever the input: syntax errors are reported from tree-sitter's `ERROR`/`MISSING`
+//! nodes, every recursive walk is bounded by a nesting limit (deeper programs are rejected as
+//! unsupported), and source text is only ever sliced with checked accessors. Nothing is skipped
+//! silently: every construct that is not lowered faithfully is an `unsupported` diagnostic at the
+//! construct's position.
+//!
+//! # What is lowered
+//!
+//! * **Top level** (classified with `queries/c/toplevel.scm`): `#include`s and comments are
+//!   ignored; function prototypes are ignored; global integer variables (plain or atomic:
+//!   `atomic_int`, `_Atomic int`, `_Atomic(int)`, `atomic_bool`, ...) become [`Global`]s with a
+//!   constant initial value (missing initialiser = 0, `ATOMIC_VAR_INIT(c)` accepted); global
+//!   `pthread_t` variables become registers of `main`. Everything else is unsupported.
+//! * **Functions**: `main` and the functions passed to `pthread_create` in `main` (found with
+//!   `queries/c/threads.scm`) are lowered, in source order, to [`Function`]s; other function
+//!   definitions are ignored unless called (a call is unsupported).
+//! * **Statements**: nested blocks, local integer declarations, assignments and compound
+//!   assignments / `++` / `--` (on locals and plain globals), `atomic_store[_explicit]`,
+//!   `atomic_load[_explicit]`, `atomic_thread_fence`, `assert`, `pthread_create`, `pthread_join`,
+//!   `pthread_exit`, `return`. Control flow statements are unsupported for now.
+//! * **Expressions** are pure [`Expr`](crate::ir::Expr)s over registers: every read of a global (a plain read is a
+//!   `NonAtomic` load, a read of an atomic by name a `SeqCst` load, `atomic_load*` uses its order)
+//!   becomes an [`Instr::Load`](crate::ir::Instr::Load) into a fresh temporary `%tN`, emitted left to right. `&&`, `||` and
+//!   `?:` whose conditionally evaluated operand reads memory (or may divide by zero) are lowered
+//!   with [`Instr::BranchIfZero`](crate::ir::Instr::BranchIfZero)/[`Instr::Jump`](crate::ir::Instr::Jump) so that the access happens only when C would
+//!   perform it; otherwise they stay pure expressions. Integer types follow C where it matters
+//!   for defined behaviour: values stored into `bool`, `char`, `short` and unsigned variables are
+//!   converted to the variable's type, and `unsigned int` arithmetic and comparisons use C's
+//!   usual arithmetic conversions (wrapping modulo 2^32). Signed `int` arithmetic is evaluated in
+//!   `i64` without truncation (its overflow is undefined in C); 64-bit unsigned values above
+//!   `i64::MAX` are not modelled exactly.
+//!
+//! tree-sitter does not expand macros, so `assert`, `atomic_*` and `pthread_*` are recognised
+//! as ordinary calls by name; it also cannot parse `_Atomic(T)`, which is rewritten to
+//! `_Atomic T` before parsing by blanking the parentheses (byte offsets, hence spans, are
+//! unchanged). Blocks and expressions nested deeper than 100 levels are
+//! rejected as unsupported.
+//!
+//! # Statements and slots
+//!
+//! Every source statement (including a nested block and a declaration) gets one [`Stmt`]; every
+//! instruction's `stmt_of` is the statement it was lowered from. Before each statement of each
+//! block an [`Instr::Slot`](crate::ir::Instr::Slot) with [`SlotPlace::Before`](crate::ir::SlotPlace::Before) is emitted (owned by that statement), and
+//! after the last statement a [`SlotPlace::BlockEnd`](crate::ir::SlotPlace::BlockEnd) slot (owned by the last statement, or by the
+//! block's own statement when the block is empty), unless the block ends with `return` /
+//! `pthread_exit`. Functions that fall off their end get an implicit [`Instr::Return`](crate::ir::Instr::Return). The output
+//! is deterministic.
+
+mod literal;
+mod lower;
+mod types;
+
+#[cfg(test)]
+mod tests;
+
+use crate::ir::{Function, Global, Loc, Program, Slot, Span, Stmt};
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use tree_sitter::{Language, Node, Parser, Query, QueryCursor, StreamingIterator};
+use types::IntTy;
+
+const TOPLEVEL_QUERY: &str = include_str!("../../queries/c/toplevel.scm");
+const THREADS_QUERY: &str = include_str!("../../queries/c/threads.scm");
+
+/// What kind of problem a [`Diagnostic`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiagKind {
+    /// The input is not syntactically valid C.
+    Syntax,
+    /// Valid C that the tool does not handle (yet).
+    Unsupported,
+    /// Invalid program (undeclared identifier, bad memory order, no `main`...).
+    Error,
+}
+
+impl DiagKind {
+    fn label(self) -> &'static str {
+        match self {
+            DiagKind::Syntax => "syntax error",
+            DiagKind::Unsupported => "unsupported",
+            DiagKind::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for DiagKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// A front-end error at a 1-based line and (byte) column of `file`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub kind: DiagKind,
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}: {}",
+            self.file,
+            self.line,
+            self.column,
+            self.kind.label(),
+            self.message
+        )
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+pub(crate) type R<T> = Result<T, Diagnostic>;
+
+/// The source being lowered: file name (for messages) and original text.
+#[derive(Clone, Copy)]
+pub(crate) struct Src<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl<'a> Src<'a> {
+    /// The original source text of `n` ("" if the range is somehow not a valid slice).
+    pub(crate) fn text(&self, n: Node) -> &'a str {
+        self.text.get(n.start_byte()..n.end_byte()).unwrap_or("")
+    }
+
+    pub(crate) fn span(&self, n: Node) -> Span {
+        let p = n.start_position();
+        Span {
+            start: n.start_byte(),
+            end: n.end_byte(),
+            line: p.row + 1,
+            column: p.column + 1,
+        }
+    }
+
+    pub(crate) fn diag(&self, n: Node, kind: DiagKind, message: &str) -> Diagnostic {
+        let p = n.start_position();
+        Diagnostic {
+            file: self.file.to_string(),
+            line: p.row + 1,
+            column: p.column + 1,
+            kind,
+            message: message.to_string(),
+        }
+    }
+
+    pub(crate) fn unsupported(&self, n: Node, message: &str) -> Diagnostic {
+        self.diag(n, DiagKind::Unsupported, message)
+    }
+
+    pub(crate) fn error(&self, n: Node, message: &str) -> Diagnostic {
+        self.diag(n, DiagKind::Error, message)
+    }
+
+    /// An error not attached to a node (reported at 1:1).
+    pub(crate) fn error_at_start(&self, message: &str) -> Diagnostic {
+        Diagnostic {
+            file: self.file.to_string(),
+            line: 1,
+            column: 1,
+            kind: DiagKind::Error,
+            message: message.to_string(),
+        }
+    }
+
+    pub(crate) fn internal(&self, message: &str) -> Diagnostic {
+        self.error_at_start(&format!("internal front-end error: {message}"))
+    }
+
+    /// Splits a variable declarator into its name and optional initialiser, rejecting pointers,
+    /// arrays and other declarator forms.
+    pub(crate) fn split_declarator<'t>(&self, d: Node<'t>) -> R<(Node<'t>, Option<Node<'t>>)> {
+        let (name, init) = match d.kind() {
+            "init_declarator" => (
+                d.child_by_field_name("declarator"),
+                d.child_by_field_name("value"),
+            ),
+            _ => (Some(d), None),
+        };
+        let name = name.ok_or_else(|| self.unsupported(d, "declarator"))?;
+        match name.kind() {
+            "identifier" => {}
+            "pointer_declarator" => {
+                return Err(self.unsupported(name, "pointer variable (pointers are not supported)"))
+            }
+            "array_declarator" => {
+                return Err(self.unsupported(name, "array (arrays are not supported)"))
+            }
+            "function_declarator" => {
+                return Err(self.unsupported(name, "function declarator in a variable declaration"))
+            }
+            _ => {
+                let text = self.text(name);
+                return Err(self.unsupported(name, &format!("declarator `{text}`")));
+            }
+        }
+        if let Some(v) = init {
+            if v.kind() == "initializer_list" {
+                return Err(self.unsupported(v, "initializer list"));
+            }
+        }
+        Ok((name, init))
+    }
+}
+
+/// The `function_declarator` inside a declarator (through pointer and parenthesised
+/// declarators), if the declarator declares a function.
+pub(crate) fn function_declarator(d: Node) -> Option<Node> {
+    let mut d = d;
+    for _ in 0..64 {
+        match d.kind() {
+            "function_declarator" => return Some(d),
+            "pointer_declarator" | "attributed_declarator" => {
+                d = d.child_by_field_name("declarator")?;
+            }
+            "parenthesized_declarator" => {
+                let mut c = d.walk();
+                let inner = d.named_children(&mut c).find(|n| n.kind() != "comment")?;
+                d = inner;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The declared name of a function declarator, if it is a plain identifier.
+fn function_name<'a>(src: &Src<'a>, fdecl: Node) -> Option<&'a str> {
+    let name = fdecl.child_by_field_name("declarator")?;
+    (name.kind() == "identifier").then(|| src.text(name))
+}
+
+/// Named children of `n`, without comments.
+pub(crate) fn named_children(n: Node) -> Vec<Node> {
+    let mut c = n.walk();
+    n.named_children(&mut c)
+        .filter(|c| c.kind() != "comment")
+        .collect()
+}
+
+/// Program-wide lowering state.
+pub(crate) struct Ctx<'a> {
+    pub(crate) src: Src<'a>,
+    pub(crate) globals: Vec<Global>,
+    pub(crate) global_tys: Vec<IntTy>,
+    pub(crate) global_index: HashMap<String, Loc>,
+    /// Global `pthread_t` variables (registers of `main`), in declaration order.
+    pub(crate) handles: Vec<String>,
+    pub(crate) functions: Vec<Option<Function>>,
+    /// Functions being lowered (main and thread functions) by name.
+    pub(crate) func_ids: HashMap<String, usize>,
+    /// Every function defined or declared in the file.
+    pub(crate) fn_names: HashSet<String>,
+    pub(crate) stmts: Vec<Stmt>,
+    pub(crate) slots: Vec<Slot>,
+    pub(crate) main: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Item {
+    Include,
+    Comment,
+    Declaration,
+    Function,
+    Other,
+}
+
+/// Parses `source` (named `file` in messages) and lowers it to the IR.
+///
+/// Returns the first problem found as a [`Diagnostic`]; never panics.
+pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
+    let src = Src { file, text: source };
+    let prepared = prepare_source(source);
+    let language: Language = tree_sitter_c::LANGUAGE.into();
+    let mut parser = Parser::new();
+    parser
+        .set_language(&language)
+        .map_err(|e| src.internal(&format!("cannot load the C grammar: {e}")))?;
+    let tree = parser
+        .parse(prepared.as_bytes(), None)
+        .ok_or_else(|| src.internal("the parser gave up"))?;
+    let root = tree.root_node();
+    if let Some(bad) = first_syntax_error(root) {
+        return Err(syntax_error(&src, bad));
+    }
+    let top = Query::new(&language, TOPLEVEL_QUERY)
+        .map_err(|e| src.internal(&format!("bad query toplevel.scm: {e}")))?;
+    let threads = Query::new(&language, THREADS_QUERY)
+        .map_err(|e| src.internal(&format!("bad query threads.scm: {e}")))?;
+
+    let items = classify_items(root, &top, prepared.as_bytes());
+
+    // Pre-pass: function names, `main`, and the thread functions it spawns.
+    let mut fn_names = HashSet::new();
+    let mut defs: Vec<(&str, Node)> = Vec::new();
+    for &(node, item) in &items {
+        match item {
+            Item::Function => {
+                if let Some(name) = node
+                    .child_by_field_name("declarator")
+                    .and_then(function_declarator)
+                    .and_then(|f| function_name(&src, f))
+                {
+                    fn_names.insert(name.to_string());
+                    defs.push((name, node));
+                }
+            }
+            Item::Declaration => {
+                let mut c = node.walk();
+                for d in node.children_by_field_name("declarator", &mut c) {
+                    if let Some(name) = function_declarator(d).and_then(|f| function_name(&src, f))
+                    {
+                        fn_names.insert(name.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(&(_, main_def)) = defs.iter().find(|(name, _)| *name == "main") else {
+        return Err(src.error_at_start("no `main` function"));
+    };
+    let spawned = spawned_functions(&src, main_def, &threads, prepared.as_bytes());
+    let mut func_ids = HashMap::new();
+    let mut lowered_defs = Vec::new();
+    for &(name, node) in &defs {
+        let wanted = if name == "main" {
+            node.id() == main_def.id()
+        } else {
+            spawned.contains(name)
+        };
+        if wanted && !func_ids.contains_key(name) {
+            func_ids.insert(name.to_string(), lowered_defs.len());
+            lowered_defs.push(node.id());
+        }
+    }
+    let main = func_ids.get("main").copied().unwrap_or(0);
+
+    let mut cx = Ctx {
+        src,
+        globals: Vec::new(),
+        global_tys: Vec::new(),
+        global_index: HashMap::new(),
+        handles: Vec::new(),
+        functions: vec![None; lowered_defs.len()],
+        func_ids,
+        fn_names,
+        stmts: Vec::new(),
+        slots: Vec::new(),
+        main,
+    };
+
+    // Main pass, in document order.
+    let mut defined: HashSet<&str> = HashSet::new();
+    for &(node, item) in &items {
+        match item {
+            Item::Include | Item::Comment => {}
+            Item::Declaration => cx.global_decl(node)?,
+            Item::Function => {
+                let Some(fdecl) = node
+                    .child_by_field_name("declarator")
+                    .and_then(function_declarator)
+                else {
+                    return Err(src.unsupported(node, "function definition"));
+                };
+                let Some(name) = function_name(&src, fdecl) else {
+                    return Err(src.unsupported(fdecl, "function declarator"));
+                };
+                if !defined.insert(name) {
+                    let at = fdecl.child_by_field_name("declarator").unwrap_or(fdecl);
+                    return Err(src.error(at, &format!("redefinition of `{name}`")));
+                }
+                if cx.global_index.contains_key(name) || cx.handles.iter().any(|h| h == name) {
+                    let at = fdecl.child_by_field_name("declarator").unwrap_or(fdecl);
+                    return Err(src.error(at, &format!("redefinition of `{name}`")));
+                }
+                if let Some(&fid) = cx.func_ids.get(name) {
+                    if lowered_defs.get(fid) == Some(&node.id()) {
+                        let f = lower::lower_function(&mut cx, node, fid, fid == main)?;
+                        if let Some(slot) = cx.functions.get_mut(fid) {
+                            *slot = Some(f);
+                        }
+                    }
+                }
+            }
+            Item::Other => return Err(unsupported_item(&src, node)),
+        }
+    }
+
+    let mut functions = Vec::with_capacity(cx.functions.len());
+    for f in cx.functions {
+        functions.push(f.ok_or_else(|| src.internal("a thread function was not lowered"))?);
+    }
+    let program = Program {
+        globals: cx.globals,
+        functions,
+        main: cx.main,
+        stmts: cx.stmts,
+        slots: cx.slots,
+    };
+    program
+        .validate()
+        .map_err(|e| src.internal(&format!("invalid IR: {e}")))?;
+    Ok(program)
+}
+
+impl Ctx<'_> {
+    /// A top-level declaration: prototypes (ignored), global variables, global thread handles.
+    fn global_decl(&mut self, node: Node) -> R<()> {
+        let src = self.src;
+        let mut c = node.walk();
+        let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
+        let is_prototype = |d: Node| function_declarator(d).is_some();
+        if !decls.is_empty() && decls.iter().all(|d| is_prototype(*d)) {
+            for d in &decls {
+                if let Some(f) = function_declarator(*d) {
+                    if function_name(&src, f).is_none() {
+                        return Err(src.unsupported(f, "function pointer"));
+                    }
+                }
+            }
+            return Ok(());
+        }
+        let spec = types::decl_spec(&src, node)?;
+        if let Some((storage, n)) = &spec.storage {
+            if storage != "static" {
+                return Err(src.unsupported(*n, &format!("`{storage}` declaration")));
+            }
+        }
+        if decls.is_empty() {
+            return Err(src.unsupported(node, "declaration that declares no variable"));
+        }
+        for d in decls {
+            if let Some(f) = function_declarator(d) {
+                if function_name(&src, f).is_none() {
+                    return Err(src.unsupported(f, "function pointer"));
+                }
+                continue;
+            }
+            let (name_node, init) = src.split_declarator(d)?;
+            let name = src.text(name_node);
+            if self.global_index.contains_key(name)
+                || self.handles.iter().any(|h| h == name)
+                || self.fn_names.contains(name)
+            {
+                return Err(src.error(name_node, &format!("redefinition of `{name}`")));
+            }
+            match spec.ty {
+                types::BaseTy::Thread => {
+                    if spec.atomic {
+                        return Err(src.unsupported(node, "atomic thread handle"));
+                    }
+                    if let Some(v) = init {
+                        return Err(src.unsupported(v, "initialiser for a thread handle"));
+                    }
+                    self.handles.push(name.to_string());
+                }
+                types::BaseTy::Int(ty) => {
+                    let value = match init {
+                        None => 0,
+                        Some(v) => ty.wrap(lower::const_eval(self, v)?),
+                    };
+                    self.global_index
+                        .insert(name.to_string(), self.globals.len());
+                    self.globals.push(Global {
+                        name: name.to_string(),
+                        atomic: spec.atomic,
+                        init: value,
+                        span: src.span(name_node),
+                    });
+                    self.global_tys.push(ty);
+                }
+                types::BaseTy::Void => {
+                    return Err(src.error(name_node, &format!("variable `{name}` has type void")));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Classifies the direct children of the translation unit with `toplevel.scm`, in document order.
+fn classify_items<'t>(root: Node<'t>, query: &Query, text: &[u8]) -> Vec<(Node<'t>, Item)> {
+    let names = query.capture_names();
+    let mut kinds: HashMap<usize, Item> = HashMap::new();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, root, text);
+    while let Some(m) = matches.next() {
+        for cap in m.captures() {
+            let item = match names.get(cap.index as usize).copied() {
+                Some("include") => Item::Include,
+                Some("comment") => Item::Comment,
+                Some("declaration") => Item::Declaration,
+                Some("function") => Item::Function,
+                _ => Item::Other,
+            };
+            let entry = kinds.entry(cap.node.id()).or_insert(item);
+            if *entry == Item::Other {
+                *entry = item;
+            }
+        }
+    }
+    let mut c = root.walk();
+    root.named_children(&mut c)
+        .map(|n| (n, kinds.get(&n.id()).copied().unwrap_or(Item::Other)))
+        .collect()
+}
+
+/// Names of the functions passed as the third argument of `pthread_create` inside `main_def`.
+fn spawned_functions(src: &Src, main_def: Node, query: &Query, text: &[u8]) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let Some(args_idx) = query.capture_index_for_name("args") else {
+        return out;
+    };
+    let Some(body) = main_def.child_by_field_name("body") else {
+        return out;
+    };
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, body, text);
+    while let Some(m) = matches.next() {
+        for cap in m.captures().iter().filter(|c| c.index == args_idx) {
+            let args = named_children(cap.node);
+            if let Some(f) = args.get(2) {
+                if f.kind() == "identifier" {
+                    out.insert(src.text(*f).to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn unsupported_item(src: &Src, node: Node) -> Diagnostic {
+    let what = match node.kind() {
+        "preproc_def" | "preproc_function_def" => {
+            "`#define` (macros are not supported)".to_string()
+        }
+        "preproc_if" | "preproc_ifdef" | "preproc_elif" | "preproc_else" => {
+            "preprocessor conditional".to_string()
+        }
+        "preproc_call" => {
+            let directive = node
+                .child_by_field_name("directive")
+                .map(|d| src.text(d))
+                .unwrap_or("#");
+            format!("preprocessor directive `{directive}`")
+        }
+        "type_definition" => "typedef".to_string(),
+        "struct_specifier" => "struct definition".to_string(),
+        "union_specifier" => "union definition".to_string(),
+        "enum_specifier" => "enum definition".to_string(),
+        "linkage_specification" => "linkage specification".to_string(),
+        k if k.ends_with("_statement") => "statement outside a function".to_string(),
+        k => format!("top-level `{k}`"),
+    };
+    src.unsupported(node, &what)
+}
+
+/// tree-sitter C does not parse the `_Atomic(T)` type specifier; rewrite it to `_Atomic T`
+/// by blanking the parentheses (keeping every byte offset, so spans stay exact).
+fn prepare_source(src: &str) -> String {
+    const KW: &[u8] = b"_Atomic";
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut bytes = src.as_bytes().to_vec();
+    let mut i = 0;
+    while i + KW.len() <= bytes.len() {
+        let whole_word = bytes[i..].starts_with(KW)
+            && (i == 0 || !is_ident(bytes[i - 1]))
+            && bytes.get(i + KW.len()).is_none_or(|b| !is_ident(*b));
+        if !whole_word {
+            i += 1;
+            continue;
+        }
+        let mut j = i + KW.len();
+        while j < bytes.len() && matches!(bytes[j], b' ' | b'\t') {
+            j += 1;
+        }
+        if bytes.get(j) == Some(&b'(') {
+            let mut depth = 0usize;
+            let mut close = None;
+            for (k, b) in bytes.iter().enumerate().skip(j) {
+                match b {
+                    b'(' => depth += 1,
+                    b')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            close = Some(k);
+                            break;
+                        }
+                    }
+                    b';' | b'{' | b'}' | b'\n' => break,
+                    _ => {}
+                }
+            }
+            if let Some(k) = close {
+                bytes[j] = b' ';
+                bytes[k] = b' ';
+            }
+        }
+        i += KW.len();
+    }
+    // Only ASCII bytes were replaced by ASCII bytes, so this cannot fail.
+    String::from_utf8(bytes).unwrap_or_else(|_| src.to_string())
+}
+
+/// The first `ERROR` or `MISSING` node in document order (iterative: no recursion).
+fn first_syntax_error(root: Node) -> Option<Node> {
+    if !root.has_error() {
+        return None;
+    }
+    let mut cursor = root.walk();
+    loop {
+        let n = cursor.node();
+        if n.is_error() || n.is_missing() {
+            return Some(n);
+        }
+        if n.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return None;
+            }
+        }
+    }
+}
+
+fn syntax_error(src: &Src, n: Node) -> Diagnostic {
+    let message = if n.is_missing() {
+        let kind = n.kind();
+        if kind.chars().any(|c| c.is_ascii_alphanumeric()) && n.is_named() {
+            format!("missing {}", kind.replace('_', " "))
+        } else {
+            format!("missing `{kind}`")
+        }
+    } else {
+        // The first token inside the error node.
+        let mut leaf = n;
+        while let Some(c) = leaf.child(0) {
+            leaf = c;
+        }
+        let text = src.text(leaf).trim();
+        let at_eof = n.end_byte() >= src.text.trim_end().len() && n.child_count() > 1;
+        if text.is_empty() || at_eof {
+            "unexpected end of file (unterminated construct starts here)".to_string()
+        } else {
+            let short: String = text.chars().take(24).collect();
+            let ellipsis = if short.len() < text.len() { "..." } else { "" };
+            format!("unexpected `{short}{ellipsis}`")
+        }
+    };
+    src.diag(n, DiagKind::Syntax, &message)
+}

@@ -1,0 +1,173 @@
+//! The command-line contract: exit codes, error format, `--write`, formats.
+
+mod common;
+
+use common::*;
+
+fn tmp_copy(fixture: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let dst = dir.path().join(std::path::Path::new(fixture).file_name().unwrap());
+    std::fs::copy(root().join(fixture), &dst).unwrap();
+    (dir, dst)
+}
+
+#[test]
+fn missing_file_is_an_input_error() {
+    let out = fensyn(&["check", "no/such/file.c"]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = stderr(&out);
+    assert!(err.starts_with("no/such/file.c:1:1: error: cannot read file"), "{err}");
+}
+
+#[test]
+fn syntax_and_unsupported_errors_have_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "syntax.c",
+            "int main(void) {\n    int x = ;\n    return 0;\n}\n",
+            "syntax.c:2:",
+            "syntax error",
+        ),
+        (
+            "loop.c",
+            "#include <stdatomic.h>\natomic_int x;\nint main(void) {\n    while (1) { }\n    return 0;\n}\n",
+            "loop.c:4:5: unsupported:",
+            "while",
+        ),
+        (
+            "call.c",
+            "#include <stdio.h>\nint main(void) {\n    printf(\"hi\");\n    return 0;\n}\n",
+            "call.c:3:5: unsupported:",
+            "printf",
+        ),
+    ];
+    for (name, text, prefix, needle) in cases {
+        std::fs::write(dir.path().join(name), text).unwrap();
+        for cmd in ["check", "fix"] {
+            let out = fensyn_in(dir.path(), &[cmd, name]);
+            assert_eq!(out.status.code(), Some(3), "{cmd} {name}: {}", stderr(&out));
+            let err = stderr(&out);
+            assert!(err.starts_with(prefix), "{cmd} {name}: {err}");
+            assert!(err.contains(needle), "{cmd} {name}: {err}");
+            assert!(stdout(&out).is_empty());
+        }
+    }
+}
+
+#[test]
+fn check_exit_codes_and_json() {
+    let out = fensyn(&["check", "fixtures/litmus/sb.c"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.contains("assertion `!(a == 0 && b == 0)` failed"), "{text}");
+    assert!(text.contains("first failing execution"), "{text}");
+
+    let out = fensyn(&["check", "fixtures/litmus/sb_sc.c", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    for key in ["file", "model", "complete", "executions", "blocked", "buggy", "errors"] {
+        assert!(j.get(key).is_some(), "missing {key} in {j}");
+    }
+    assert_eq!(j["model"], "rc11");
+}
+
+#[test]
+fn limits_make_the_result_incomplete() {
+    let out = fensyn(&["check", "fixtures/litmus/sb_sc.c", "--max-executions", "1", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(j["complete"], false);
+    let out = fensyn(&["fix", "fixtures/litmus/sb.c", "--max-executions", "2", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(4));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(j["status"], "incomplete");
+}
+
+#[test]
+fn fix_prints_a_patch_that_git_apply_accepts() {
+    let (dir, path) = tmp_copy("fixtures/litmus/mp.c");
+    let out = fensyn_in(dir.path(), &["fix", "mp.c"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let diff = stdout(&out);
+    assert!(diff.starts_with("--- a/mp.c\n+++ b/mp.c\n"), "{diff}");
+    assert!(diff.contains("+    atomic_thread_fence(memory_order_release);"), "{diff}");
+    assert!(diff.contains("+    atomic_thread_fence(memory_order_acquire);"), "{diff}");
+    // patch -p1 / git apply semantics: apply the diff with `git apply` when git is present.
+    std::fs::write(dir.path().join("fix.diff"), &diff).unwrap();
+    let applied = std::process::Command::new("git")
+        .args(["apply", "--unsafe-paths", "fix.diff"])
+        .current_dir(dir.path())
+        .status();
+    if let Ok(st) = applied {
+        assert!(st.success(), "git apply failed");
+        let out = fensyn_in(dir.path(), &["check", "mp.c"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    }
+    drop(path);
+}
+
+#[test]
+fn write_replaces_the_file_and_keeps_permissions() {
+    let (dir, path) = tmp_copy("fixtures/litmus/sb.c");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    }
+    let before = std::fs::read_to_string(&path).unwrap();
+    let out = fensyn_in(dir.path(), &["fix", "sb.c", "--write"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let after = std::fs::read_to_string(&path).unwrap();
+    assert_ne!(before, after);
+    assert_eq!(after.matches("atomic_thread_fence(memory_order_seq_cst);").count(), 2);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+    }
+    // No temporary file is left behind.
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    // The written program is clean: fixing again changes nothing.
+    let out = fensyn_in(dir.path(), &["fix", "sb.c", "--write"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), after);
+}
+
+#[test]
+fn write_refuses_a_file_that_changed() {
+    let (dir, path) = tmp_copy("fixtures/litmus/sb.c");
+    let original = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("{original}// edited\n")).unwrap();
+    let res = fensyn::cli::write_atomically(&path, &original, "replacement");
+    assert!(res.is_err());
+    assert!(std::fs::read_to_string(&path).unwrap().ends_with("// edited\n"));
+    drop(dir);
+}
+
+#[test]
+fn unfixable_program_exits_2_and_shows_the_execution() {
+    let out = fensyn(&["fix", "fixtures/litmus/race_final.c"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("not fixable with fences"), "{text}");
+    assert!(text.contains("T1 (t1)") || text.contains("T2 (t2)"), "{text}");
+}
+
+#[test]
+fn dot_output_is_a_graph() {
+    let out = fensyn(&["check", "fixtures/litmus/mp.c", "--format", "dot"]);
+    assert_eq!(out.status.code(), Some(1));
+    let dot = stdout(&out);
+    assert!(dot.starts_with("digraph execution {"), "{dot}");
+    assert!(dot.contains("label=rf"));
+}
+
+#[test]
+fn output_is_deterministic() {
+    let a = fensyn(&["fix", "fixtures/litmus/isa2.c", "--format", "json"]);
+    let b = fensyn(&["fix", "fixtures/litmus/isa2.c", "--format", "json"]);
+    assert_eq!(a.stdout, b.stdout);
+}

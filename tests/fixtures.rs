@@ -1,0 +1,142 @@
+//! Runs the real binary on every fixture that has a `NAME.expect.json` and compares:
+//!
+//! * `check --format json`: executions, buggy count, error kinds, exit code;
+//! * `fix --format json`: status, fence orders (as a sorted multiset), counts, weight, that the
+//!   fix was re-checked clean, and exit code;
+//! * the text diff of `fix` against the snapshot `NAME.fixed.diff` (regenerate with
+//!   `UPDATE_SNAPSHOTS=1 cargo test --test fixtures`).
+//!
+//! Expected values come from published litmus results and hand derivations, not from fensyn.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+
+fn expect_of(c: &Path) -> Option<Value> {
+    let p = c.with_extension("expect.json");
+    let text = std::fs::read_to_string(&p).ok()?;
+    Some(serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+}
+
+fn check_one(c: &Path, exp: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    let name = rel(c);
+    let mut fail = |msg: String| problems.push(format!("{name}: {msg}"));
+
+    // check
+    let out = fensyn(&["check", &name, "--format", "json"]);
+    let j: Value = serde_json::from_str(&stdout(&out))
+        .unwrap_or_else(|e| panic!("{name}: check JSON: {e}\n{}", stderr(&out)));
+    let ec = &exp["check"];
+    if let Some(n) = ec["executions"].as_u64() {
+        if j["executions"].as_u64() != Some(n) {
+            fail(format!("executions {} != expected {n}", j["executions"]));
+        }
+    }
+    let buggy = ec["buggy"].as_u64().expect("expect.check.buggy");
+    if j["buggy"].as_u64() != Some(buggy) {
+        fail(format!("buggy {} != expected {buggy}", j["buggy"]));
+    }
+    let want_code = if buggy > 0 { 1 } else { 0 };
+    if out.status.code() != Some(want_code) {
+        fail(format!("check exit {:?} != {want_code}", out.status.code()));
+    }
+    if j["complete"] != Value::Bool(true) {
+        fail("check not complete".into());
+    }
+    if let Some(kinds) = ec["errors"].as_array() {
+        let got: Vec<&str> = j["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["kind"].as_str().unwrap())
+            .collect();
+        for k in kinds {
+            if !got.contains(&k.as_str().unwrap()) {
+                fail(format!("missing error kind {k}; got {got:?}"));
+            }
+        }
+    }
+
+    // fix
+    let out = fensyn(&["fix", &name, "--format", "json"]);
+    let j: Value = serde_json::from_str(&stdout(&out))
+        .unwrap_or_else(|e| panic!("{name}: fix JSON: {e}\n{}", stderr(&out)));
+    let ef = &exp["fix"];
+    let status = ef["status"].as_str().unwrap();
+    if j["status"] != status {
+        fail(format!("fix status {} != {status}", j["status"]));
+    }
+    let want_code = match status {
+        "clean" => 0,
+        "fixed" => 1,
+        "unfixable" => 2,
+        _ => 4,
+    };
+    if out.status.code() != Some(want_code) {
+        fail(format!(
+            "fix exit {:?} != {want_code}: {}",
+            out.status.code(),
+            stderr(&out)
+        ));
+    }
+    if status == "fixed" {
+        let mut got: Vec<String> = j["fences"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["order"].as_str().unwrap().to_string())
+            .collect();
+        got.sort();
+        let mut want: Vec<String> = ef["orders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o.as_str().unwrap().to_string())
+            .collect();
+        want.sort();
+        if got != want {
+            fail(format!("fence orders {got:?} != {want:?}"));
+        }
+        for key in ["inserted", "strengthened", "weight"] {
+            if let Some(n) = ef[key].as_u64() {
+                if j[key].as_u64() != Some(n) {
+                    fail(format!("{key} {} != {n}", j[key]));
+                }
+            }
+        }
+        if j["verified"]["buggy"].as_u64() != Some(0) {
+            fail(format!("fix not verified clean: {}", j["verified"]));
+        }
+        // The text diff, against its snapshot.
+        let out = fensyn(&["fix", &name]);
+        let diff = stdout(&out);
+        let snap = c.with_extension("fixed.diff");
+        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+            std::fs::write(&snap, &diff).unwrap();
+        } else {
+            match std::fs::read_to_string(&snap) {
+                Ok(s) if s == diff => {}
+                Ok(s) => fail(format!("diff differs from {}:\n--- expected\n{s}\n--- got\n{diff}", rel(&snap))),
+                Err(_) => fail(format!("missing snapshot {} (UPDATE_SNAPSHOTS=1)", rel(&snap))),
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn fixtures_match_expectations() {
+    let mut problems = Vec::new();
+    let mut n = 0;
+    for c in fixtures() {
+        if let Some(exp) = expect_of(&c) {
+            n += 1;
+            problems.extend(check_one(&c, &exp));
+        }
+    }
+    assert!(n >= 10, "expected at least 10 fixtures with expectations, found {n}");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -1,0 +1,175 @@
+//! Soundness and optimality of synthesised fixes.
+//!
+//! * Soundness: every fix re-checks clean (the rewritten source is parsed and explored again).
+//! * Local optimality: removing any inserted fence, or weakening any chosen order by one step of
+//!   the lattice (sc → acq_rel → acq | rel → none; a strengthened fence back towards its
+//!   original order), leaves a buggy execution.
+//! * Global optimality on small fixtures: no fence set of lexicographically smaller cost (fewer
+//!   fences, or as many with less weight) over the candidate sites fixes every requirement.
+
+mod common;
+
+use common::*;
+use fensyn::checker::{self, CheckOptions, Limits, Model};
+use fensyn::cli::{repair, Repair};
+use fensyn::frontend::parse_c;
+use fensyn::ir::{MemOrder, Program};
+use fensyn::rewrite;
+use fensyn::synth::{self, Mode, Outcome};
+use fensyn::trace::{candidate_sites, requirements, Assignment, Site};
+
+fn load(path: &std::path::Path) -> (String, String, Program) {
+    let name = rel(path);
+    let src = std::fs::read_to_string(path).unwrap();
+    let prog = parse_c(&name, &src).unwrap_or_else(|d| panic!("{d}"));
+    (name, src, prog)
+}
+
+/// Writes `fences` into the source and counts the buggy executions of the result.
+fn buggy_with(name: &str, src: &str, prog: &Program, fences: &[(Site, MemOrder)]) -> u64 {
+    let edits: Vec<_> = fences
+        .iter()
+        .map(|&(s, o)| rewrite::fence_edit(src, prog, s, o).unwrap().0)
+        .collect();
+    let text = rewrite::apply(src, &edits).unwrap();
+    let p = parse_c(name, &text).unwrap_or_else(|d| panic!("{d}\n{text}"));
+    let res = checker::check(&p, &CheckOptions::default());
+    assert!(res.stats.incomplete.is_none());
+    res.stats.buggy
+}
+
+/// One-step weakenings of a chosen order; `None` means "no fence".
+fn weaker(o: MemOrder) -> Vec<Option<MemOrder>> {
+    match o {
+        MemOrder::SeqCst => vec![Some(MemOrder::AcqRel)],
+        MemOrder::AcqRel => vec![Some(MemOrder::Acquire), Some(MemOrder::Release)],
+        _ => vec![None],
+    }
+}
+
+fn fixed_fixtures() -> Vec<std::path::PathBuf> {
+    fixtures()
+        .into_iter()
+        .filter(|c| {
+            std::fs::read_to_string(c.with_extension("expect.json"))
+                .is_ok_and(|s| s.contains("\"fixed\""))
+        })
+        .collect()
+}
+
+#[test]
+fn every_fix_is_sound_and_locally_minimal() {
+    let mut checked = 0;
+    for path in fixed_fixtures() {
+        for mode in [Mode::Optimal, Mode::Fast] {
+            let (name, src, prog) = load(&path);
+            let Repair::Fixed { solution, verified, .. } =
+                repair(&name, &src, &prog, Model::Rc11, mode, Limits::default())
+            else {
+                panic!("{name}: expected a fix");
+            };
+            assert_eq!(verified.buggy, 0, "{name}");
+            if mode == Mode::Fast {
+                continue;
+            }
+            let chosen: Vec<(Site, MemOrder)> =
+                solution.fences.iter().map(|f| (f.site, f.order)).collect();
+            for (i, f) in solution.fences.iter().enumerate() {
+                for w in weaker(f.order) {
+                    // A strengthened program fence can only go back down to its original order.
+                    let w = match (w, f.previous) {
+                        (None, Some(prev)) => Some(prev),
+                        (Some(o), Some(prev)) if !prev.le(o) => continue,
+                        (w, _) => w,
+                    };
+                    let mut variant = chosen.clone();
+                    match w {
+                        Some(o) if Some(o) != f.previous => variant[i].1 = o,
+                        _ => {
+                            variant.remove(i);
+                        }
+                    }
+                    let bugs = buggy_with(&name, &src, &prog, &variant);
+                    assert!(
+                        bugs > 0,
+                        "{name}: weakening fence {i} ({:?} {}) to {w:?} still fixes the program",
+                        f.site,
+                        f.order
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 10, "only {checked} variants checked");
+}
+
+/// All assignments over `sites` using at most `k` sites.
+fn assignments(
+    sites: &[(Site, Option<MemOrder>, Vec<MemOrder>)],
+    k: usize,
+    start: usize,
+    cur: &mut Assignment,
+    out: &mut dyn FnMut(&Assignment),
+) {
+    out(cur);
+    if k == 0 {
+        return;
+    }
+    for i in start..sites.len() {
+        for &o in &sites[i].2 {
+            cur.set(sites[i].0, o);
+            assignments(sites, k - 1, i + 1, cur, out);
+            cur.orders.remove(&sites[i].0);
+        }
+    }
+}
+
+#[test]
+fn no_cheaper_fence_set_exists_on_small_fixtures() {
+    let mut compared = 0;
+    for path in fixed_fixtures() {
+        let (name, _src, prog) = load(&path);
+        let res = checker::check(&prog, &CheckOptions::default());
+        let Outcome::Fixed(sol) = synth::synthesize(&prog, &res.buggy, Model::Rc11, Mode::Optimal)
+        else {
+            panic!("{name}: expected a fix");
+        };
+        if sol.fences.len() > 2 {
+            continue; // the exhaustive search below grows too fast beyond two fences
+        }
+        let reqs = requirements(&res.buggy);
+        let sites = candidate_sites(&prog, &reqs);
+        let cost = |a: &Assignment| -> (usize, u32) {
+            let mut c = (0, 0);
+            for (s, base, _) in &sites {
+                if let Some(o) = a.get(*s) {
+                    match base {
+                        None => {
+                            c.0 += 1;
+                            c.1 += o.fence_weight();
+                        }
+                        Some(b) => c.1 += o.fence_weight() - b.fence_weight(),
+                    }
+                }
+            }
+            c
+        };
+        let best = (sol.inserted, sol.weight);
+        let mut cheaper_fix = None;
+        assignments(&sites, sites.len().min(sol.fences.len()), 0, &mut Assignment::default(), &mut |a| {
+            if cheaper_fix.is_none()
+                && cost(a) < best
+                && reqs.iter().all(|r| r.fixed_by(a, Model::Rc11).is_some())
+            {
+                cheaper_fix = Some(a.clone());
+            }
+        });
+        assert!(
+            cheaper_fix.is_none(),
+            "{name}: {cheaper_fix:?} is cheaper than the chosen fix {best:?}"
+        );
+        compared += 1;
+    }
+    assert!(compared >= 5, "only {compared} fixtures compared");
+}
