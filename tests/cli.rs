@@ -6,7 +6,9 @@ use common::*;
 
 fn tmp_copy(fixture: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let dst = dir.path().join(std::path::Path::new(fixture).file_name().unwrap());
+    let dst = dir
+        .path()
+        .join(std::path::Path::new(fixture).file_name().unwrap());
     std::fs::copy(root().join(fixture), &dst).unwrap();
     (dir, dst)
 }
@@ -16,7 +18,10 @@ fn missing_file_is_an_input_error() {
     let out = fensyn(&["check", "no/such/file.c"]);
     assert_eq!(out.status.code(), Some(3));
     let err = stderr(&out);
-    assert!(err.starts_with("no/such/file.c:1:1: error: cannot read file"), "{err}");
+    assert!(
+        err.starts_with("no/such/file.c:1:1: error: cannot read file"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -60,13 +65,24 @@ fn check_exit_codes_and_json() {
     let out = fensyn(&["check", "fixtures/litmus/sb.c"]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
-    assert!(text.contains("assertion `!(a == 0 && b == 0)` failed"), "{text}");
+    assert!(
+        text.contains("assertion `!(a == 0 && b == 0)` failed"),
+        "{text}"
+    );
     assert!(text.contains("first failing execution"), "{text}");
 
     let out = fensyn(&["check", "fixtures/litmus/sb_sc.c", "--format", "json"]);
     assert_eq!(out.status.code(), Some(0));
     let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-    for key in ["file", "model", "complete", "executions", "blocked", "buggy", "errors"] {
+    for key in [
+        "file",
+        "model",
+        "complete",
+        "executions",
+        "blocked",
+        "buggy",
+        "errors",
+    ] {
         assert!(j.get(key).is_some(), "missing {key} in {j}");
     }
     assert_eq!(j["model"], "rc11");
@@ -74,11 +90,25 @@ fn check_exit_codes_and_json() {
 
 #[test]
 fn limits_make_the_result_incomplete() {
-    let out = fensyn(&["check", "fixtures/litmus/sb_sc.c", "--max-executions", "1", "--format", "json"]);
+    let out = fensyn(&[
+        "check",
+        "fixtures/litmus/sb_sc.c",
+        "--max-executions",
+        "1",
+        "--format",
+        "json",
+    ]);
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(j["complete"], false);
-    let out = fensyn(&["fix", "fixtures/litmus/sb.c", "--max-executions", "2", "--format", "json"]);
+    let out = fensyn(&[
+        "fix",
+        "fixtures/litmus/sb.c",
+        "--max-executions",
+        "2",
+        "--format",
+        "json",
+    ]);
     assert_eq!(out.status.code(), Some(4));
     let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(j["status"], "incomplete");
@@ -91,8 +121,14 @@ fn fix_prints_a_patch_that_git_apply_accepts() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let diff = stdout(&out);
     assert!(diff.starts_with("--- a/mp.c\n+++ b/mp.c\n"), "{diff}");
-    assert!(diff.contains("+    atomic_thread_fence(memory_order_release);"), "{diff}");
-    assert!(diff.contains("+    atomic_thread_fence(memory_order_acquire);"), "{diff}");
+    assert!(
+        diff.contains("+    atomic_thread_fence(memory_order_release);"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+    atomic_thread_fence(memory_order_acquire);"),
+        "{diff}"
+    );
     // patch -p1 / git apply semantics: apply the diff with `git apply` when git is present.
     std::fs::write(dir.path().join("fix.diff"), &diff).unwrap();
     let applied = std::process::Command::new("git")
@@ -120,7 +156,12 @@ fn write_replaces_the_file_and_keeps_permissions() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let after = std::fs::read_to_string(&path).unwrap();
     assert_ne!(before, after);
-    assert_eq!(after.matches("atomic_thread_fence(memory_order_seq_cst);").count(), 2);
+    assert_eq!(
+        after
+            .matches("atomic_thread_fence(memory_order_seq_cst);")
+            .count(),
+        2
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -128,7 +169,10 @@ fn write_replaces_the_file_and_keeps_permissions() {
         assert_eq!(mode, 0o640);
     }
     // No temporary file is left behind.
-    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(names.len(), 1, "{names:?}");
     // The written program is clean: fixing again changes nothing.
     let out = fensyn_in(dir.path(), &["fix", "sb.c", "--write"]);
@@ -143,7 +187,9 @@ fn write_refuses_a_file_that_changed() {
     std::fs::write(&path, format!("{original}// edited\n")).unwrap();
     let res = fensyn::cli::write_atomically(&path, &original, "replacement");
     assert!(res.is_err());
-    assert!(std::fs::read_to_string(&path).unwrap().ends_with("// edited\n"));
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .ends_with("// edited\n"));
     drop(dir);
 }
 
@@ -153,7 +199,10 @@ fn unfixable_program_exits_2_and_shows_the_execution() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("not fixable with fences"), "{text}");
-    assert!(text.contains("T1 (t1)") || text.contains("T2 (t2)"), "{text}");
+    assert!(
+        text.contains("T1 (t1)") || text.contains("T2 (t2)"),
+        "{text}"
+    );
 }
 
 #[test]

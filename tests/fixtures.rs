@@ -119,8 +119,14 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
         } else {
             match std::fs::read_to_string(&snap) {
                 Ok(s) if s == diff => {}
-                Ok(s) => fail(format!("diff differs from {}:\n--- expected\n{s}\n--- got\n{diff}", rel(&snap))),
-                Err(_) => fail(format!("missing snapshot {} (UPDATE_SNAPSHOTS=1)", rel(&snap))),
+                Ok(s) => fail(format!(
+                    "diff differs from {}:\n--- expected\n{s}\n--- got\n{diff}",
+                    rel(&snap)
+                )),
+                Err(_) => fail(format!(
+                    "missing snapshot {} (UPDATE_SNAPSHOTS=1)",
+                    rel(&snap)
+                )),
             }
         }
     }
@@ -137,6 +143,9 @@ fn fixtures_match_expectations() {
             problems.extend(check_one(&c, &exp));
         }
     }
-    assert!(n >= 10, "expected at least 10 fixtures with expectations, found {n}");
+    assert!(
+        n >= 10,
+        "expected at least 10 fixtures with expectations, found {n}"
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -44,14 +44,22 @@ fn truncated_fixtures_never_panic() {
             cut += 7;
         }
     }
-    assert!(parsed > 0 && rejected > 0, "parsed {parsed}, rejected {rejected}");
+    assert!(
+        parsed > 0 && rejected > 0,
+        "parsed {parsed}, rejected {rejected}"
+    );
 }
 
 #[test]
 fn corrupted_bytes_never_panic() {
     for path in fixtures() {
         let src = std::fs::read_to_string(&path).unwrap();
-        for (i, repl) in [(0usize, "}"), (1, "("), (2, "/*"), (3, "\"")].iter().cycle().take(40).enumerate() {
+        for (i, repl) in [(0usize, "}"), (1, "("), (2, "/*"), (3, "\"")]
+            .iter()
+            .cycle()
+            .take(40)
+            .enumerate()
+        {
             let at = (i * 131) % src.len().max(1);
             let mut at = at;
             while !src.is_char_boundary(at) {

@@ -16,7 +16,7 @@ use fensyn::frontend::parse_c;
 use fensyn::ir::{MemOrder, Program};
 use fensyn::rewrite;
 use fensyn::synth::{self, Mode, Outcome};
-use fensyn::trace::{candidate_sites, requirements, Assignment, Site};
+use fensyn::trace::{candidate_sites, requirements, Assignment, Candidate, Site};
 
 fn load(path: &std::path::Path) -> (String, String, Program) {
     let name = rel(path);
@@ -63,8 +63,9 @@ fn every_fix_is_sound_and_locally_minimal() {
     for path in fixed_fixtures() {
         for mode in [Mode::Optimal, Mode::Fast] {
             let (name, src, prog) = load(&path);
-            let Repair::Fixed { solution, verified, .. } =
-                repair(&name, &src, &prog, Model::Rc11, mode, Limits::default())
+            let Repair::Fixed {
+                solution, verified, ..
+            } = repair(&name, &src, &prog, Model::Rc11, mode, Limits::default())
             else {
                 panic!("{name}: expected a fix");
             };
@@ -106,7 +107,7 @@ fn every_fix_is_sound_and_locally_minimal() {
 
 /// All assignments over `sites` using at most `k` sites.
 fn assignments(
-    sites: &[(Site, Option<MemOrder>, Vec<MemOrder>)],
+    sites: &[Candidate],
     k: usize,
     start: usize,
     cur: &mut Assignment,
@@ -117,10 +118,10 @@ fn assignments(
         return;
     }
     for i in start..sites.len() {
-        for &o in &sites[i].2 {
-            cur.set(sites[i].0, o);
+        for &o in &sites[i].orders {
+            cur.set(sites[i].site, o);
             assignments(sites, k - 1, i + 1, cur, out);
-            cur.orders.remove(&sites[i].0);
+            cur.orders.remove(&sites[i].site);
         }
     }
 }
@@ -141,30 +142,36 @@ fn no_cheaper_fence_set_exists_on_small_fixtures() {
         let reqs = requirements(&res.buggy);
         let sites = candidate_sites(&prog, &reqs);
         let cost = |a: &Assignment| -> (usize, u32) {
-            let mut c = (0, 0);
-            for (s, base, _) in &sites {
-                if let Some(o) = a.get(*s) {
-                    match base {
+            let mut total = (0, 0);
+            for cand in &sites {
+                if let Some(o) = a.get(cand.site) {
+                    match cand.base {
                         None => {
-                            c.0 += 1;
-                            c.1 += o.fence_weight();
+                            total.0 += 1;
+                            total.1 += o.fence_weight();
                         }
-                        Some(b) => c.1 += o.fence_weight() - b.fence_weight(),
+                        Some(b) => total.1 += o.fence_weight() - b.fence_weight(),
                     }
                 }
             }
-            c
+            total
         };
         let best = (sol.inserted, sol.weight);
         let mut cheaper_fix = None;
-        assignments(&sites, sites.len().min(sol.fences.len()), 0, &mut Assignment::default(), &mut |a| {
-            if cheaper_fix.is_none()
-                && cost(a) < best
-                && reqs.iter().all(|r| r.fixed_by(a, Model::Rc11).is_some())
-            {
-                cheaper_fix = Some(a.clone());
-            }
-        });
+        assignments(
+            &sites,
+            sites.len().min(sol.fences.len()),
+            0,
+            &mut Assignment::default(),
+            &mut |a| {
+                if cheaper_fix.is_none()
+                    && cost(a) < best
+                    && reqs.iter().all(|r| r.fixed_by(a, Model::Rc11).is_some())
+                {
+                    cheaper_fix = Some(a.clone());
+                }
+            },
+        );
         assert!(
             cheaper_fix.is_none(),
             "{name}: {cheaper_fix:?} is cheaper than the chosen fix {best:?}"

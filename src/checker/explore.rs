@@ -39,7 +39,10 @@ pub enum Incomplete {
     MaxExecutions(u64),
     Timeout,
     /// A thread ran a local loop without touching memory for too long.
-    LocalLoop { thread: usize, func: String },
+    LocalLoop {
+        thread: usize,
+        func: String,
+    },
 }
 
 /// What a visitor wants the explorer to do next.
@@ -92,7 +95,9 @@ enum Pending {
     /// Write, fence or spawn: always enabled.
     Other,
     /// Join of a thread that finished (enabled) or not yet (waiting).
-    Join { ready: bool },
+    Join {
+        ready: bool,
+    },
 }
 
 #[derive(Clone)]
@@ -163,11 +168,18 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         if self.should_stop() {
             return;
         }
-        // Run every thread up to its next event.
-        for t in 0..st.th.len() {
-            if let Err(inc) = self.run_local(&mut st, t) {
-                self.stats.incomplete = Some(inc);
-                return;
+        // Run every thread up to its next event. A thread that stops can make another stop too
+        // (a join of a failed thread waits forever), so repeat until nothing changes.
+        loop {
+            let before: Vec<Option<ThreadEnd>> = st.g.threads.iter().map(|t| t.end).collect();
+            for t in 0..st.th.len() {
+                if let Err(inc) = self.run_local(&mut st, t) {
+                    self.stats.incomplete = Some(inc);
+                    return;
+                }
+            }
+            if st.g.threads.iter().map(|t| t.end).eq(before) {
+                break;
             }
         }
         // Collect the canonical choices.
@@ -240,7 +252,10 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                         st.th[t].regs[*dst] = v;
                         st.th[t].pc += 1;
                     }
-                    Err(_) => return Ok(self.fail_ub(st, t, pc)),
+                    Err(_) => {
+                        self.fail_ub(st, t, pc);
+                        return Ok(());
+                    }
                 },
                 Instr::Assert { cond, text } => match cond.eval(regs) {
                     Ok(0) => {
@@ -259,12 +274,18 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                         return Ok(());
                     }
                     Ok(_) => st.th[t].pc += 1,
-                    Err(_) => return Ok(self.fail_ub(st, t, pc)),
+                    Err(_) => {
+                        self.fail_ub(st, t, pc);
+                        return Ok(());
+                    }
                 },
                 Instr::BranchIfZero { cond, target } => match cond.eval(regs) {
                     Ok(0) => st.th[t].pc = *target,
                     Ok(_) => st.th[t].pc += 1,
-                    Err(_) => return Ok(self.fail_ub(st, t, pc)),
+                    Err(_) => {
+                        self.fail_ub(st, t, pc);
+                        return Ok(());
+                    }
                 },
                 Instr::Jump { target } => st.th[t].pc = *target,
                 Instr::Slot(s) => {
@@ -280,10 +301,19 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     // A join of a thread that stopped on a bug waits forever.
                     let child = match tid.eval(regs) {
                         Ok(c) => c,
-                        Err(_) => return Ok(self.fail_ub(st, t, pc)),
+                        Err(_) => {
+                            self.fail_ub(st, t, pc);
+                            return Ok(());
+                        }
                     };
-                    match usize::try_from(child).ok().filter(|&c| c < st.th.len()) {
-                        None => return Ok(self.fail_ub(st, t, pc)),
+                    match usize::try_from(child)
+                        .ok()
+                        .filter(|&c| c < st.th.len() && c != t)
+                    {
+                        None => {
+                            self.fail_ub(st, t, pc);
+                            return Ok(());
+                        }
                         Some(c) => {
                             if matches!(st.g.threads[c].end, Some(ThreadEnd::Failed(_)))
                                 || matches!(st.g.threads[c].end, Some(ThreadEnd::Stuck))
@@ -294,10 +324,20 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                         }
                     }
                 }
-                Instr::Load { .. } | Instr::Store { .. } | Instr::Fence { .. } => return Ok(()),
+                Instr::Load { .. } | Instr::Fence { .. } => return Ok(()),
+                Instr::Store { val, .. } => {
+                    // Evaluate now: a division by zero stops the thread before the write.
+                    if val.eval(regs).is_err() {
+                        self.fail_ub(st, t, pc);
+                    }
+                    return Ok(());
+                }
                 Instr::Spawn { arg, .. } => {
                     if arg.eval(regs).is_err() {
-                        return Ok(self.fail_ub(st, t, pc));
+                        {
+                            self.fail_ub(st, t, pc);
+                            return Ok(());
+                        };
                     }
                     return Ok(());
                 }
@@ -359,7 +399,15 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         self.last_event(&st.g, c).unwrap_or(0)
     }
 
-    fn event(&self, st: &State, t: usize, kind: EventKind, loc: Option<usize>, order: MemOrder, value: i64) -> Event {
+    fn event(
+        &self,
+        st: &State,
+        t: usize,
+        kind: EventKind,
+        loc: Option<usize>,
+        order: MemOrder,
+        value: i64,
+    ) -> Event {
         let func = &self.prog.functions[st.g.threads[t].func];
         Event {
             thread: t,
@@ -415,7 +463,14 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             Instr::Spawn { func, arg, dst } => {
                 let mut next = st.clone();
                 let child = next.th.len();
-                let ev = self.event(st, t, EventKind::Spawn { child }, None, MemOrder::NonAtomic, 0);
+                let ev = self.event(
+                    st,
+                    t,
+                    EventKind::Spawn { child },
+                    None,
+                    MemOrder::NonAtomic,
+                    0,
+                );
                 let id = next.g.push(ev);
                 let f = &self.prog.functions[func];
                 let mut regs = vec![0; f.reg_names.len()];
@@ -444,7 +499,14 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             Instr::Join { tid } => {
                 let mut next = st.clone();
                 let child = tid.eval(&st.th[t].regs).unwrap_or(0) as usize;
-                let ev = self.event(st, t, EventKind::Join { child }, None, MemOrder::NonAtomic, 0);
+                let ev = self.event(
+                    st,
+                    t,
+                    EventKind::Join { child },
+                    None,
+                    MemOrder::NonAtomic,
+                    0,
+                );
                 let id = next.g.push(ev);
                 Self::note_move(&mut next, t, id);
                 self.run(next);
@@ -460,7 +522,11 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             unreachable!("add_read called on a non-load")
         };
         let bound = st.th[t].bound;
-        let sources: Vec<usize> = st.g.mo[loc].iter().copied().filter(|&w| w >= bound).collect();
+        let sources: Vec<usize> = st.g.mo[loc]
+            .iter()
+            .copied()
+            .filter(|&w| w >= bound)
+            .collect();
         let any = !sources.is_empty();
         for w in sources {
             let mut next = st.clone();

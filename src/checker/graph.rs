@@ -21,9 +21,13 @@ pub enum EventKind {
     Write,
     Fence,
     /// Thread creation; the child's events are po-after it.
-    Spawn { child: usize },
+    Spawn {
+        child: usize,
+    },
     /// Thread join; the child's events are po-before it.
-    Join { child: usize },
+    Join {
+        child: usize,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -189,13 +193,11 @@ impl ExecutionGraph {
     /// The events that `roots` depend on: their downward closure under po ∪ rf (including the
     /// spawn/join edges between threads), plus the initialisation writes.
     pub fn porf_prefix(&self, roots: &[EventId]) -> Vec<bool> {
-        let n = self.len();
-        let mut keep = vec![false; n];
-        for e in 0..n {
-            if self.events[e].kind == EventKind::Init {
-                keep[e] = true;
-            }
-        }
+        let mut keep: Vec<bool> = self
+            .events
+            .iter()
+            .map(|ev| ev.kind == EventKind::Init)
+            .collect();
         let mut stack: Vec<EventId> = roots.to_vec();
         while let Some(e) = stack.pop() {
             if keep[e] && self.events[e].kind != EventKind::Init {

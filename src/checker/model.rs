@@ -88,8 +88,8 @@ impl Relations {
         let mut po_base = Rel::new(n);
         for (e, event) in ev.iter().enumerate() {
             if event.thread == INIT_THREAD {
-                for f in 0..n {
-                    if ev[f].thread != INIT_THREAD {
+                for (f, other) in ev.iter().enumerate() {
+                    if other.thread != INIT_THREAD {
                         po_base.add(e, f);
                     }
                 }
@@ -136,16 +136,15 @@ impl Relations {
         // rs = [W] ; po|loc? ; [W ⊒ rlx] ; (rf ; rmw)*
         let is_w = |e: usize| ev[e].is_write();
         let same_loc = |a: usize, b: usize| ev[a].loc.is_some() && ev[a].loc == ev[b].loc;
-        let po_loc = po.filter(|a, b| same_loc(a, b));
+        let po_loc = po.filter(same_loc);
         let rs0 = po_loc
             .opt()
             .restrict(is_w, |e| is_w(e) && ev[e].order.is_atomic());
         let rf_rmw = rf.seq(&rmw);
         let rs = rs0.union(&rs0.seq(&rf_rmw.plus()));
         // sw = [E ⊒ rel] ; ([F] ; po)? ; rs ; rf ; [R ⊒ rlx] ; (po ; [F])? ; [E ⊒ acq]
-        let rel_side = Rel::identity_on(n, |e| ev[e].order.is_release()).union(
-            &po.restrict(|a| ev[a].is_fence() && ev[a].order.is_release(), |_| true),
-        );
+        let rel_side = Rel::identity_on(n, |e| ev[e].order.is_release())
+            .union(&po.restrict(|a| ev[a].is_fence() && ev[a].order.is_release(), |_| true));
         let acq_side = Rel::identity_on(n, |e| ev[e].order.is_acquire())
             .union(&po.restrict(|_| true, |b| ev[b].is_fence() && ev[b].order.is_acquire()));
         let rf_atomic = rf.restrict(|_| true, |r| ev[r].is_read() && ev[r].order.is_atomic());

@@ -243,7 +243,10 @@ mod tests {
         b.add(1, 3);
         let ab = a.seq(&b);
         assert_eq!(ab.pairs().collect::<Vec<_>>(), vec![(0, 2), (0, 3)]);
-        assert_eq!(ab.inverse().pairs().collect::<Vec<_>>(), vec![(2, 0), (3, 0)]);
+        assert_eq!(
+            ab.inverse().pairs().collect::<Vec<_>>(),
+            vec![(2, 0), (3, 0)]
+        );
         assert!(b.seq(&a).is_empty());
         assert_eq!(a.opt().pairs().count(), 5);
     }

@@ -127,8 +127,16 @@ fn load(path: &Path, err: Out) -> Result<(String, Program), i32> {
                 let bytes = e.as_bytes();
                 let at = e.utf8_error().valid_up_to();
                 let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-                let column = at - bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
-                let _ = writeln!(err, "{name}:{line}:{column}: error: the file is not valid UTF-8");
+                let column = at
+                    - bytes[..at]
+                        .iter()
+                        .rposition(|&b| b == b'\n')
+                        .map_or(0, |i| i + 1)
+                    + 1;
+                let _ = writeln!(
+                    err,
+                    "{name}:{line}:{column}: error: the file is not valid UTF-8"
+                );
                 return Err(EXIT_INPUT);
             }
         },
@@ -181,7 +189,11 @@ fn cmd_check(common: &CommonArgs, first: bool, out: Out, err: Out) -> i32 {
                 buggy: stats.buggy,
                 errors: report::error_entries(&prog, &res.buggy),
             };
-            let _ = writeln!(out, "{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&j).unwrap_or_default()
+            );
         }
         Format::Text => {
             let _ = write!(
@@ -210,7 +222,9 @@ fn cmd_check(common: &CommonArgs, first: bool, out: Out, err: Out) -> i32 {
 
 /// The result of repairing one file in memory.
 pub enum Repair {
-    Clean { executions: u64 },
+    Clean {
+        executions: u64,
+    },
     Fixed {
         solution: synth::Solution,
         positions: Vec<Position>,
@@ -233,7 +247,14 @@ pub enum Repair {
 }
 
 /// Checks, synthesises, rewrites and re-checks one program. Pure apart from the clock.
-pub fn repair(name: &str, src: &str, prog: &Program, model: Model, mode: Mode, lim: Limits) -> Repair {
+pub fn repair(
+    name: &str,
+    src: &str,
+    prog: &Program,
+    model: Model,
+    mode: Mode,
+    lim: Limits,
+) -> Repair {
     let res = checker::check(
         prog,
         &CheckOptions {
@@ -344,7 +365,11 @@ fn cmd_fix(common: &CommonArgs, mode: Mode, write: bool, out: Out, err: Out) -> 
                 buggy: 0,
             });
             if !json {
-                let _ = writeln!(err, "{name}: no bugs in {executions} executions under {}; nothing to fix", common.model);
+                let _ = writeln!(
+                    err,
+                    "{name}: no bugs in {executions} executions under {}; nothing to fix",
+                    common.model
+                );
             }
             EXIT_OK
         }
@@ -353,7 +378,11 @@ fn cmd_fix(common: &CommonArgs, mode: Mode, write: bool, out: Out, err: Out) -> 
             j.executions = executions;
             j.reason = Some(report::incomplete_text(&why));
             if !json {
-                let _ = writeln!(err, "{name}: exploration incomplete: {}", report::incomplete_text(&why));
+                let _ = writeln!(
+                    err,
+                    "{name}: exploration incomplete: {}",
+                    report::incomplete_text(&why)
+                );
             }
             EXIT_INCOMPLETE
         }
@@ -412,7 +441,11 @@ fn cmd_fix(common: &CommonArgs, mode: Mode, write: bool, out: Out, err: Out) -> 
             j.buggy = buggy;
             let diff = rewrite::unified_diff(&src, &fixed_source, &name);
             if !json {
-                let _ = write!(err, "{}", report::fix_summary(&name, &solution, &positions, verified));
+                let _ = write!(
+                    err,
+                    "{}",
+                    report::fix_summary(&name, &solution, &positions, verified)
+                );
             }
             if write {
                 match write_atomically(&common.file, &src, &fixed_source) {
@@ -438,7 +471,11 @@ fn cmd_fix(common: &CommonArgs, mode: Mode, write: bool, out: Out, err: Out) -> 
         }
     };
     if json {
-        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&j).unwrap_or_default()
+        );
     }
     code
 }
@@ -457,7 +494,10 @@ pub fn write_atomically(path: &Path, old: &str, new: &str) -> std::io::Result<()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let perms = std::fs::metadata(path)?.permissions();
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{file_name}.fensyn-{}.tmp", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;

@@ -42,11 +42,17 @@ pub enum MemOrder {
 impl MemOrder {
     /// `self ⊒ rel`.
     pub fn is_release(self) -> bool {
-        matches!(self, MemOrder::Release | MemOrder::AcqRel | MemOrder::SeqCst)
+        matches!(
+            self,
+            MemOrder::Release | MemOrder::AcqRel | MemOrder::SeqCst
+        )
     }
     /// `self ⊒ acq`.
     pub fn is_acquire(self) -> bool {
-        matches!(self, MemOrder::Acquire | MemOrder::AcqRel | MemOrder::SeqCst)
+        matches!(
+            self,
+            MemOrder::Acquire | MemOrder::AcqRel | MemOrder::SeqCst
+        )
     }
     pub fn is_sc(self) -> bool {
         self == MemOrder::SeqCst
@@ -247,7 +253,11 @@ pub enum Instr {
     /// `dst := load(loc, order)`; `order` is `NonAtomic` for a plain read of a global.
     Load { dst: Reg, loc: Loc, order: MemOrder },
     /// `store(loc, val, order)`; `order` is `NonAtomic` for a plain write of a global.
-    Store { loc: Loc, val: Expr, order: MemOrder },
+    Store {
+        loc: Loc,
+        val: Expr,
+        order: MemOrder,
+    },
     /// A fence written in the program (`atomic_thread_fence`). Its statement is what a fix may
     /// strengthen.
     Fence { order: MemOrder },
@@ -304,10 +314,7 @@ pub enum SlotPlace {
     Before { stmt: StmtId },
     /// At the end of a block, after its last statement `after` (if any), before the closing
     /// brace whose span is `close`.
-    BlockEnd {
-        after: Option<StmtId>,
-        close: Span,
-    },
+    BlockEnd { after: Option<StmtId>, close: Span },
 }
 
 /// A program point where a fence can be written.

@@ -241,7 +241,12 @@ pub fn fence_entries(sol: &Solution, positions: &[Position]) -> Vec<FenceJson> {
 }
 
 /// A one-paragraph text summary of a fix, for stderr.
-pub fn fix_summary(file: &str, sol: &Solution, positions: &[Position], verified: Verified) -> String {
+pub fn fix_summary(
+    file: &str,
+    sol: &Solution,
+    positions: &[Position],
+    verified: Verified,
+) -> String {
     let mut out = String::new();
     let n = sol.fences.len();
     let _ = writeln!(
@@ -286,12 +291,19 @@ pub fn fix_summary(file: &str, sol: &Solution, positions: &[Position], verified:
 
 /// An execution graph in Graphviz DOT: one cluster per thread, po, rf and mo edges.
 pub fn execution_dot(prog: &Program, g: &ExecutionGraph) -> String {
-    let mut out = String::from("digraph execution {\n  rankdir=TB;\n  node [shape=box, fontname=monospace];\n");
+    let mut out = String::from(
+        "digraph execution {\n  rankdir=TB;\n  node [shape=box, fontname=monospace];\n",
+    );
     let id = |e: usize| format!("e{e}");
     let _ = writeln!(out, "  subgraph cluster_init {{ label=\"init\";");
     for (e, ev) in g.events.iter().enumerate() {
         if ev.thread == INIT_THREAD {
-            let _ = writeln!(out, "    {} [label=\"{}\"];", id(e), event_label(prog, g, e));
+            let _ = writeln!(
+                out,
+                "    {} [label=\"{}\"];",
+                id(e),
+                event_label(prog, g, e)
+            );
         }
     }
     out.push_str("  }\n");
@@ -317,12 +329,22 @@ pub fn execution_dot(prog: &Program, g: &ExecutionGraph) -> String {
     }
     for (r, w) in g.rf.iter().enumerate() {
         if let Some(w) = w {
-            let _ = writeln!(out, "  {} -> {} [label=rf, color=green, constraint=false];", id(*w), id(r));
+            let _ = writeln!(
+                out,
+                "  {} -> {} [label=rf, color=green, constraint=false];",
+                id(*w),
+                id(r)
+            );
         }
     }
     for ws in &g.mo {
         for p in ws.windows(2) {
-            let _ = writeln!(out, "  {} -> {} [label=mo, color=orange, constraint=false];", id(p[0]), id(p[1]));
+            let _ = writeln!(
+                out,
+                "  {} -> {} [label=mo, color=orange, constraint=false];",
+                id(p[0]),
+                id(p[1])
+            );
         }
     }
     out.push_str("}\n");

@@ -41,7 +41,10 @@ impl fmt::Display for RewriteError {
             RewriteError::Overlap { at } => write!(f, "overlapping edits at byte {at}"),
             RewriteError::OutOfRange { at } => write!(f, "edit outside the file at byte {at}"),
             RewriteError::NoOrderArgument { line } => {
-                write!(f, "the fence on line {line} has no memory-order argument to edit")
+                write!(
+                    f,
+                    "the fence on line {line} has no memory-order argument to edit"
+                )
             }
         }
     }
@@ -113,7 +116,9 @@ pub fn fence_edit(
     match site {
         Site::Existing(stmt) => {
             let s = &prog.stmts[stmt];
-            let span = s.order_span.ok_or(RewriteError::NoOrderArgument { line: s.span.line })?;
+            let span = s
+                .order_span
+                .ok_or(RewriteError::NoOrderArgument { line: s.span.line })?;
             Ok((
                 Edit {
                     start: span.start,
@@ -254,8 +259,14 @@ mod tests {
             end: 5,
             text: String::new(),
         };
-        assert!(matches!(apply(src, &[e2, e3]), Err(RewriteError::Overlap { .. })));
-        assert!(apply(src, &[e1.clone(), e1]).is_ok(), "two insertions at one point");
+        assert!(matches!(
+            apply(src, &[e2, e3]),
+            Err(RewriteError::Overlap { .. })
+        ));
+        assert!(
+            apply(src, &[e1.clone(), e1]).is_ok(),
+            "two insertions at one point"
+        );
     }
 
     #[test]

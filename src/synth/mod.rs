@@ -24,8 +24,12 @@
 
 use crate::checker::{ExecutionGraph, Model};
 use crate::ir::{MemOrder, Program};
-use crate::trace::{candidate_sites, requirements, Assignment, Requirement, Site, Violation};
-use good_lp::{microlp, variable, Expression, ProblemVariables, Solution as _, SolverModel, Variable};
+use crate::trace::{
+    candidate_sites, requirements, Assignment, Candidate, Requirement, Site, Violation,
+};
+use good_lp::{
+    microlp, variable, Expression, ProblemVariables, Solution as _, SolverModel, Variable,
+};
 
 /// Optimal (FenSyng) or one trace at a time (fastFenSyng).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -83,8 +87,7 @@ pub enum Outcome {
 struct Problem<'a> {
     model: Model,
     reqs: &'a [Requirement],
-    /// `(site, base order, orders it may take)`.
-    sites: Vec<(Site, Option<MemOrder>, Vec<MemOrder>)>,
+    sites: Vec<Candidate>,
 }
 
 /// Synthesises fences for the buggy graphs of `prog`.
@@ -130,28 +133,38 @@ fn unfixable_reason(r: &Requirement, no_sites: bool) -> String {
 impl Problem<'_> {
     fn top(&self) -> Assignment {
         let mut a = Assignment::default();
-        for (s, _, _) in &self.sites {
-            a.set(*s, MemOrder::SeqCst);
+        for c in &self.sites {
+            a.set(c.site, MemOrder::SeqCst);
         }
         a
     }
 
     fn unfixed(&self, a: &Assignment) -> Option<&Requirement> {
-        self.reqs.iter().find(|r| r.fixed_by(a, self.model).is_none())
+        self.reqs
+            .iter()
+            .find(|r| r.fixed_by(a, self.model).is_none())
     }
 
     /// A clause from a requirement `r` that `a` leaves unfixed: grow `a` to a maximal assignment
     /// still leaving `r` unfixed; every fix needs a (site, order) not below it.
     fn clause(&self, r: &Requirement, a: &Assignment) -> Vec<(usize, MemOrder)> {
         let mut grown = a.clone();
-        for (s, _, options) in &self.sites {
+        for Candidate {
+            site: s,
+            orders: options,
+            ..
+        } in &self.sites
+        {
             // Try the strongest orders first; stop at the first that keeps r unfixed.
             for &o in options.iter().rev() {
-                if grown.get(*s).is_some_and(|cur| o.le(cur)) {
-                    break;
+                // Only ever raise: the grown assignment must stay above `a`.
+                let cur = grown.get(*s);
+                let raised = cur.map_or(o, |c| c.join(o));
+                if cur == Some(raised) {
+                    continue;
                 }
                 let mut trial = grown.clone();
-                trial.set(*s, o);
+                trial.set(*s, raised);
                 if r.fixed_by(&trial, self.model).is_none() {
                     grown = trial;
                     break;
@@ -159,8 +172,9 @@ impl Problem<'_> {
             }
         }
         let mut clause = Vec::new();
-        for (i, (s, _, options)) in self.sites.iter().enumerate() {
-            for &o in options {
+        for (i, c) in self.sites.iter().enumerate() {
+            let s = &c.site;
+            for &o in &c.orders {
                 if !grown.get(*s).is_some_and(|cur| o.le(cur)) {
                     clause.push((i, o));
                 }
@@ -171,7 +185,7 @@ impl Problem<'_> {
 
     /// Cost of a (site, order) pair: (new fences, weight).
     fn cost(&self, i: usize, o: MemOrder) -> (u32, u32) {
-        match self.sites[i].1 {
+        match self.sites[i].base {
             None => (1, o.fence_weight()),
             Some(base) => (0, o.fence_weight() - base.fence_weight()),
         }
@@ -183,9 +197,9 @@ impl Problem<'_> {
         let mut x: Vec<Vec<(MemOrder, Variable)>> = Vec::new();
         let max_weight: u32 = self.sites.len() as u32 * 3 + 1;
         let mut objective = Expression::from(0.0);
-        for (i, (_, _, options)) in self.sites.iter().enumerate() {
+        for (i, c) in self.sites.iter().enumerate() {
             let mut row = Vec::new();
-            for &o in options {
+            for &o in &c.orders {
                 let v = vars.add(variable().binary());
                 let (count, weight) = self.cost(i, o);
                 objective += (count as f64 * max_weight as f64 + weight as f64) * v;
@@ -197,7 +211,7 @@ impl Problem<'_> {
         for (i, row) in x.iter().enumerate() {
             let total: Expression = row.iter().map(|(_, v)| *v).sum();
             model = model.with(total.clone().leq(1.0));
-            if let Some(min) = floor.get(self.sites[i].0) {
+            if let Some(min) = floor.get(self.sites[i].site) {
                 let at_least: Expression = row
                     .iter()
                     .filter(|(o, _)| min.le(*o))
@@ -220,7 +234,7 @@ impl Problem<'_> {
         for (i, row) in x.iter().enumerate() {
             for (o, v) in row {
                 if sol.value(*v) > 0.5 {
-                    a.set(self.sites[i].0, *o);
+                    a.set(self.sites[i].site, *o);
                 }
             }
         }
@@ -235,7 +249,17 @@ impl Problem<'_> {
             let a = self.solve(&clauses, &Assignment::default());
             match self.unfixed(&a) {
                 None => return (a, rounds),
-                Some(r) => clauses.push(self.clause(r, &a)),
+                Some(r) => {
+                    let c = self.clause(r, &a);
+                    debug_assert!(
+                        !c.iter().any(|&(i, o)| a.get(self.sites[i].site) == Some(o)),
+                        "a clause must exclude the candidate it came from"
+                    );
+                    if std::env::var_os("FENSYN_DEBUG").is_some() {
+                        eprintln!("round {rounds}: candidate {:?} -> clause {:?}", a.orders, c);
+                    }
+                    clauses.push(c)
+                }
             }
         }
     }
@@ -262,7 +286,7 @@ impl Problem<'_> {
     fn describe(&self, assignment: Assignment, iterations: usize) -> Solution {
         let mut fences = Vec::new();
         let (mut inserted, mut strengthened, mut weight) = (0, 0, 0);
-        for (i, (site, base, _)) in self.sites.iter().enumerate() {
+        for (i, Candidate { site, base, .. }) in self.sites.iter().enumerate() {
             let Some(order) = assignment.get(*site) else {
                 continue;
             };

@@ -84,10 +84,9 @@ pub struct Requirement {
 impl Requirement {
     /// Whether `a` fixes this requirement under `model`, and how.
     pub fn fixed_by(&self, a: &Assignment, model: Model) -> Option<Violation> {
-        let (g, map) = self.graph.with_fences(
-            &|s| a.get(Site::Slot(s)),
-            &|st| a.get(Site::Existing(st)),
-        );
+        let (g, map) = self
+            .graph
+            .with_fences(&|s| a.get(Site::Slot(s)), &|st| a.get(Site::Existing(st)));
         let rels = Relations::compute(&g);
         if let Some(ax) = model.violation_with(&g, &rels) {
             return Some(match ax {
@@ -108,9 +107,7 @@ impl Requirement {
     /// The thesis's intermediate trace (§6.3.1): this graph with a candidate fence of `order` at
     /// every slot its threads passed, and every program fence raised to at least `order`.
     pub fn intermediate(&self, order: MemOrder) -> ExecutionGraph {
-        self.graph
-            .with_fences(&|_| Some(order), &|_| Some(order))
-            .0
+        self.graph.with_fences(&|_| Some(order), &|_| Some(order)).0
     }
 
     /// A weak cycle: with acq_rel fences everywhere, a cycle of `hb ; eco?` (coherence).
@@ -172,7 +169,10 @@ pub fn requirements(buggy: &[ExecutionGraph]) -> Vec<Requirement> {
                 race: bug.race.map(|(x, y)| (map[x], map[y])),
                 ..bug.clone()
             };
-            let key = (sub.canonical_key(), format!("{:?}", (bug.kind, bug.stmt, &bug.witness, bug.race)));
+            let key = (
+                sub.canonical_key(),
+                format!("{:?}", (bug.kind, bug.stmt, &bug.witness, bug.race)),
+            );
             if seen.insert(key) {
                 out.push(Requirement {
                     graph_index: gi,
@@ -185,13 +185,27 @@ pub fn requirements(buggy: &[ExecutionGraph]) -> Vec<Requirement> {
     out
 }
 
+/// A place a fence can go, with the order it has now (for a program fence) and the orders a
+/// solution may give it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    pub site: Site,
+    /// The order of an existing program fence; `None` for a new slot.
+    pub base: Option<MemOrder>,
+    /// Orders a solution may choose, weakest first.
+    pub orders: Vec<MemOrder>,
+}
+
+/// Where each slot sits in each requirement: `(requirement, [(thread, events before)])`.
+type SlotSignature = Vec<(usize, Vec<(usize, usize)>)>;
+
 /// The candidate sites of a set of requirements and the orders each can take.
 ///
 /// Slots that sit at the same positions in every requirement graph are interchangeable: only
 /// the first (in slot order, i.e. source order) is kept. Slots never passed in any requirement
 /// cannot help and are left out. Existing fences can be raised to any stronger order.
-pub fn candidate_sites(prog: &Program, reqs: &[Requirement]) -> Vec<(Site, Option<MemOrder>, Vec<MemOrder>)> {
-    let mut signature: BTreeMap<SlotId, Vec<(usize, Vec<(usize, usize)>)>> = BTreeMap::new();
+pub fn candidate_sites(prog: &Program, reqs: &[Requirement]) -> Vec<Candidate> {
+    let mut signature: BTreeMap<SlotId, SlotSignature> = BTreeMap::new();
     let mut existing: BTreeMap<StmtId, MemOrder> = BTreeMap::new();
     for (ri, r) in reqs.iter().enumerate() {
         for (s, pos) in r.slot_positions() {
@@ -203,7 +217,11 @@ pub fn candidate_sites(prog: &Program, reqs: &[Requirement]) -> Vec<(Site, Optio
     let mut out = Vec::new();
     for (s, sig) in signature {
         if s < prog.slots.len() && seen_sig.insert(sig) {
-            out.push((Site::Slot(s), None, MemOrder::FENCE_ORDERS.to_vec()));
+            out.push(Candidate {
+                site: Site::Slot(s),
+                base: None,
+                orders: MemOrder::FENCE_ORDERS.to_vec(),
+            });
         }
     }
     for (st, base) in existing {
@@ -213,7 +231,11 @@ pub fn candidate_sites(prog: &Program, reqs: &[Requirement]) -> Vec<(Site, Optio
             .filter(|&o| o != base && base.le(o))
             .collect();
         if !stronger.is_empty() {
-            out.push((Site::Existing(st), Some(base), stronger));
+            out.push(Candidate {
+                site: Site::Existing(st),
+                base: Some(base),
+                orders: stronger,
+            });
         }
     }
     out
