@@ -56,8 +56,16 @@ pub struct CheckJson<'a> {
     pub errors: Vec<ErrorEntry>,
 }
 
-fn source_line(src: &str, line: usize) -> &str {
-    src.lines().nth(line.saturating_sub(1)).unwrap_or("").trim()
+/// Source line `line`, trimmed, shortened to at most `width` characters.
+fn source_line(src: &str, line: usize, width: usize) -> String {
+    let text = src.lines().nth(line.saturating_sub(1)).unwrap_or("").trim();
+    if text.chars().count() <= width {
+        text.to_string()
+    } else {
+        let mut s: String = text.chars().take(width - 1).collect();
+        s.push('…');
+        s
+    }
 }
 
 fn event_label(prog: &Program, g: &ExecutionGraph, e: usize) -> String {
@@ -93,6 +101,13 @@ pub fn render_execution(prog: &Program, src: &str, g: &ExecutionGraph) -> String
     for (t, tr) in g.threads.iter().enumerate() {
         let fname = &prog.functions[tr.func].name;
         let _ = writeln!(out, "  T{t} ({fname}):");
+        if !tr
+            .events
+            .iter()
+            .any(|&e| g.events[e].is_access() || g.events[e].is_fence())
+        {
+            let _ = writeln!(out, "         (no shared-memory events)");
+        }
         for &e in &tr.events {
             let ev = &g.events[e];
             if matches!(ev.kind, EventKind::Spawn { .. } | EventKind::Join { .. }) {
@@ -112,7 +127,7 @@ pub fn render_execution(prog: &Program, src: &str, g: &ExecutionGraph) -> String
             let _ = writeln!(
                 out,
                 "    {line:>4} | {:<44} {}",
-                source_line(src, line),
+                source_line(src, line, 44),
                 label
             );
         }

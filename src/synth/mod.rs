@@ -115,18 +115,21 @@ pub fn synthesize(prog: &Program, buggy: &[ExecutionGraph], model: Model, mode: 
 }
 
 fn unfixable_reason(r: &Requirement, no_sites: bool) -> String {
-    let what = match r.bug.kind {
-        crate::checker::BugKind::Race => "the race",
-        _ => "the failure",
-    };
     if no_sites {
-        format!("{what} needs no shared-memory reordering: no fence position can affect it")
-    } else {
-        format!(
-            "{what} happens even with a seq_cst fence at every position: the execution is \
-             allowed by the memory model whatever fences are added (the bug is in the program's \
-             logic or needs stronger access orders)"
-        )
+        return "no fence position lies between the events this bug depends on: it is a \
+                plain logic error, not a reordering"
+            .into();
+    }
+    match r.bug.kind {
+        crate::checker::BugKind::Race => "the racing accesses stay unordered even with a seq_cst \
+             fence at every position: fences only synchronise along reads-from edges, and in \
+             this execution no read connects the two threads in the needed direction (the \
+             access needs a guard, or the program needs stronger access orders)"
+            .into(),
+        _ => "the execution stays consistent even with a seq_cst fence at every position: the \
+              memory model allows it whatever fences are added (the bug is in the program's \
+              logic, or needs read-modify-writes or stronger access orders)"
+            .into(),
     }
 }
 
