@@ -2,7 +2,8 @@
 //!
 //! A [`Program`] is a set of globals (shared memory locations) and functions. Each function is a
 //! flat list of [`Instr`]uctions executed by a per-thread interpreter with local registers. Memory
-//! is touched only by [`Instr::Load`], [`Instr::Store`] and [`Instr::Fence`]; expressions
+//! is touched only by [`Instr::Load`], [`Instr::Store`], [`Instr::Rmw`], [`Instr::Cas`] and
+//! [`Instr::Fence`]; expressions
 //! ([`Expr`]) are pure and act on registers only, so the front end lowers every memory access in
 //! an expression to a `Load` into a temporary register first.
 //!
@@ -247,6 +248,32 @@ impl Expr {
     }
 }
 
+/// The operation of a read-modify-write: the new value is `op(old, operand)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RmwOp {
+    /// `atomic_exchange`: the new value is the operand.
+    Xchg,
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+}
+
+impl RmwOp {
+    /// The value an RMW writes when it read `old`.
+    pub fn apply(self, old: i64, operand: i64) -> i64 {
+        match self {
+            RmwOp::Xchg => operand,
+            RmwOp::Add => old.wrapping_add(operand),
+            RmwOp::Sub => old.wrapping_sub(operand),
+            RmwOp::And => old & operand,
+            RmwOp::Or => old | operand,
+            RmwOp::Xor => old ^ operand,
+        }
+    }
+}
+
 /// One IR instruction. `pc` values in jumps are indices into [`Function::body`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Instr {
@@ -258,6 +285,34 @@ pub enum Instr {
         val: Expr,
         order: MemOrder,
     },
+    /// Atomic read-modify-write (`atomic_exchange`, `atomic_fetch_add`, …): reads the old
+    /// value into `dst` and writes `op(old, val)`, atomically (RC11 atomicity).
+    Rmw {
+        dst: Reg,
+        loc: Loc,
+        op: RmwOp,
+        val: Expr,
+        order: MemOrder,
+    },
+    /// Compare-and-swap: reads the old value into `old`; if it equals `expected`, writes
+    /// `desired` (an RMW with `order`) and sets `ok` to 1, else it is only a read with
+    /// `fail_order` and `ok` is 0. The front end copies `old` into C's `expected` variable
+    /// (a no-op on success, where they are equal).
+    Cas {
+        ok: Reg,
+        old: Reg,
+        loc: Loc,
+        expected: Expr,
+        desired: Expr,
+        order: MemOrder,
+        fail_order: MemOrder,
+    },
+    /// `assume(cond)` / the exit condition of an await loop: when false, the thread blocks
+    /// forever (the execution is reported as blocked, not as a bug).
+    Assume { cond: Expr },
+    /// The head of loop `id` (an index unique in the program): each time it is reached counts
+    /// one iteration; past the unroll bound the thread is cut and the bound is reported.
+    LoopHead { id: usize },
     /// A fence written in the program (`atomic_thread_fence`). Its statement is what a fix may
     /// strengthen.
     Fence { order: MemOrder },
@@ -430,7 +485,28 @@ impl Program {
                             return Err(format!("{}: bad slot", f.name));
                         }
                     }
-                    Instr::Fence { .. } | Instr::Return => {}
+                    Instr::Rmw { dst, loc, val, .. } => {
+                        if *dst >= nregs || *loc >= self.globals.len() {
+                            return Err(format!("{}: bad rmw", f.name));
+                        }
+                        check_expr(val)?;
+                    }
+                    Instr::Cas {
+                        ok,
+                        old,
+                        loc,
+                        expected,
+                        desired,
+                        ..
+                    } => {
+                        if *ok >= nregs || *old >= nregs || *loc >= self.globals.len() {
+                            return Err(format!("{}: bad cas", f.name));
+                        }
+                        check_expr(expected)?;
+                        check_expr(desired)?;
+                    }
+                    Instr::Assume { cond } => check_expr(cond)?,
+                    Instr::LoopHead { .. } | Instr::Fence { .. } | Instr::Return => {}
                 }
             }
         }
