@@ -28,11 +28,12 @@
 
 use fensyn::checker::graph::ThreadTrace;
 use fensyn::checker::{
-    explore, Control, Event, EventKind, ExecutionGraph, Limits, Model, ThreadEnd, INIT_THREAD,
+    explore, Control, Event, EventKind, ExecutionGraph, Limits, Model, Stats, ThreadEnd,
+    DEFAULT_UNROLL, INIT_THREAD,
 };
 use fensyn::ir::{
-    BinOp, Expr, FuncId, Function, Global, Instr, MemOrder, Program, Slot, SlotPlace, Span, Stmt,
-    StmtKind,
+    BinOp, Expr, FuncId, Function, Global, Instr, MemOrder, Program, RmwOp, Slot, SlotPlace, Span,
+    Stmt, StmtKind,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -195,6 +196,7 @@ struct Derived {
     po: Rel,
     rf: Rel,
     mo: Rel,
+    rmw: Rel,
     fr: Rel,
     eco: Rel,
     hb: Rel,
@@ -227,21 +229,35 @@ fn derive(g: &ExecutionGraph, po: &Rel) -> Derived {
         }
     }
     let eco = rf.union(&mo).union(&fr).plus();
+    let mut rmw = Rel::empty(n);
+    for &(r, w) in &g.rmw {
+        rmw.add(r, w);
+    }
+    // rs = [W] ; po|loc? ; [W ⊒ rlx] ; (rf ; rmw)*
+    let mut rs = Rel::empty(n);
+    for h in 0..n {
+        for w in 0..n {
+            if is_write(&ev[h])
+                && is_write(&ev[w])
+                && ord_atomic(ev[w].order)
+                && (h == w || (po.has(h, w) && same_loc(&ev[h], &ev[w])))
+            {
+                rs.add(h, w);
+            }
+        }
+    }
+    let rf_rmw = rf.seq(&rmw);
+    // (rf ; rmw)* = id ∪ (rf ; rmw)+
+    let rs = rs.union(&rs.seq(&rf_rmw.plus()));
     // sw = [E ⊒ rel] ; ([F] ; po)? ; rs ; rf ; [R ⊒ rlx] ; (po ; [F])? ; [E ⊒ acq]
-    // with rs = [W] ; po|loc? ; [W ⊒ rlx]   (rmw is empty)
     let mut sw = Rel::empty(n);
     for r in 0..n {
         if !is_read(&ev[r]) || !ord_atomic(ev[r].order) {
             continue;
         }
         let Some(w) = g.rf[r] else { continue };
-        if !is_write(&ev[w]) || !ord_atomic(ev[w].order) {
-            continue;
-        }
         // Heads of release sequences ending in w.
-        let heads: Vec<usize> = (0..n)
-            .filter(|&h| is_write(&ev[h]) && (h == w || (po.has(h, w) && same_loc(&ev[h], &ev[w]))))
-            .collect();
+        let heads: Vec<usize> = (0..n).filter(|&h| rs.has(h, w)).collect();
         let mut sources = BTreeSet::new();
         for &h in &heads {
             if ord_rel(ev[h].order) {
@@ -273,10 +289,17 @@ fn derive(g: &ExecutionGraph, po: &Rel) -> Derived {
         po: po.clone(),
         rf,
         mo,
+        rmw,
         fr,
         eco,
         hb,
     }
+}
+
+/// Atomicity (§2, axiom 2; also required by `sc`): `rmw ∩ (fr ; mo) = ∅`.
+fn atomicity_holds(d: &Derived) -> bool {
+    let fr_mo = d.fr.seq(&d.mo);
+    d.rmw.pairs().into_iter().all(|(r, w)| !fr_mo.has(r, w))
 }
 
 /// The first RC11 axiom (§2) that fails, if any.
@@ -295,7 +318,10 @@ fn rc11_violation(g: &ExecutionGraph, d: &Derived) -> Option<&'static str> {
             }
         }
     }
-    // 2. Atomicity: no RMWs exist, nothing to check (asserted by the run enumeration).
+    // 2. Atomicity.
+    if !atomicity_holds(d) {
+        return Some("atomicity");
+    }
     // 3. psc acyclic.
     let mut po_nloc = Rel::empty(n);
     let mut hb_loc = Rel::empty(n);
@@ -350,8 +376,11 @@ fn rc11_violation(g: &ExecutionGraph, d: &Derived) -> Option<&'static str> {
     None
 }
 
-/// SC (§3): acyclic(po ∪ rf ∪ mo ∪ fr).
+/// SC (§3): acyclic(po ∪ rf ∪ mo ∪ fr), and atomicity.
 fn sc_violation(_g: &ExecutionGraph, d: &Derived) -> Option<&'static str> {
+    if !atomicity_holds(d) {
+        return Some("atomicity");
+    }
     if !d.po.union(&d.rf).union(&d.mo).union(&d.fr).acyclic() {
         return Some("sc");
     }

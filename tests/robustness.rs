@@ -28,7 +28,7 @@ fn truncated_fixtures_never_panic() {
                     let opts = CheckOptions {
                         limits: Limits {
                             max_executions: Some(50),
-                            deadline: None,
+                            ..Limits::default()
                         },
                         ..CheckOptions::default()
                     };

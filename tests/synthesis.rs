@@ -27,10 +27,7 @@ fn load(path: &std::path::Path) -> (String, String, Program) {
 
 /// Writes `fences` into the source and counts the buggy executions of the result.
 fn buggy_with(name: &str, src: &str, prog: &Program, fences: &[(Site, MemOrder)]) -> u64 {
-    let edits: Vec<_> = fences
-        .iter()
-        .map(|&(s, o)| rewrite::fence_edit(src, prog, s, o).unwrap().0)
-        .collect();
+    let (edits, _) = rewrite::fence_edits(src, prog, fences).unwrap();
     let text = rewrite::apply(src, &edits).unwrap();
     let p = parse_c(name, &text).unwrap_or_else(|d| panic!("{d}\n{text}"));
     let res = checker::check(&p, &CheckOptions::default());

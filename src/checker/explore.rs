@@ -38,6 +38,11 @@ const LOCAL_STEP_LIMIT: usize = 1_000_000;
 pub enum Incomplete {
     MaxExecutions(u64),
     Timeout,
+    /// Loops reached the unroll bound in `cut` executions and no bug was found.
+    LoopBound {
+        unroll: u32,
+        cut: u64,
+    },
     /// A thread ran a local loop without touching memory for too long.
     LocalLoop {
         thread: usize,
@@ -57,6 +62,18 @@ pub enum Control {
 pub struct Limits {
     pub max_executions: Option<u64>,
     pub deadline: Option<Instant>,
+    /// How many times one thread may reach one loop's head ([`DEFAULT_UNROLL`] when `None`).
+    /// A `for`/`while` loop of k iterations reaches its head k + 1 times.
+    pub unroll: Option<u32>,
+}
+
+/// The default loop bound: how often a thread may reach one loop's head.
+pub const DEFAULT_UNROLL: u32 = 8;
+
+impl Limits {
+    pub fn unroll(&self) -> u32 {
+        self.unroll.unwrap_or(DEFAULT_UNROLL)
+    }
 }
 
 /// Counters of one exploration.
@@ -64,9 +81,14 @@ pub struct Limits {
 pub struct Stats {
     /// Complete consistent executions visited.
     pub executions: u64,
-    /// Executions cut because they can never complete (assume/await; none in this version).
+    /// Executions in which a thread blocked forever (a false `assume`, an await loop whose
+    /// condition never changes). Not counted in `executions`.
     pub blocked: u64,
-    /// Executions with at least one bug.
+    /// Executions cut because a loop reached the unroll bound. Not counted in `executions`;
+    /// when non-zero the exploration is not a proof.
+    pub bounded: u64,
+    /// Executions with at least one bug (including blocked or cut ones: the bug's prefix is
+    /// real whatever happens after it).
     pub buggy: u64,
     /// Set when the exploration stopped early.
     pub incomplete: Option<Incomplete>,
@@ -87,6 +109,8 @@ struct ThreadState {
     status: Status,
     /// A read of this thread must read from a write with id ≥ bound (see module docs).
     bound: usize,
+    /// How often each loop head was reached.
+    loops: std::collections::BTreeMap<usize, u32>,
 }
 
 /// The next event a running thread wants to add.
@@ -137,6 +161,7 @@ where
             regs: vec![0; main.reg_names.len()],
             status: Status::Running,
             bound: 0,
+            loops: Default::default(),
         }],
     };
     let mut ex = Explorer {
@@ -315,8 +340,10 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                             return Ok(());
                         }
                         Some(c) => {
-                            if matches!(st.g.threads[c].end, Some(ThreadEnd::Failed(_)))
-                                || matches!(st.g.threads[c].end, Some(ThreadEnd::Stuck))
+                            // Anything but a normal return means the join never returns.
+                            if st.g.threads[c]
+                                .end
+                                .is_some_and(|e| e != ThreadEnd::Finished)
                             {
                                 self.finish(st, t, ThreadEnd::Stuck);
                             }
@@ -325,6 +352,41 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     }
                 }
                 Instr::Load { .. } | Instr::Fence { .. } => return Ok(()),
+                Instr::Rmw { val, .. } => {
+                    if val.eval(regs).is_err() {
+                        self.fail_ub(st, t, pc);
+                    }
+                    return Ok(());
+                }
+                Instr::Cas {
+                    expected, desired, ..
+                } => {
+                    if expected.eval(regs).is_err() || desired.eval(regs).is_err() {
+                        self.fail_ub(st, t, pc);
+                    }
+                    return Ok(());
+                }
+                Instr::Assume { cond } => match cond.eval(regs) {
+                    Ok(0) => {
+                        self.finish(st, t, ThreadEnd::Blocked);
+                        return Ok(());
+                    }
+                    Ok(_) => st.th[t].pc += 1,
+                    Err(_) => {
+                        self.fail_ub(st, t, pc);
+                        return Ok(());
+                    }
+                },
+                Instr::LoopHead { id } => {
+                    let unroll = self.limits.unroll();
+                    let count = st.th[t].loops.entry(*id).or_insert(0);
+                    *count += 1;
+                    if *count > unroll {
+                        self.finish(st, t, ThreadEnd::Bounded);
+                        return Ok(());
+                    }
+                    st.th[t].pc += 1;
+                }
                 Instr::Store { val, .. } => {
                     // Evaluate now: a division by zero stops the thread before the write.
                     if val.eval(regs).is_err() {
@@ -379,7 +441,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
 
     fn pending(&self, st: &State, t: usize) -> Pending {
         match self.instr(st, t) {
-            Instr::Load { .. } => Pending::Read,
+            Instr::Load { .. } | Instr::Rmw { .. } | Instr::Cas { .. } => Pending::Read,
             Instr::Join { tid } => {
                 let c = tid.eval(&st.th[t].regs).unwrap_or(0) as usize;
                 Pending::Join {
@@ -492,6 +554,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     regs,
                     status: Status::Running,
                     bound: 0,
+                    loops: Default::default(),
                 });
                 Self::note_move(&mut next, t, id);
                 self.run(next);
@@ -515,11 +578,13 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         }
     }
 
-    /// Branches on the rf source of thread `t`'s pending read. Returns whether any source was
-    /// allowed by the canonical-order bound.
+    /// Branches on the rf source of thread `t`'s pending read (a load, or the read part of an
+    /// RMW or CAS). Returns whether any source was allowed by the canonical-order bound.
     fn add_read(&mut self, st: &State, t: usize) -> bool {
-        let Instr::Load { dst, loc, order } = self.instr(st, t).clone() else {
-            unreachable!("add_read called on a non-load")
+        let ins = self.instr(st, t).clone();
+        let loc = match &ins {
+            Instr::Load { loc, .. } | Instr::Rmw { loc, .. } | Instr::Cas { loc, .. } => *loc,
+            _ => unreachable!("add_read called on a non-read"),
         };
         let bound = st.th[t].bound;
         let sources: Vec<usize> = st.g.mo[loc]
@@ -528,13 +593,25 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             .filter(|&w| w >= bound)
             .collect();
         let any = !sources.is_empty();
+        let regs = &st.th[t].regs;
         for w in sources {
             let mut next = st.clone();
             let value = st.g.events[w].value;
-            let ev = self.event(st, t, EventKind::Read, Some(loc), order, value);
+            let (read_order, write, sets) = read_effect(&ins, regs, value);
+            let ev = self.event(st, t, EventKind::Read, Some(loc), read_order, value);
             let id = next.g.push(ev);
             next.g.rf[id] = Some(w);
-            next.th[t].regs[dst] = value;
+            if let Some((wo, v)) = write {
+                // Atomicity: the write part is immediately mo-after the write it read from.
+                let wev = self.event(st, t, EventKind::Write, Some(loc), wo, v);
+                let wid = next.g.push(wev);
+                let pos = next.g.mo[loc].iter().position(|&x| x == w).unwrap_or(0) + 1;
+                next.g.mo[loc].insert(pos, wid);
+                next.g.rmw.push((id, wid));
+            }
+            for (r, v) in sets {
+                next.th[t].regs[r] = v;
+            }
             Self::note_move(&mut next, t, id);
             if self.model.violation(&next.g).is_none() {
                 self.run(next);
@@ -567,17 +644,75 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             });
         }
         if let Some(max) = self.limits.max_executions {
-            if self.stats.executions >= max {
+            if self.stats.executions + self.stats.blocked + self.stats.bounded >= max {
                 self.stats.incomplete = Some(Incomplete::MaxExecutions(max));
                 return;
             }
         }
-        self.stats.executions += 1;
+        let ends = || st.g.threads.iter().map(|t| t.end);
+        if ends().any(|e| e == Some(ThreadEnd::Bounded)) {
+            self.stats.bounded += 1;
+        } else if ends().any(|e| e == Some(ThreadEnd::Blocked)) {
+            self.stats.blocked += 1;
+        } else {
+            self.stats.executions += 1;
+        }
         if !st.g.bugs.is_empty() {
             self.stats.buggy += 1;
         }
         if (self.visit)(&st.g) == Control::Stop {
             self.stats.stopped = true;
         }
+    }
+}
+
+/// What a reading instruction does when it reads `value`: the order of its read event, the
+/// write part of an RMW (order and value) if it writes, and the registers it sets.
+type ReadEffect = (MemOrder, Option<(MemOrder, i64)>, Vec<(usize, i64)>);
+
+fn read_effect(ins: &Instr, regs: &[i64], value: i64) -> ReadEffect {
+    match ins {
+        Instr::Load { dst, order, .. } => (*order, None, vec![(*dst, value)]),
+        Instr::Rmw {
+            dst,
+            op,
+            val,
+            order,
+            ..
+        } => {
+            let (r, w) = split_rmw_order(*order);
+            let new = op.apply(value, val.eval(regs).unwrap_or(0));
+            (r, Some((w, new)), vec![(*dst, value)])
+        }
+        Instr::Cas {
+            ok,
+            old,
+            expected,
+            desired,
+            order,
+            fail_order,
+            ..
+        } => {
+            if expected.eval(regs).unwrap_or(0) == value {
+                let (r, w) = split_rmw_order(*order);
+                let d = desired.eval(regs).unwrap_or(0);
+                (r, Some((w, d)), vec![(*old, value), (*ok, 1)])
+            } else {
+                (*fail_order, None, vec![(*old, value), (*ok, 0)])
+            }
+        }
+        _ => unreachable!("read_effect of a non-read"),
+    }
+}
+
+/// The orders of the read and write parts of an RMW of order `o`: the read part carries the
+/// acquire half, the write part the release half, and both parts of a seq_cst RMW are sc.
+pub fn split_rmw_order(o: MemOrder) -> (MemOrder, MemOrder) {
+    match o {
+        MemOrder::Acquire => (MemOrder::Acquire, MemOrder::Relaxed),
+        MemOrder::Release => (MemOrder::Relaxed, MemOrder::Release),
+        MemOrder::AcqRel => (MemOrder::Acquire, MemOrder::Release),
+        MemOrder::SeqCst => (MemOrder::SeqCst, MemOrder::SeqCst),
+        other => (other, other),
     }
 }

@@ -66,8 +66,12 @@ pub enum ThreadEnd {
     Finished,
     /// Stopped by a failed assertion or undefined behaviour (index into `bugs`).
     Failed(usize),
-    /// Waiting forever (joining a thread that failed).
+    /// Waiting forever (joining a thread that failed, blocked or was cut).
     Stuck,
+    /// Blocked forever by a false `assume` (or an await loop that would spin forever).
+    Blocked,
+    /// Cut at the loop unroll bound.
+    Bounded,
 }
 
 /// One thread of an execution.

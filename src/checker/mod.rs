@@ -13,7 +13,7 @@ pub mod graph;
 pub mod model;
 pub mod relation;
 
-pub use explore::{explore, Control, Incomplete, Limits, Stats};
+pub use explore::{explore, Control, Incomplete, Limits, Stats, DEFAULT_UNROLL};
 pub use graph::{Bug, BugKind, Event, EventId, EventKind, ExecutionGraph, ThreadEnd, INIT_THREAD};
 pub use model::{Axiom, Model, Relations};
 

@@ -69,6 +69,10 @@ pub struct CommonArgs {
     /// Stop after this many seconds (the result is then incomplete, exit code 4).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// Loop bound: how often one thread may reach one loop's head (a loop of k iterations
+    /// reaches it k + 1 times). Executions that need more are cut and reported.
+    #[arg(long, value_name = "N", default_value_t = checker::DEFAULT_UNROLL)]
+    pub unroll: u32,
 }
 
 #[derive(Subcommand, Debug)]
@@ -161,6 +165,7 @@ fn limits(common: &CommonArgs) -> Limits {
             .timeout
             .filter(|t| t.is_finite() && *t >= 0.0)
             .map(|t| Instant::now() + Duration::from_secs_f64(t)),
+        unroll: Some(common.unroll),
     }
 }
 
@@ -183,9 +188,10 @@ fn cmd_check(common: &CommonArgs, first: bool, out: Out, err: Out) -> i32 {
             let j = CheckJson {
                 file: &name,
                 model: common.model,
-                complete: stats.incomplete.is_none() && !stats.stopped,
+                complete: stats.incomplete.is_none() && !stats.stopped && stats.bounded == 0,
                 executions: stats.executions,
                 blocked: stats.blocked,
+                bounded: stats.bounded,
                 buggy: stats.buggy,
                 errors: report::error_entries(&prog, &res.buggy),
             };
@@ -213,7 +219,7 @@ fn cmd_check(common: &CommonArgs, first: bool, out: Out, err: Out) -> i32 {
     }
     if !res.buggy.is_empty() {
         EXIT_BUG
-    } else if stats.incomplete.is_some() {
+    } else if stats.incomplete.is_some() || stats.bounded > 0 {
         EXIT_INCOMPLETE
     } else {
         EXIT_OK
@@ -269,6 +275,15 @@ pub fn repair(
         return Repair::Incomplete { why, executions };
     }
     if res.buggy.is_empty() {
+        if res.stats.bounded > 0 {
+            return Repair::Incomplete {
+                why: checker::Incomplete::LoopBound {
+                    unroll: lim.unroll(),
+                    cut: res.stats.bounded,
+                },
+                executions,
+            };
+        }
         return Repair::Clean { executions };
     }
     let solution = match synth::synthesize(prog, &res.buggy, model, mode) {
@@ -281,17 +296,11 @@ pub fn repair(
             }
         }
     };
-    let mut edits = Vec::new();
-    let mut positions = Vec::new();
-    for f in &solution.fences {
-        match rewrite::fence_edit(src, prog, f.site, f.order) {
-            Ok((e, p)) => {
-                edits.push(e);
-                positions.push(p);
-            }
-            Err(e) => return Repair::Internal(format!("cannot place a fence: {e}")),
-        }
-    }
+    let chosen: Vec<_> = solution.fences.iter().map(|f| (f.site, f.order)).collect();
+    let (edits, positions) = match rewrite::fence_edits(src, prog, &chosen) {
+        Ok(x) => x,
+        Err(e) => return Repair::Internal(format!("cannot place the fences: {e}")),
+    };
     let fixed_source = match rewrite::apply(src, &edits) {
         Ok(s) => s,
         Err(e) => return Repair::Internal(format!("cannot apply the edits: {e}")),
@@ -327,6 +336,7 @@ pub fn repair(
         verified: Verified {
             executions: re.stats.executions,
             buggy: re.stats.buggy,
+            bounded: re.stats.bounded,
         },
         executions,
         buggy,
@@ -363,6 +373,7 @@ fn cmd_fix(common: &CommonArgs, mode: Mode, write: bool, out: Out, err: Out) -> 
             j.verified = Some(Verified {
                 executions,
                 buggy: 0,
+                bounded: 0,
             });
             if !json {
                 let _ = writeln!(

@@ -52,6 +52,8 @@ pub struct CheckJson<'a> {
     pub complete: bool,
     pub executions: u64,
     pub blocked: u64,
+    /// Executions cut at the loop bound (`--unroll`); when non-zero, `complete` is false.
+    pub bounded: u64,
     pub buggy: u64,
     pub errors: Vec<ErrorEntry>,
 }
@@ -176,6 +178,14 @@ pub fn check_text(
         "{file}: {} executions under {model}, {} blocked: {verdict}",
         stats.executions, stats.blocked
     );
+    if stats.bounded > 0 {
+        let _ = writeln!(
+            out,
+            "{file}: warning: {} execution{} cut at the loop bound; raise --unroll to explore further",
+            stats.bounded,
+            if stats.bounded == 1 { "" } else { "s" }
+        );
+    }
     out
 }
 
@@ -183,6 +193,10 @@ pub fn incomplete_text(why: &crate::checker::Incomplete) -> String {
     match why {
         crate::checker::Incomplete::MaxExecutions(n) => format!("stopped after {n} executions"),
         crate::checker::Incomplete::Timeout => "timeout".into(),
+        crate::checker::Incomplete::LoopBound { unroll, cut } => format!(
+            "{cut} execution{} cut at the loop bound (--unroll {unroll}); no bug found below it",
+            if *cut == 1 { "" } else { "s" }
+        ),
         crate::checker::Incomplete::LocalLoop { thread, func } => {
             format!("thread T{thread} ({func}) loops without touching shared memory")
         }
@@ -207,6 +221,8 @@ pub struct FenceJson {
 pub struct Verified {
     pub executions: u64,
     pub buggy: u64,
+    /// Executions of the fixed program cut at the loop bound: the fix is verified up to it.
+    pub bounded: u64,
 }
 
 /// `fensyn fix --format json`.
@@ -274,6 +290,13 @@ pub fn fix_summary(
         verified.executions,
         verified.buggy
     );
+    if verified.bounded > 0 {
+        let _ = writeln!(
+            out,
+            "  verified up to the loop bound only: {} executions of the fixed program were cut",
+            verified.bounded
+        );
+    }
     for (f, p) in sol.fences.iter().zip(positions) {
         let how: BTreeSet<&str> = f
             .needed_by

@@ -9,7 +9,9 @@
 //!   inline just before it;
 //! * a new fence at `SlotPlace::BlockEnd { close, .. }` becomes a new line before the closing
 //!   brace, indented like the block's last statement;
-//! * strengthening a program fence replaces its memory-order argument only.
+//! * strengthening a program fence replaces its memory-order argument only;
+//! * a fence next to the unbraced body of an `if`/`else`/loop is written inside new braces
+//!   together with that statement ([`fence_edits`]).
 //!
 //! Line endings follow the file (LF or CRLF). Edits are sorted and must not overlap; applying
 //! them is a single pass.
@@ -197,6 +199,114 @@ fn check_range(src: &str, at: usize) -> Result<(), RewriteError> {
     } else {
         Ok(())
     }
+}
+
+/// Byte ranges of statements that are the unbraced body of an `if`, `else`, `while`, `for` or
+/// `do` (found with tree-sitter). A fence next to such a statement must be wrapped in braces
+/// with it, or it would change what the branch or loop contains.
+fn unbraced_bodies(src: &str) -> std::collections::BTreeSet<(usize, usize)> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut parser = tree_sitter::Parser::new();
+    if parser
+        .set_language(&tree_sitter_c::LANGUAGE.into())
+        .is_err()
+    {
+        return out;
+    }
+    let Some(tree) = parser.parse(src, None) else {
+        return out;
+    };
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        let bodies: Vec<tree_sitter::Node> = match n.kind() {
+            "if_statement" => n.child_by_field_name("consequence").into_iter().collect(),
+            "else_clause" => n.named_child(0).into_iter().collect(),
+            "while_statement" | "for_statement" | "do_statement" => {
+                n.child_by_field_name("body").into_iter().collect()
+            }
+            _ => Vec::new(),
+        };
+        for b in bodies {
+            if b.kind() != "compound_statement" {
+                out.insert((b.start_byte(), b.end_byte()));
+            }
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.named_children(&mut cursor));
+    }
+    out
+}
+
+/// The edits for a whole fence solution, and where each fence lands (in the order given).
+///
+/// Fences next to an unbraced `if`/`else`/loop body are written together with that statement
+/// inside new braces (`{ atomic_thread_fence(…); x = 1; }`), so the body still holds exactly
+/// the statements it held before plus the fences.
+pub fn fence_edits(
+    src: &str,
+    prog: &Program,
+    fences: &[(Site, MemOrder)],
+) -> Result<(Vec<Edit>, Vec<Position>), RewriteError> {
+    let unbraced = unbraced_bodies(src);
+    // Per unbraced statement (by span): fences before it and after it.
+    let mut wrapped: std::collections::BTreeMap<(usize, usize), (Vec<String>, Vec<String>)> =
+        Default::default();
+    let mut edits = Vec::new();
+    let mut positions = Vec::new();
+    for &(site, order) in fences {
+        let anchor = match site {
+            Site::Slot(slot) => match &prog.slots[slot].place {
+                SlotPlace::Before { stmt } => Some((prog.stmts[*stmt].span, true)),
+                SlotPlace::BlockEnd {
+                    after: Some(stmt), ..
+                } => Some((prog.stmts[*stmt].span, false)),
+                SlotPlace::BlockEnd { after: None, .. } => None,
+            },
+            Site::Existing(_) => None,
+        };
+        match anchor {
+            Some((span, before)) if unbraced.contains(&(span.start, span.end)) => {
+                let entry = wrapped.entry((span.start, span.end)).or_default();
+                let list = if before { &mut entry.0 } else { &mut entry.1 };
+                list.push(fence_text(order));
+                positions.push(Position {
+                    line: span.line,
+                    column: span.column,
+                });
+            }
+            _ => {
+                let (e, p) = fence_edit(src, prog, site, order)?;
+                edits.push(e);
+                positions.push(p);
+            }
+        }
+    }
+    for ((start, end), (before, after)) in wrapped {
+        check_range(src, start)?;
+        check_range(src, end)?;
+        let mut open = String::from("{ ");
+        for f in &before {
+            open.push_str(f);
+            open.push(' ');
+        }
+        let mut close = String::new();
+        for f in &after {
+            close.push(' ');
+            close.push_str(f);
+        }
+        close.push_str(" }");
+        edits.push(Edit {
+            start,
+            end: start,
+            text: open,
+        });
+        edits.push(Edit {
+            start: end,
+            end,
+            text: close,
+        });
+    }
+    Ok((edits, positions))
 }
 
 /// Applies edits (in any order) in one pass. Insertions at the same point keep their given order.
