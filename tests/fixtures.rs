@@ -25,8 +25,25 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
     let name = rel(c);
     let mut fail = |msg: String| problems.push(format!("{name}: {msg}"));
 
+    // Extra arguments for both commands (e.g. `--unroll`).
+    let extra: Vec<String> = exp["args"]
+        .as_array()
+        .map(|a| a.iter().map(|v| v.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default();
+    let with = |mut base: Vec<&'static str>| -> Vec<String> {
+        let mut v: Vec<String> = base.drain(..).map(String::from).collect();
+        v.extend(extra.iter().cloned());
+        v
+    };
+    let run = |args: Vec<String>, name: &str| {
+        let mut all = vec![args[0].clone(), name.to_string()];
+        all.extend(args[1..].iter().cloned());
+        let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+        fensyn(&refs)
+    };
+
     // check
-    let out = fensyn(&["check", &name, "--format", "json"]);
+    let out = run(with(vec!["check", "--format", "json"]), &name);
     let j: Value = serde_json::from_str(&stdout(&out))
         .unwrap_or_else(|e| panic!("{name}: check JSON: {e}\n{}", stderr(&out)));
     let ec = &exp["check"];
@@ -39,12 +56,24 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
     if j["buggy"].as_u64() != Some(buggy) {
         fail(format!("buggy {} != expected {buggy}", j["buggy"]));
     }
-    let want_code = if buggy > 0 { 1 } else { 0 };
+    let complete = ec["complete"].as_bool().unwrap_or(true);
+    let want_code = match (buggy > 0, complete) {
+        (true, _) => 1,
+        (false, true) => 0,
+        (false, false) => 4,
+    };
     if out.status.code() != Some(want_code) {
         fail(format!("check exit {:?} != {want_code}", out.status.code()));
     }
-    if j["complete"] != Value::Bool(true) {
-        fail("check not complete".into());
+    if j["complete"] != Value::Bool(complete) {
+        fail(format!("check complete {} != {complete}", j["complete"]));
+    }
+    for key in ["blocked", "bounded"] {
+        if let Some(n) = ec[key].as_u64() {
+            if j[key].as_u64() != Some(n) {
+                fail(format!("{key} {} != expected {n}", j[key]));
+            }
+        }
     }
     if let Some(kinds) = ec["errors"].as_array() {
         let got: Vec<&str> = j["errors"]
@@ -61,7 +90,7 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
     }
 
     // fix
-    let out = fensyn(&["fix", &name, "--format", "json"]);
+    let out = run(with(vec!["fix", "--format", "json"]), &name);
     let j: Value = serde_json::from_str(&stdout(&out))
         .unwrap_or_else(|e| panic!("{name}: fix JSON: {e}\n{}", stderr(&out)));
     let ef = &exp["fix"];
@@ -111,7 +140,7 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
             fail(format!("fix not verified clean: {}", j["verified"]));
         }
         // The text diff, against its snapshot.
-        let out = fensyn(&["fix", &name]);
+        let out = run(with(vec!["fix"]), &name);
         let diff = stdout(&out);
         let snap = c.with_extension("fixed.diff");
         if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {

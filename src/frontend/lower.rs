@@ -9,6 +9,9 @@ use crate::ir::{
 };
 use tree_sitter::Node;
 
+mod atomics;
+mod control;
+
 /// Maximum nesting of blocks and expressions; deeper programs are rejected (this bounds the
 /// recursion of the lowering, so adversarial inputs cannot overflow the stack).
 pub(crate) const MAX_DEPTH: usize = 100;
@@ -59,6 +62,8 @@ struct FnLower<'c, 'a> {
     depth: usize,
     param: Option<Reg>,
     param_used: bool,
+    /// Enclosing loops and switches, innermost last (targets of `break` / `continue`).
+    jumps: Vec<control::JumpCtx>,
 }
 
 /// Evaluates the initialiser of a global: a constant integer expression.
@@ -238,8 +243,6 @@ fn strip_parens(n: Node) -> Node {
     n
 }
 
-const CONTROL_FLOW: &str = "(control flow is not supported yet)";
-
 impl<'c, 'a> FnLower<'c, 'a> {
     fn new(cx: &'c mut Ctx<'a>, fid: FuncId, mode: Mode) -> Self {
         let src = cx.src;
@@ -259,6 +262,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             depth: 0,
             param: None,
             param_used: false,
+            jumps: Vec::new(),
         }
     }
 
@@ -521,7 +525,8 @@ impl<'c, 'a> FnLower<'c, 'a> {
 
     // ----- statements -----------------------------------------------------------------------
 
-    /// Lowers a `{ ... }` block; returns whether its last statement returns.
+    /// Lowers a `{ ... }` block; returns whether its last statement diverts control (see
+    /// [`FnLower::stmt`]), in which case no block-end slot is emitted.
     fn block(&mut self, n: Node, block_stmt: Option<StmtId>) -> R<bool> {
         self.enter(n)?;
         self.scopes.push(Vec::new());
@@ -574,7 +579,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
             }
             match ins {
                 Instr::Fence { .. } => fence = true,
-                Instr::Load { .. } | Instr::Store { .. } => access = true,
+                Instr::Load { .. }
+                | Instr::Store { .. }
+                | Instr::Rmw { .. }
+                | Instr::Cas { .. } => access = true,
                 Instr::Spawn { .. } | Instr::Join { .. } => thread = true,
                 _ => {}
             }
@@ -593,8 +601,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
         }
     }
 
-    /// Lowers one statement; returns whether it ends the thread (`return`, `pthread_exit`, or a
-    /// block ending with one).
+    /// Lowers one statement; returns whether control never falls through it: `return`,
+    /// `pthread_exit`, `break`, `continue`, a block ending with one, or an `if`/`else` both of
+    /// whose branches do (loops and `switch` are conservatively assumed to fall through).
     fn stmt(&mut self, s: Node, sid: StmtId) -> R<bool> {
         let src = self.src;
         let unsupported = |what: &str| Err(src.unsupported(s, what));
@@ -609,16 +618,24 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 self.emit(Instr::Return);
                 Ok(true)
             }
-            "if_statement" => unsupported(&format!("'if' statement {CONTROL_FLOW}")),
-            "while_statement" => unsupported(&format!("'while' loop {CONTROL_FLOW}")),
-            "for_statement" => unsupported(&format!("'for' loop {CONTROL_FLOW}")),
-            "do_statement" => unsupported(&format!("'do' loop {CONTROL_FLOW}")),
-            "switch_statement" => unsupported(&format!("'switch' statement {CONTROL_FLOW}")),
-            "case_statement" => unsupported(&format!("'case' label {CONTROL_FLOW}")),
-            "goto_statement" => unsupported(&format!("'goto' statement {CONTROL_FLOW}")),
-            "labeled_statement" => unsupported(&format!("label {CONTROL_FLOW}")),
-            "break_statement" => unsupported(&format!("'break' statement {CONTROL_FLOW}")),
-            "continue_statement" => unsupported(&format!("'continue' statement {CONTROL_FLOW}")),
+            "if_statement" => self.if_stmt(s, sid),
+            "while_statement" => self.while_stmt(s, sid),
+            "do_statement" => self.do_stmt(s, sid),
+            "for_statement" => self.for_stmt(s, sid),
+            "switch_statement" => self.switch_stmt(s, sid),
+            "break_statement" => self.break_stmt(s),
+            "continue_statement" => self.continue_stmt(s),
+            "case_statement" => {
+                if self.jumps.iter().any(|j| !j.is_loop) {
+                    unsupported("'case' label nested inside a statement of the switch body")
+                } else if s.child_by_field_name("value").is_none() {
+                    Err(src.error(s, "'default' label not within a switch statement"))
+                } else {
+                    Err(src.error(s, "'case' label not within a switch statement"))
+                }
+            }
+            "goto_statement" => unsupported("'goto' statement (goto and labels are not supported)"),
+            "labeled_statement" => unsupported("label (goto and labels are not supported)"),
             "type_definition" => unsupported("typedef"),
             "function_definition" => unsupported("nested function definition"),
             "attributed_statement" => unsupported("attribute"),
@@ -744,11 +761,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
             Name::Global(loc) => {
                 let ty = self.global_ty(loc);
                 if self.global_atomic(loc) {
-                    if let Some((_, text)) = op {
-                        return Err(src.unsupported(
-                            target,
-                            &format!("atomic read-modify-write (`{text}` on atomic `{name}`)"),
-                        ));
+                    if let Some((op, text)) = op {
+                        return self
+                            .atomic_compound(target, loc, op, text, false, rhs)
+                            .map(|_| ());
                     }
                     let (v, _) = rhs(self)?;
                     let val = self.convert(v, ty);
@@ -983,6 +999,25 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 self.emit(Instr::Store { loc, val, order });
                 Ok(false)
             }
+            "atomic_init" => {
+                // Initialisation is modelled as a relaxed store (see the module doc).
+                self.arity(call, name, &args, 2)?;
+                let loc = self.atomic_target(args[0])?;
+                let v = self.expr(args[1])?;
+                let val = self.convert(v, self.global_ty(loc));
+                self.emit(Instr::Store {
+                    loc,
+                    val,
+                    order: MemOrder::Relaxed,
+                });
+                Ok(false)
+            }
+            "__VERIFIER_assume" | "assume" => {
+                self.arity(call, name, &args, 1)?;
+                let cond = self.expr(args[0])?;
+                self.emit(Instr::Assume { cond });
+                Ok(false)
+            }
             "atomic_thread_fence" => {
                 self.arity(call, name, &args, 1)?;
                 let (order, _) = self.mem_order(args[0])?;
@@ -1141,10 +1176,36 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 };
                 Ok((self.load(loc, order), promote(self.global_ty(loc))))
             }
+            "atomic_exchange"
+            | "atomic_exchange_explicit"
+            | "atomic_fetch_add"
+            | "atomic_fetch_add_explicit"
+            | "atomic_fetch_sub"
+            | "atomic_fetch_sub_explicit"
+            | "atomic_fetch_and"
+            | "atomic_fetch_and_explicit"
+            | "atomic_fetch_or"
+            | "atomic_fetch_or_explicit"
+            | "atomic_fetch_xor"
+            | "atomic_fetch_xor_explicit" => self.rmw_call(call, name, &args),
+            "atomic_compare_exchange_strong"
+            | "atomic_compare_exchange_strong_explicit"
+            | "atomic_compare_exchange_weak"
+            | "atomic_compare_exchange_weak_explicit" => self.cas_call(call, name, &args),
+            "atomic_flag_test_and_set"
+            | "atomic_flag_test_and_set_explicit"
+            | "atomic_flag_clear"
+            | "atomic_flag_clear_explicit" => Err(src.unsupported(
+                call,
+                &format!("call to '{name}' (atomic_flag is not supported)"),
+            )),
             "atomic_store"
             | "atomic_store_explicit"
+            | "atomic_init"
             | "atomic_thread_fence"
             | "assert"
+            | "__VERIFIER_assume"
+            | "assume"
             | "pthread_create"
             | "pthread_join"
             | "pthread_exit" => Err(src.unsupported(call, &format!("'{name}' used as a value"))),
@@ -1292,8 +1353,14 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 })
             }
             "call_expression" => self.call_value(n),
-            "assignment_expression" => Err(src.unsupported(n, "assignment used as a value")),
-            "update_expression" => Err(src.unsupported(n, "increment/decrement used as a value")),
+            "assignment_expression" => match self.atomic_compound_value(n)? {
+                Some(v) => Ok(v),
+                None => Err(src.unsupported(n, "assignment used as a value")),
+            },
+            "update_expression" => match self.atomic_compound_value(n)? {
+                Some(v) => Ok(v),
+                None => Err(src.unsupported(n, "increment/decrement used as a value")),
+            },
             "comma_expression" => Err(src.unsupported(n, "comma operator")),
             "pointer_expression" => {
                 let op = n

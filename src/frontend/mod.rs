@@ -22,9 +22,53 @@
 //!   `queries/c/threads.scm`) are lowered, in source order, to [`Function`]s; other function
 //!   definitions are ignored unless called (a call is unsupported).
 //! * **Statements**: nested blocks, local integer declarations, assignments and compound
-//!   assignments / `++` / `--` (on locals and plain globals), `atomic_store[_explicit]`,
-//!   `atomic_load[_explicit]`, `atomic_thread_fence`, `assert`, `pthread_create`, `pthread_join`,
-//!   `pthread_exit`, `return`. Control flow statements are unsupported for now.
+//!   assignments / `++` / `--` (on locals and globals), `atomic_store[_explicit]`,
+//!   `atomic_load[_explicit]`, `atomic_init` (modelled as a **relaxed store**: C's non-atomic
+//!   initialisation is weaker only in that racing with it would be undefined, which the model
+//!   does not report), the read-modify-writes below, `atomic_thread_fence`, `assert`,
+//!   `__VERIFIER_assume` / `assume` ([`Instr::Assume`](crate::ir::Instr::Assume): the thread
+//!   blocks when the condition is false), `pthread_create`, `pthread_join`, `pthread_exit`,
+//!   `return` (anywhere), and the control flow below. `goto`, labels, `atomic_flag` and function
+//!   calls are unsupported.
+//! * **Control flow** is lowered to [`Instr::BranchIfZero`](crate::ir::Instr::BranchIfZero) /
+//!   [`Instr::Jump`](crate::ir::Instr::Jump) (no unrolling: loops are back-jumps, and the
+//!   instructions, statements and slots of a loop body are the same every iteration):
+//!   `if`/`else` (and else-if chains), `while`, `do … while`, `for` (the initialiser may be a
+//!   declaration, scoped to the loop; any clause may be empty; a comma operator in a clause is
+//!   unsupported), `break`, `continue` (in a `for`, it jumps to the update clause), and `switch`
+//!   on integers: the controlling value is compared with each `case` label in source order,
+//!   then control jumps to `default` (or past the switch), and the bodies follow each other so
+//!   that they fall through. Case labels are integer constant expressions (converted to the
+//!   promoted type of the controlling expression; duplicates are an error); a label nested
+//!   inside another statement of the switch body (Duff's device), a statement before the first
+//!   label and a declaration directly under a label are unsupported. Conditions are ordinary
+//!   expressions (their loads come first, short-circuits are preserved). Every loop starts each
+//!   iteration with an [`Instr::LoopHead`](crate::ir::Instr::LoopHead) whose id is unique in
+//!   the program (before the condition of `while`/`for`, at the top of the body of `do`).
+//! * **Await loops** (GenMC's spin-assume transformation): a `while`, `do … while` or `for`
+//!   (without an update clause) whose body consists only of empty statements and empty blocks
+//!   and whose condition reads memory (a global or `atomic_load*`) but has no other effect (no
+//!   assignment, increment, or other call) is lowered to the condition's loads followed by
+//!   `Assume { cond: !cond }` — no loop, no `LoopHead`, and no statements or slots for the empty
+//!   body. Executions in which the loop would spin forever are thereby blocked; the iterations
+//!   that fail have no effect, so only the final one needs to be explored. Any other loop,
+//!   including one whose body has an assignment or a call, is an ordinary loop.
+//! * **Read-modify-writes** ([`Instr::Rmw`](crate::ir::Instr::Rmw)):
+//!   `atomic_exchange[_explicit]` and `atomic_fetch_{add,sub,and,or,xor}[_explicit]` (value: the
+//!   old value; the implicit forms are `seq_cst`; every order is valid, `consume` is
+//!   `acquire`), and compound assignment `+= -= &= |= ^=` / `++` / `--` on an atomic global,
+//!   which C defines as `seq_cst` read-modify-writes (value of `x++`/`x--`: the old value; of
+//!   `++x`, `x += v`, ...: the new one; these are accepted as values only on atomic globals).
+//!   `+`/`-` read-modify-writes are accepted only on atomics of type `int`, `long` or 64-bit
+//!   unsigned (elsewhere C's wrap-around of the written value is not modelled); none but
+//!   exchange on `atomic_bool`.
+//! * **Compare-and-swap**: `atomic_compare_exchange_{strong,weak}[_explicit](&x, &e, d[, s, f])`
+//!   becomes [`Instr::Cas`](crate::ir::Instr::Cas) into fresh temporaries `ok` and `old`,
+//!   followed by `e := old` (correct because on success `old == e`); the value of the call is
+//!   `ok`. `e` must be a local variable of the atomic's type (a global is unsupported). The
+//!   failure order must not be `release` or `acq_rel` (an error). **The weak forms are lowered
+//!   like the strong ones: spurious failures are not modelled** (every execution of a weak CAS
+//!   is one a strong CAS could have; the extra failing executions are not explored).
 //! * **Expressions** are pure [`Expr`](crate::ir::Expr)s over registers: every read of a global (a plain read is a
 //!   `NonAtomic` load, a read of an atomic by name a `SeqCst` load, `atomic_load*` uses its order)
 //!   becomes an [`Instr::Load`](crate::ir::Instr::Load) into a fresh temporary `%tN`, emitted left to right. `&&`, `||` and
@@ -40,17 +84,32 @@
 //! tree-sitter does not expand macros, so `assert`, `atomic_*` and `pthread_*` are recognised
 //! as ordinary calls by name; it also cannot parse `_Atomic(T)`, which is rewritten to
 //! `_Atomic T` before parsing by blanking the parentheses (byte offsets, hence spans, are
-//! unchanged). Blocks and expressions nested deeper than 100 levels are
-//! rejected as unsupported.
+//! unchanged). Blocks, control statements and expressions nested deeper than 100 levels (counted
+//! together; an else-if chain nests one level per `else if`) are rejected as unsupported.
 //!
 //! # Statements and slots
 //!
-//! Every source statement (including a nested block and a declaration) gets one [`Stmt`]; every
-//! instruction's `stmt_of` is the statement it was lowered from. Before each statement of each
-//! block an [`Instr::Slot`](crate::ir::Instr::Slot) with [`SlotPlace::Before`](crate::ir::SlotPlace::Before) is emitted (owned by that statement), and
+//! Every source statement (including a nested block, a declaration and a control statement) gets
+//! one [`Stmt`]; every instruction's `stmt_of` is the statement it was lowered from. A control
+//! statement's own `Stmt` owns the instructions of its condition (so it is
+//! [`StmtKind::Access`](crate::ir::StmtKind::Access) when the condition touches memory), of a
+//! `for`'s clauses, its loop heads and jumps; the statements of its bodies have their own.
+//! Before each statement of each block an [`Instr::Slot`](crate::ir::Instr::Slot) with [`SlotPlace::Before`](crate::ir::SlotPlace::Before) is emitted (owned by that statement), and
 //! after the last statement a [`SlotPlace::BlockEnd`](crate::ir::SlotPlace::BlockEnd) slot (owned by the last statement, or by the
-//! block's own statement when the block is empty), unless the block ends with `return` /
-//! `pthread_exit`. Functions that fall off their end get an implicit [`Instr::Return`](crate::ir::Instr::Return). The output
+//! block's own statement when the block is empty — for the braces of an `if`/loop/`switch` body,
+//! that is the control statement), unless the block's last statement diverts control (`return`,
+//! `pthread_exit`, `break`, `continue`, or an `if`/`else` whose branches all do). The body of a
+//! `switch` is one block whose statements are those under its labels.
+//!
+//! **Unbraced bodies.** A body of `if`/`else`/`while`/`do`/`for` written without braces
+//! (`if (c) x = 1;`, and the `if` of an `else if`) is treated exactly like a braced block
+//! holding that one statement: the statement gets its `Stmt` and a `Before` slot, and (unless it
+//! diverts control) a `BlockEnd { after: Some(stmt), close }` slot where `close` is the
+//! **zero-length span at the end of the statement** (start = end = its end byte, with the
+//! line/column of that position), since there is no closing brace. A fence written at either
+//! slot needs braces added around the body.
+//!
+//! Functions that fall off their end get an implicit [`Instr::Return`](crate::ir::Instr::Return). The output
 //! is deterministic.
 
 mod literal;
@@ -268,6 +327,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) stmts: Vec<Stmt>,
     pub(crate) slots: Vec<Slot>,
     pub(crate) main: usize,
+    /// Loops lowered so far: the next [`Instr::LoopHead`](crate::ir::Instr::LoopHead) id.
+    pub(crate) loops: usize,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -362,6 +423,7 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
         stmts: Vec::new(),
         slots: Vec::new(),
         main,
+        loops: 0,
     };
 
     // Main pass, in document order.

@@ -282,12 +282,13 @@ pub fn fix_summary(
     let n = sol.fences.len();
     let _ = writeln!(
         out,
-        "{file}: fixed with {n} fence{} ({} inserted, {} strengthened, weight {}); re-checked: {} executions, {} buggy",
+        "{file}: fixed with {n} fence{} ({} inserted, {} strengthened, weight {}); re-checked: {} execution{}, {} buggy",
         if n == 1 { "" } else { "s" },
         sol.inserted,
         sol.strengthened,
         sol.weight,
         verified.executions,
+        if verified.executions == 1 { "" } else { "s" },
         verified.buggy
     );
     if verified.bounded > 0 {

@@ -1,0 +1,254 @@
+//! Lowering of atomic read-modify-writes: `atomic_exchange` / `atomic_fetch_*` calls, the
+//! compare-exchange family, and compound assignment / `++` / `--` on atomic globals.
+
+use super::{bin, promote, strip_parens, FnLower, Name, TExpr, R};
+use crate::frontend::types::IntTy;
+use crate::ir::{BinOp, Expr, Instr, Loc, MemOrder, Reg, RmwOp};
+use tree_sitter::Node;
+
+impl FnLower<'_, '_> {
+    /// Rejects read-modify-writes whose result the IR would not wrap like C does: `+`/`-` are
+    /// only accepted on `int`, `long`-sized and 64-bit unsigned atomics (on narrower or 32-bit
+    /// unsigned types the written value would have to be reduced modulo 2^n), and no arithmetic
+    /// or bitwise RMW is accepted on `atomic_bool`. Exchange is accepted on every type.
+    fn check_rmw_type(&self, at: Node, loc: Loc, op: RmwOp, what: &str) -> R<()> {
+        let ty = self.global_ty(loc);
+        let name = self.cx.globals.get(loc).map_or("", |g| g.name.as_str());
+        let ok = match op {
+            RmwOp::Xchg => true,
+            RmwOp::Add | RmwOp::Sub => matches!(ty, IntTy::I32 | IntTy::I64 | IntTy::U64),
+            RmwOp::And | RmwOp::Or | RmwOp::Xor => ty != IntTy::Bool,
+        };
+        if ok {
+            return Ok(());
+        }
+        let why = if ty == IntTy::Bool {
+            "an atomic_bool".to_string()
+        } else {
+            "a narrow or 32-bit unsigned type (its wrap-around is not modelled)".to_string()
+        };
+        Err(self
+            .src
+            .unsupported(at, &format!("{what} on `{name}` of {why}")))
+    }
+
+    /// `atomic_exchange[_explicit]` and `atomic_fetch_{add,sub,and,or,xor}[_explicit]`: an
+    /// [`Instr::Rmw`]; the value of the call is the old value.
+    pub(super) fn rmw_call(&mut self, call: Node, name: &str, args: &[Node]) -> R<TExpr> {
+        let base = name.strip_suffix("_explicit").unwrap_or(name);
+        let explicit = base != name;
+        let op = match base {
+            "atomic_exchange" => RmwOp::Xchg,
+            "atomic_fetch_add" => RmwOp::Add,
+            "atomic_fetch_sub" => RmwOp::Sub,
+            "atomic_fetch_and" => RmwOp::And,
+            "atomic_fetch_or" => RmwOp::Or,
+            "atomic_fetch_xor" => RmwOp::Xor,
+            _ => return Err(self.src.unsupported(call, &format!("call to '{name}'"))),
+        };
+        self.arity(call, name, args, if explicit { 3 } else { 2 })?;
+        let loc = self.atomic_target(args[0])?;
+        self.check_rmw_type(call, loc, op, &format!("'{name}'"))?;
+        let v = self.expr(args[1])?;
+        let order = if explicit {
+            self.mem_order(args[2])?.0
+        } else {
+            MemOrder::SeqCst
+        };
+        let ty = self.global_ty(loc);
+        let val = self.convert(v, ty);
+        let dst = self.new_temp(ty);
+        self.emit(Instr::Rmw {
+            dst,
+            loc,
+            op,
+            val,
+            order,
+        });
+        Ok((Expr::Reg(dst), promote(ty)))
+    }
+
+    /// The register of the local variable `e` in a compare-exchange's `&e` argument, which must
+    /// have the atomic's (non-atomic) type.
+    fn expected_local(&self, arg: Node, loc: Loc) -> R<Reg> {
+        let src = self.src;
+        let a = strip_parens(arg);
+        let id = (a.kind() == "pointer_expression"
+            && a.child_by_field_name("operator").map(|o| src.text(o)) == Some("&"))
+        .then(|| a.child_by_field_name("argument").map(strip_parens))
+        .flatten()
+        .filter(|id| id.kind() == "identifier");
+        let must = "the expected value of a compare-exchange must be given as `&local` (the \
+                    address of a local integer variable)";
+        let Some(id) = id else {
+            return Err(src.unsupported(arg, must));
+        };
+        let name = src.text(id);
+        match self.lookup(name) {
+            Name::Local(r) if Some(r) != self.param => {
+                let ty = self.reg_tys.get(r).copied().unwrap_or(IntTy::I64);
+                if ty != self.global_ty(loc) {
+                    return Err(src.unsupported(
+                        id,
+                        &format!(
+                            "the type of `{name}` differs from the type of the atomic object \
+                             of the compare-exchange"
+                        ),
+                    ));
+                }
+                Ok(r)
+            }
+            Name::Global(_) => Err(src.unsupported(arg, &format!("{must}; `{name}` is a global"))),
+            Name::Unknown => Err(src.error(id, &format!("undeclared identifier `{name}`"))),
+            _ => Err(src.unsupported(arg, must)),
+        }
+    }
+
+    /// `atomic_compare_exchange_{strong,weak}[_explicit](&x, &e, desired[, succ, fail])`: an
+    /// [`Instr::Cas`] into fresh `ok` / `old` temporaries, then `e := old` (a no-op on success,
+    /// where `old == e`). The value of the call is `ok`. Weak is lowered like strong.
+    pub(super) fn cas_call(&mut self, call: Node, name: &str, args: &[Node]) -> R<TExpr> {
+        let src = self.src;
+        let explicit = name.ends_with("_explicit");
+        self.arity(call, name, args, if explicit { 5 } else { 3 })?;
+        let loc = self.atomic_target(args[0])?;
+        let e = self.expected_local(args[1], loc)?;
+        let d = self.expr(args[2])?;
+        let (order, fail_order) = if explicit {
+            let (order, _) = self.mem_order(args[3])?;
+            let (fail, fname) = self.mem_order(args[4])?;
+            if matches!(fail, MemOrder::Release | MemOrder::AcqRel) {
+                return Err(src.error(
+                    args[4],
+                    &format!("{fname} is not valid as the failure order of a compare-exchange"),
+                ));
+            }
+            (order, fail)
+        } else {
+            (MemOrder::SeqCst, MemOrder::SeqCst)
+        };
+        let ty = self.global_ty(loc);
+        let desired = self.convert(d, ty);
+        let ok = self.new_temp(IntTy::Bool);
+        let old = self.new_temp(ty);
+        self.emit(Instr::Cas {
+            ok,
+            old,
+            loc,
+            expected: Expr::Reg(e),
+            desired,
+            order,
+            fail_order,
+        });
+        self.emit(Instr::Assign {
+            dst: e,
+            val: Expr::Reg(old),
+        });
+        Ok((Expr::Reg(ok), IntTy::I32))
+    }
+
+    /// `x op= v`, `x++`, `++x`, `x--`, `--x` on the atomic global `x` (`target`, at `loc`): a
+    /// seq_cst [`Instr::Rmw`]. Returns the value of the expression: the old value for a postfix
+    /// `x++` / `x--` (`postfix`), else the new one.
+    pub(super) fn atomic_compound(
+        &mut self,
+        target: Node,
+        loc: Loc,
+        op: BinOp,
+        op_text: &str,
+        postfix: bool,
+        rhs: &mut dyn FnMut(&mut Self) -> R<TExpr>,
+    ) -> R<TExpr> {
+        let name = self.src.text(target);
+        let rmw = match op {
+            BinOp::Add => RmwOp::Add,
+            BinOp::Sub => RmwOp::Sub,
+            BinOp::BitAnd => RmwOp::And,
+            BinOp::BitOr => RmwOp::Or,
+            BinOp::BitXor => RmwOp::Xor,
+            _ => {
+                return Err(self.src.unsupported(
+                    target,
+                    &format!(
+                        "`{op_text}` on atomic `{name}` (only +=, -=, &=, |=, ^=, ++ and -- are \
+                         supported on atomics)"
+                    ),
+                ))
+            }
+        };
+        self.check_rmw_type(target, loc, rmw, &format!("`{op_text}`"))?;
+        let ty = self.global_ty(loc);
+        let (v, _) = rhs(self)?;
+        let val = self.convert(v, ty);
+        let dst = self.new_temp(ty);
+        self.emit(Instr::Rmw {
+            dst,
+            loc,
+            op: rmw,
+            val: val.clone(),
+            order: MemOrder::SeqCst,
+        });
+        let value = if postfix {
+            Expr::Reg(dst)
+        } else {
+            bin(op, Expr::Reg(dst), val)
+        };
+        Ok((value, promote(ty)))
+    }
+
+    /// An update or compound assignment whose value is used: lowered when its target is an
+    /// atomic global (`None` otherwise: the caller reports it as unsupported).
+    pub(super) fn atomic_compound_value(&mut self, n: Node) -> R<Option<TExpr>> {
+        let src = self.src;
+        let (target, op, op_node, postfix, operand) = match n.kind() {
+            "update_expression" => {
+                let (Some(arg), Some(op)) = (
+                    n.child_by_field_name("argument"),
+                    n.child_by_field_name("operator"),
+                ) else {
+                    return Ok(None);
+                };
+                let bop = match src.text(op) {
+                    "++" => BinOp::Add,
+                    "--" => BinOp::Sub,
+                    _ => return Ok(None),
+                };
+                (arg, bop, op, op.start_byte() > arg.start_byte(), None)
+            }
+            "assignment_expression" => {
+                let (Some(left), Some(right), Some(op)) = (
+                    n.child_by_field_name("left"),
+                    n.child_by_field_name("right"),
+                    n.child_by_field_name("operator"),
+                ) else {
+                    return Ok(None);
+                };
+                let text = src.text(op);
+                if text == "=" {
+                    return Ok(None);
+                }
+                let Some(bop) = super::binop(text.trim_end_matches('=')) else {
+                    return Ok(None);
+                };
+                (left, bop, op, false, Some(right))
+            }
+            _ => return Ok(None),
+        };
+        let target = strip_parens(target);
+        if target.kind() != "identifier" {
+            return Ok(None);
+        }
+        let loc = match self.lookup(src.text(target)) {
+            Name::Global(loc) if self.global_atomic(loc) => loc,
+            _ => return Ok(None),
+        };
+        let op_text = src.text(op_node);
+        let v = self.atomic_compound(target, loc, op, op_text, postfix, &mut |l: &mut Self| {
+            match operand {
+                Some(r) => l.texpr(r),
+                None => Ok((Expr::Const(1), IntTy::I32)),
+            }
+        })?;
+        Ok(Some(v))
+    }
+}

@@ -1,0 +1,480 @@
+//! Lowering of control flow: `if`/`else`, `while`, `do … while`, `for`, `switch`, `break`,
+//! `continue`, and the spin-assume transformation of await loops (see the module doc of
+//! [`crate::frontend`]).
+
+use super::{bin, named_children, promote, un, FnLower, Name, R};
+use crate::ir::{BinOp, Expr, Instr, SlotPlace, Span, StmtId, UnOp};
+use tree_sitter::Node;
+
+/// An enclosing loop or `switch`: where its `break`s (and, for loops, `continue`s) jump. The
+/// jumps are emitted with target 0 and patched when the construct is finished.
+pub(super) struct JumpCtx {
+    pub(super) is_loop: bool,
+    breaks: Vec<usize>,
+    continues: Vec<usize>,
+}
+
+impl JumpCtx {
+    fn new(is_loop: bool) -> Self {
+        JumpCtx {
+            is_loop,
+            breaks: Vec::new(),
+            continues: Vec::new(),
+        }
+    }
+}
+
+/// At most this many nodes are inspected when deciding whether a loop body is empty.
+const MAX_EMPTY_BODY_NODES: usize = 10_000;
+
+impl<'a> FnLower<'_, 'a> {
+    fn required<'t>(&self, n: Node<'t>, field: &str) -> R<Node<'t>> {
+        n.child_by_field_name(field).ok_or_else(|| {
+            self.src
+                .unsupported(n, &format!("`{}` without its {field}", n.kind()))
+        })
+    }
+
+    /// Emits the head of a new loop (a program-wide fresh id) and returns its pc.
+    fn loop_head(&mut self) -> usize {
+        let id = self.cx.loops;
+        self.cx.loops += 1;
+        self.emit(Instr::LoopHead { id })
+    }
+
+    /// Patches the pending jumps of a finished loop or switch.
+    fn close_jumps(&mut self, ctx: JumpCtx, brk: usize, cont: usize) {
+        for pc in ctx.breaks {
+            self.patch(pc, brk);
+        }
+        for pc in ctx.continues {
+            self.patch(pc, cont);
+        }
+    }
+
+    fn pop_jumps(&mut self) -> R<JumpCtx> {
+        self.jumps
+            .pop()
+            .ok_or_else(|| self.src.internal("unbalanced loop/switch contexts"))
+    }
+
+    /// The body of an `if`/`else`/`while`/`do`/`for` (owned by the construct's statement
+    /// `owner`). A `{ … }` body is an ordinary block. An unbraced body is lowered like a block
+    /// with that one statement: its own [`Stmt`](crate::ir::Stmt), a `Before` slot, and — unless
+    /// it diverts control — a `BlockEnd { after: Some(stmt), close }` slot whose `close` is the
+    /// zero-length span at the statement's end. Returns whether control never falls through.
+    fn sub_body(&mut self, n: Node, owner: StmtId) -> R<bool> {
+        if n.kind() == "compound_statement" {
+            let r = self.block(n, Some(owner))?;
+            self.cur_stmt = owner;
+            return Ok(r);
+        }
+        self.scopes.push(Vec::new());
+        let sid = self.new_stmt(n);
+        self.cur_stmt = sid;
+        self.slot(SlotPlace::Before { stmt: sid });
+        let start = self.body.len();
+        let diverts = self.stmt(n, sid)?;
+        self.classify(sid, start);
+        if !diverts {
+            self.cur_stmt = sid;
+            let p = n.end_position();
+            let close = Span {
+                start: n.end_byte(),
+                end: n.end_byte(),
+                line: p.row + 1,
+                column: p.column + 1,
+            };
+            self.slot(SlotPlace::BlockEnd {
+                after: Some(sid),
+                close,
+            });
+        }
+        self.scopes.pop();
+        self.cur_stmt = owner;
+        Ok(diverts)
+    }
+
+    pub(super) fn if_stmt(&mut self, s: Node, sid: StmtId) -> R<bool> {
+        self.enter(s)?;
+        let cond = self.required(s, "condition")?;
+        let cons = self.required(s, "consequence")?;
+        let c = self.expr(cond)?;
+        let br = self.emit(Instr::BranchIfZero { cond: c, target: 0 });
+        let then_diverts = self.sub_body(cons, sid)?;
+        let diverts = match s.child_by_field_name("alternative") {
+            None => {
+                let end = self.body.len();
+                self.patch(br, end);
+                false
+            }
+            Some(alt) => {
+                let Some(alt_body) = named_children(alt).first().copied() else {
+                    return Err(self.src.unsupported(alt, "`else` without a statement"));
+                };
+                let skip = (!then_diverts).then(|| self.emit(Instr::Jump { target: 0 }));
+                let else_pc = self.body.len();
+                self.patch(br, else_pc);
+                let else_diverts = self.sub_body(alt_body, sid)?;
+                let end = self.body.len();
+                if let Some(j) = skip {
+                    self.patch(j, end);
+                }
+                then_diverts && else_diverts
+            }
+        };
+        self.depth -= 1;
+        Ok(diverts)
+    }
+
+    /// Is this loop an await loop: an empty body (only `;` and `{}`), and a condition that
+    /// reads memory and has no other effect? Then it is lowered by spin-assume.
+    fn is_await(&self, cond: Node, body: Node) -> bool {
+        let mut stack = vec![body];
+        let mut seen = 0usize;
+        while let Some(n) = stack.pop() {
+            seen += 1;
+            if seen > MAX_EMPTY_BODY_NODES {
+                return false;
+            }
+            match n.kind() {
+                "expression_statement" if named_children(n).is_empty() => {}
+                "compound_statement" => stack.extend(named_children(n)),
+                _ => return false,
+            }
+        }
+        self.reads_only(cond) == Some(true)
+    }
+
+    /// `Some(reads)` when evaluating `n` has no effect other than reading memory (reads of
+    /// globals and `atomic_load*` calls); `reads` says whether it reads memory at all. `None`
+    /// when it may do anything else (assignments, increments, other calls, statement
+    /// expressions). Iterative, so any depth is fine.
+    fn reads_only(&self, n: Node) -> Option<bool> {
+        let src = self.src;
+        let mut reads = false;
+        let mut cursor = n.walk();
+        let mut depth = 0usize;
+        loop {
+            let node = cursor.node();
+            match node.kind() {
+                "assignment_expression"
+                | "update_expression"
+                | "compound_statement"
+                | "comma_expression" => return None,
+                "call_expression" => {
+                    let f = node.child_by_field_name("function")?;
+                    let name = src.text(f);
+                    let is_load = f.kind() == "identifier"
+                        && matches!(name, "atomic_load" | "atomic_load_explicit")
+                        && matches!(self.lookup(name), Name::Unknown);
+                    if !is_load {
+                        return None;
+                    }
+                    reads = true;
+                }
+                "identifier" => {
+                    if matches!(self.lookup(src.text(node)), Name::Global(_)) {
+                        reads = true;
+                    }
+                }
+                _ => {}
+            }
+            if cursor.goto_first_child() {
+                depth += 1;
+                continue;
+            }
+            loop {
+                if depth == 0 {
+                    return Some(reads);
+                }
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return Some(reads);
+                }
+                depth -= 1;
+            }
+        }
+    }
+
+    /// An await loop: the condition's loads, then `assume(!cond)` (no loop, no body).
+    fn await_loop(&mut self, cond: Node) -> R<()> {
+        let c = self.expr(cond)?;
+        self.emit(Instr::Assume {
+            cond: un(UnOp::Not, c),
+        });
+        Ok(())
+    }
+
+    pub(super) fn while_stmt(&mut self, s: Node, sid: StmtId) -> R<bool> {
+        self.enter(s)?;
+        let cond = self.required(s, "condition")?;
+        let body = self.required(s, "body")?;
+        if self.is_await(cond, body) {
+            self.await_loop(cond)?;
+            self.depth -= 1;
+            return Ok(false);
+        }
+        let head = self.loop_head();
+        let c = self.expr(cond)?;
+        let exit = self.emit(Instr::BranchIfZero { cond: c, target: 0 });
+        self.jumps.push(JumpCtx::new(true));
+        self.sub_body(body, sid)?;
+        let ctx = self.pop_jumps()?;
+        self.emit(Instr::Jump { target: head });
+        let end = self.body.len();
+        self.patch(exit, end);
+        self.close_jumps(ctx, end, head);
+        self.depth -= 1;
+        Ok(false)
+    }
+
+    pub(super) fn do_stmt(&mut self, s: Node, sid: StmtId) -> R<bool> {
+        self.enter(s)?;
+        let cond = self.required(s, "condition")?;
+        let body = self.required(s, "body")?;
+        if self.is_await(cond, body) {
+            self.await_loop(cond)?;
+            self.depth -= 1;
+            return Ok(false);
+        }
+        let head = self.loop_head();
+        self.jumps.push(JumpCtx::new(true));
+        self.sub_body(body, sid)?;
+        let ctx = self.pop_jumps()?;
+        let cont = self.body.len();
+        let c = self.expr(cond)?;
+        // Back to the head when the condition holds.
+        self.emit(Instr::BranchIfZero {
+            cond: un(UnOp::Not, c),
+            target: head,
+        });
+        let end = self.body.len();
+        self.close_jumps(ctx, end, cont);
+        self.depth -= 1;
+        Ok(false)
+    }
+
+    /// The initialiser or update clause of a `for` (an expression evaluated for its effects).
+    fn for_clause(&mut self, e: Node) -> R<()> {
+        match e.kind() {
+            "assignment_expression" => self.assign(e),
+            "update_expression" => self.update(e),
+            "call_expression" => self.call_stmt(e).map(|_| ()),
+            "comma_expression" => Err(self.src.unsupported(e, "comma operator")),
+            _ => self.expr(e).map(|_| ()),
+        }
+    }
+
+    pub(super) fn for_stmt(&mut self, s: Node, sid: StmtId) -> R<bool> {
+        self.enter(s)?;
+        let body = self.required(s, "body")?;
+        let cond = s.child_by_field_name("condition");
+        let update = s.child_by_field_name("update");
+        // The loop is a block: a declaration in its initialiser is scoped to it.
+        self.scopes.push(Vec::new());
+        if let Some(init) = s.child_by_field_name("initializer") {
+            if init.kind() == "declaration" {
+                self.local_decl(init)?;
+            } else {
+                self.for_clause(init)?;
+            }
+        }
+        if let Some(c) = cond {
+            if update.is_none() && self.is_await(c, body) {
+                self.await_loop(c)?;
+                self.scopes.pop();
+                self.depth -= 1;
+                return Ok(false);
+            }
+        }
+        let head = self.loop_head();
+        let exit = match cond {
+            Some(c) => {
+                let c = self.expr(c)?;
+                Some(self.emit(Instr::BranchIfZero { cond: c, target: 0 }))
+            }
+            None => None,
+        };
+        self.jumps.push(JumpCtx::new(true));
+        self.sub_body(body, sid)?;
+        let ctx = self.pop_jumps()?;
+        let cont = self.body.len();
+        if let Some(u) = update {
+            self.for_clause(u)?;
+        }
+        self.emit(Instr::Jump { target: head });
+        let end = self.body.len();
+        if let Some(exit) = exit {
+            self.patch(exit, end);
+        }
+        self.close_jumps(ctx, end, cont);
+        self.scopes.pop();
+        self.depth -= 1;
+        Ok(false)
+    }
+
+    pub(super) fn break_stmt(&mut self, s: Node) -> R<bool> {
+        if self.jumps.is_empty() {
+            return Err(self
+                .src
+                .error(s, "'break' statement not within a loop or switch"));
+        }
+        let pc = self.emit(Instr::Jump { target: 0 });
+        if let Some(ctx) = self.jumps.last_mut() {
+            ctx.breaks.push(pc);
+        }
+        Ok(true)
+    }
+
+    pub(super) fn continue_stmt(&mut self, s: Node) -> R<bool> {
+        if !self.jumps.iter().any(|j| j.is_loop) {
+            return Err(self.src.error(s, "'continue' statement not within a loop"));
+        }
+        let pc = self.emit(Instr::Jump { target: 0 });
+        if let Some(ctx) = self.jumps.iter_mut().rev().find(|j| j.is_loop) {
+            ctx.continues.push(pc);
+        }
+        Ok(true)
+    }
+
+    /// The value of a `case` label: an integer constant expression, converted to the
+    /// (promoted) type of the controlling expression.
+    fn case_value(&mut self, v: Node, ty: super::IntTy) -> R<i64> {
+        let bad = |l: &Self| {
+            l.src
+                .error(v, "case label must be an integer constant expression")
+        };
+        if self.may_access(v) {
+            return Err(bad(self));
+        }
+        let before = self.body.len();
+        let e = self.expr(v)?;
+        match e {
+            Expr::Const(k) if self.body.len() == before => Ok(ty.wrap(k)),
+            _ => Err(bad(self)),
+        }
+    }
+
+    /// `switch (e) { case k: … default: … }`: the controlling value is compared with each label
+    /// in order (`BranchIfZero (e != k)` jumps to the case), then a jump to `default` or past the
+    /// switch; the case bodies follow in source order, so they fall through. The statements
+    /// under the labels are the statements of the switch's block (`Before` slots, one
+    /// `BlockEnd` slot before its `}`).
+    pub(super) fn switch_stmt(&mut self, s: Node, sid: StmtId) -> R<bool> {
+        let src = self.src;
+        self.enter(s)?;
+        let cond = self.required(s, "condition")?;
+        let body = self.required(s, "body")?;
+        let (c, ty) = self.texpr(cond)?;
+        let ty = promote(ty);
+        let v = match c {
+            Expr::Reg(_) | Expr::Const(_) => c,
+            c => {
+                let t = self.new_temp(ty);
+                self.emit(Instr::Assign { dst: t, val: c });
+                Expr::Reg(t)
+            }
+        };
+        // Labels, in source order.
+        let cases = named_children(body);
+        let mut tests: Vec<(usize, usize)> = Vec::new(); // (branch pc, case index)
+        let mut values: Vec<i64> = Vec::new();
+        let mut default: Option<usize> = None;
+        for (i, case) in cases.iter().enumerate() {
+            if case.kind() != "case_statement" {
+                return Err(src.unsupported(
+                    *case,
+                    "statement in a switch body that is not under a case label",
+                ));
+            }
+            match case.child_by_field_name("value") {
+                Some(value) => {
+                    let k = self.case_value(value, ty)?;
+                    if values.contains(&k) {
+                        return Err(src.error(value, "duplicate case value"));
+                    }
+                    values.push(k);
+                    let pc = self.emit(Instr::BranchIfZero {
+                        cond: bin(BinOp::Ne, v.clone(), Expr::Const(k)),
+                        target: 0,
+                    });
+                    tests.push((pc, i));
+                }
+                None => {
+                    if default.is_some() {
+                        return Err(src.error(*case, "multiple default labels in one switch"));
+                    }
+                    default = Some(i);
+                }
+            }
+        }
+        let no_match = self.emit(Instr::Jump { target: 0 });
+        // Bodies.
+        self.enter(body)?;
+        self.scopes.push(Vec::new());
+        self.jumps.push(JumpCtx::new(false));
+        let mut case_pc = Vec::with_capacity(cases.len());
+        let mut last = None;
+        let mut diverts = false;
+        for case in &cases {
+            case_pc.push(self.body.len());
+            diverts = false; // a label is a jump target
+            let value = case.child_by_field_name("value").map(|v| v.id());
+            for st in named_children(*case) {
+                if Some(st.id()) == value {
+                    continue;
+                }
+                if st.kind() == "declaration" {
+                    return Err(src.unsupported(
+                        st,
+                        "declaration directly under a case label (put the case body in braces)",
+                    ));
+                }
+                let stmt = self.new_stmt(st);
+                self.cur_stmt = stmt;
+                self.slot(SlotPlace::Before { stmt });
+                let start = self.body.len();
+                diverts = self.stmt(st, stmt)?;
+                self.classify(stmt, start);
+                last = Some(stmt);
+            }
+        }
+        if !diverts {
+            self.cur_stmt = last.unwrap_or(sid);
+            let close = {
+                let mut c = body.walk();
+                let brace = body.children(&mut c).filter(|c| c.kind() == "}").last();
+                match brace {
+                    Some(b) => src.span(b),
+                    None => {
+                        let p = body.end_position();
+                        Span {
+                            start: body.end_byte(),
+                            end: body.end_byte(),
+                            line: p.row + 1,
+                            column: p.column + 1,
+                        }
+                    }
+                }
+            };
+            self.slot(SlotPlace::BlockEnd { after: last, close });
+        }
+        self.cur_stmt = sid;
+        let ctx = self.pop_jumps()?;
+        self.scopes.pop();
+        self.depth -= 1;
+        let end = self.body.len();
+        for (pc, i) in tests {
+            let to = case_pc.get(i).copied().unwrap_or(end);
+            self.patch(pc, to);
+        }
+        let dflt = default.and_then(|i| case_pc.get(i).copied()).unwrap_or(end);
+        self.patch(no_match, dflt);
+        self.close_jumps(ctx, end, end);
+        self.depth -= 1;
+        Ok(false)
+    }
+}
