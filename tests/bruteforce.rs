@@ -2898,3 +2898,31 @@ fn random_programs_agree_with_the_oracle() {
             .join("\n")
     );
 }
+
+/// The control-flow and algorithm fixtures (loops, awaits, RMWs, CAS) against the oracle, with
+/// a small loop bound to keep the enumeration small.
+#[test]
+fn control_and_algorithm_fixtures_agree_with_the_oracle() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut checked = 0;
+    for dir in ["control", "algorithms"] {
+        let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "c"))
+            .collect();
+        files.sort();
+        for path in files {
+            let src = std::fs::read_to_string(&path).unwrap();
+            let name = path.display().to_string();
+            let prog = parse(&name, &src);
+            for model in [Model::Rc11, Model::Sc] {
+                if let Err(e) = compare_with(&name, &prog, model, 2) {
+                    panic!("{e}");
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 5, "only {checked} fixtures compared");
+}
