@@ -4,7 +4,7 @@ use super::literal::{self, LitError};
 use super::types::{self, BaseTy, IntTy};
 use super::{function_declarator, named_children, Ctx, Src, R};
 use crate::ir::{
-    BinOp, Expr, FuncId, Function, Instr, Loc, MemOrder, Reg, Slot, SlotPlace, Span, Stmt, StmtId,
+    BinOp, Expr, FuncId, Function, Instr, Loc, MemOrder, Reg, Slot, SlotPlace, Stmt, StmtId,
     StmtKind, UnOp,
 };
 use tree_sitter::Node;
@@ -547,22 +547,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 None => self.new_stmt(n),
             };
             self.cur_stmt = owner;
-            let close = {
-                let mut c = n.walk();
-                let brace = n.children(&mut c).filter(|c| c.kind() == "}").last();
-                match brace {
-                    Some(b) => self.src.span(b),
-                    None => {
-                        let p = n.end_position();
-                        Span {
-                            start: n.end_byte(),
-                            end: n.end_byte(),
-                            line: p.row + 1,
-                            column: p.column + 1,
-                        }
-                    }
-                }
-            };
+            let close = self.src.close_span(n);
             self.slot(SlotPlace::BlockEnd { after: last, close });
         }
         self.scopes.pop();

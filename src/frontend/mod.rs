@@ -206,6 +206,25 @@ impl<'a> Src<'a> {
         }
     }
 
+    /// The span of block `n`'s closing `}`, or an empty span at its end if it has none (an
+    /// unbraced body, or a block cut short by a syntax error).
+    pub(crate) fn close_span(&self, n: Node) -> Span {
+        let mut c = n.walk();
+        let brace = n.children(&mut c).filter(|c| c.kind() == "}").last();
+        match brace {
+            Some(b) => self.span(b),
+            None => {
+                let p = n.end_position();
+                Span {
+                    start: n.end_byte(),
+                    end: n.end_byte(),
+                    line: p.row + 1,
+                    column: p.column + 1,
+                }
+            }
+        }
+    }
+
     pub(crate) fn diag(&self, n: Node, kind: DiagKind, message: &str) -> Diagnostic {
         let p = n.start_position();
         Diagnostic {

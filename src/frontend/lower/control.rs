@@ -444,22 +444,7 @@ impl<'a> FnLower<'_, 'a> {
         }
         if !diverts {
             self.cur_stmt = last.unwrap_or(sid);
-            let close = {
-                let mut c = body.walk();
-                let brace = body.children(&mut c).filter(|c| c.kind() == "}").last();
-                match brace {
-                    Some(b) => src.span(b),
-                    None => {
-                        let p = body.end_position();
-                        Span {
-                            start: body.end_byte(),
-                            end: body.end_byte(),
-                            line: p.row + 1,
-                            column: p.column + 1,
-                        }
-                    }
-                }
-            };
+            let close = src.close_span(body);
             self.slot(SlotPlace::BlockEnd { after: last, close });
         }
         self.cur_stmt = sid;
