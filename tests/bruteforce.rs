@@ -432,6 +432,31 @@ fn failed_threads(g: &ExecutionGraph) -> Vec<usize> {
         .collect()
 }
 
+/// Threads waiting forever for a mutex: the thread blocked, its last event reads a mutex
+/// location, and no write to that location is mo-after the write it read (nobody unlocks).
+fn deadlocked_threads(g: &ExecutionGraph, mutex: &[bool]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (t, tr) in g.threads.iter().enumerate() {
+        if tr.end != Some(ThreadEnd::Blocked) {
+            continue;
+        }
+        let Some(&r) = tr.events.last() else { continue };
+        let Some(l) = g.events[r].loc else { continue };
+        if g.events[r].kind != EventKind::Read || !mutex.get(l).copied().unwrap_or(false) {
+            continue;
+        }
+        let src = g.rf[r].expect("a read has a source");
+        let pos = g.mo[l]
+            .iter()
+            .position(|&w| w == src)
+            .expect("source in mo");
+        if pos + 1 == g.mo[l].len() {
+            out.push(t);
+        }
+    }
+    out
+}
+
 /// The oracle's verdict on any graph: `Err(axiom)` or `Ok(buggy)`.
 fn judge(model: Model, g: &ExecutionGraph) -> Result<bool, &'static str> {
     let po = program_order(g);
@@ -1041,7 +1066,10 @@ fn graphs_of_combination(
                         "oracle: the RMW pre-filter is unsound:\n{}",
                         g.canonical_key()
                     );
-                    let buggy = !failed_threads(&g).is_empty() || !races(&g, &d).is_empty();
+                    let mutex: Vec<bool> = prog.globals.iter().map(|x| x.mutex).collect();
+                    let buggy = !failed_threads(&g).is_empty()
+                        || !races(&g, &d).is_empty()
+                        || !deadlocked_threads(&g, &mutex).is_empty();
                     let key = g.canonical_key();
                     if let Some((b, _)) = out.get(&key) {
                         assert_eq!(*b, buggy, "oracle produced one key twice:\n{key}");
@@ -1889,6 +1917,7 @@ fn ir_program(globals: &[(&str, bool, i64)], functions: Vec<Function>, main: Fun
                 name: name.to_string(),
                 atomic,
                 init,
+                mutex: false,
                 span: Span::default(),
             })
             .collect(),
@@ -2905,9 +2934,11 @@ fn random_programs_agree_with_the_oracle() {
 fn control_and_algorithm_fixtures_agree_with_the_oracle() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let mut checked = 0;
-    for dir in ["control", "algorithms"] {
-        let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
-            .unwrap()
+    for dir in ["control", "algorithms", "locks"] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            continue;
+        };
+        let mut files: Vec<_> = entries
             .map(|e| e.unwrap().path())
             .filter(|p| p.extension().is_some_and(|e| e == "c"))
             .collect();

@@ -624,6 +624,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     }
 
     fn complete(&mut self, mut st: State) {
+        self.find_deadlocks(&mut st.g);
         let rels = Relations::compute(&st.g);
         for (a, b) in races(&st.g, &rels) {
             let (ea, eb) = (&st.g.events[a], &st.g.events[b]);
@@ -634,10 +635,12 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 eb.stmt.map(|s| self.prog.stmt_line(s)).unwrap_or(0),
             );
             let (first, second) = if la <= lb { (la, lb) } else { (lb, la) };
+            // Report the race at the later source line, whatever order the events came in.
+            let at = if la <= lb { eb } else { ea };
             st.g.bugs.push(Bug {
                 kind: BugKind::Race,
-                stmt: eb.stmt.unwrap_or(0),
-                thread: eb.thread,
+                stmt: at.stmt.unwrap_or(0),
+                thread: at.thread,
                 message: format!("race on `{name}` between line {first} and line {second}"),
                 witness: vec![a, b],
                 race: Some((a, b)),
@@ -662,6 +665,50 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         }
         if (self.visit)(&st.g) == Control::Stop {
             self.stats.stopped = true;
+        }
+    }
+}
+
+impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
+    /// Marks deadlocks in a complete graph: a thread blocked acquiring a mutex whose failed
+    /// acquire read the mutex's mo-last write — nobody unlocks it any more. (A blocked acquire
+    /// that read an older value is not a deadlock: another execution reads the newer one.)
+    fn find_deadlocks(&self, g: &mut ExecutionGraph) {
+        for t in 0..g.threads.len() {
+            if g.threads[t].end != Some(ThreadEnd::Blocked) {
+                continue;
+            }
+            let Some(&last) = g.threads[t].events.last() else {
+                continue;
+            };
+            let ev = &g.events[last];
+            let Some(loc) = ev
+                .loc
+                .filter(|&l| ev.is_read() && self.prog.globals[l].mutex)
+            else {
+                continue;
+            };
+            if g.rf[last] != g.mo[loc].last().copied() {
+                continue;
+            }
+            // The whole graph is the witness: whether a deadlock remains depends on every
+            // write to the mutex, not only on the blocked thread's past.
+            let witness = g
+                .threads
+                .iter()
+                .filter_map(|tr| tr.events.last().copied())
+                .collect();
+            g.bugs.push(Bug {
+                kind: BugKind::Deadlock,
+                stmt: ev.stmt.unwrap_or(0),
+                thread: t,
+                message: format!(
+                    "T{t} waits forever for mutex `{}`, which no thread unlocks any more",
+                    self.prog.globals[loc].name
+                ),
+                witness,
+                race: None,
+            });
         }
     }
 }

@@ -95,6 +95,8 @@ pub enum BugKind {
     Race,
     /// Undefined behaviour other than a race (division by zero).
     Ub,
+    /// A thread waits forever for a mutex nobody will unlock.
+    Deadlock,
 }
 
 impl BugKind {
@@ -103,6 +105,7 @@ impl BugKind {
             BugKind::Assertion => "assertion",
             BugKind::Race => "race",
             BugKind::Ub => "ub",
+            BugKind::Deadlock => "deadlock",
         }
     }
 }

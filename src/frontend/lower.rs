@@ -11,6 +11,7 @@ use tree_sitter::Node;
 
 mod atomics;
 mod control;
+mod mutex;
 
 /// Maximum nesting of blocks and expressions; deeper programs are rejected (this bounds the
 /// recursion of the lowering, so adversarial inputs cannot overflow the stack).
@@ -39,6 +40,8 @@ enum Name {
     Local(Reg),
     Handle(Reg),
     Global(Loc),
+    /// A global `pthread_mutex_t`: not an integer; only `&m` in `pthread_mutex_*` calls.
+    Mutex(Loc),
     Forbidden,
     HandleOutsideMain,
     Function,
@@ -229,7 +232,7 @@ fn mem_order_name(name: &str) -> Option<MemOrder> {
 }
 
 /// `(e)` → `e`, repeatedly.
-fn strip_parens(n: Node) -> Node {
+pub(crate) fn strip_parens(n: Node) -> Node {
     let mut n = n;
     for _ in 0..MAX_DEPTH {
         if n.kind() != "parenthesized_expression" {
@@ -321,6 +324,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
             }
         }
         if let Some(&loc) = self.cx.global_index.get(name) {
+            if self.cx.globals.get(loc).is_some_and(|g| g.mutex) {
+                return Name::Mutex(loc);
+            }
             return Name::Global(loc);
         }
         if self.cx.handles.iter().any(|h| h == name) {
@@ -689,6 +695,12 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     self.emit(Instr::Assign { dst: r, val });
                     self.bind(&name, Binding::Var(r));
                 }
+                BaseTy::Mutex => {
+                    return Err(src.unsupported(
+                        name_node,
+                        &format!("local mutex `{name}` (only global mutexes are supported)"),
+                    ));
+                }
                 BaseTy::Void => {
                     return Err(src.error(name_node, &format!("variable `{name}` has type void")));
                 }
@@ -827,6 +839,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 src.unsupported(n, &format!("memory order `{name}` used as a value"))
             }
             Name::Unknown => src.error(n, &format!("undeclared identifier `{name}`")),
+            Name::Mutex(_) => mutex::misuse(&src, n, name, write),
             Name::Forbidden => src.unsupported(
                 n,
                 &format!("use of `{name}` (parameters of main are not supported)"),
@@ -913,6 +926,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
         match self.lookup(name) {
             Name::Global(loc) if self.global_atomic(loc) => Ok(loc),
             Name::Unknown => Err(src.error(id, &format!("undeclared identifier `{name}`"))),
+            Name::Mutex(_) => Err(src.error(
+                id,
+                &format!("atomic operation on mutex `{name}` (a mutex is not an atomic integer)"),
+            )),
             _ => Err(src.error(id, &format!("atomic operation on non-atomic `{name}`"))),
         }
     }
@@ -959,7 +976,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
         let (name, args) = self.callee(call)?;
         if matches!(
             self.lookup(name),
-            Name::Local(_) | Name::Global(_) | Name::Handle(_)
+            Name::Local(_) | Name::Global(_) | Name::Mutex(_) | Name::Handle(_)
         ) {
             return self.call_value(call).map(|_| false);
         }
@@ -1107,6 +1124,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 self.emit(Instr::Join { tid: Expr::Reg(h) });
                 Ok(false)
             }
+            "pthread_mutex_lock"
+            | "pthread_mutex_unlock"
+            | "pthread_mutex_init"
+            | "pthread_mutex_destroy" => self.mutex_stmt(call, name, &args).map(|_| false),
             "pthread_exit" => {
                 self.arity(call, name, &args, 1)?;
                 self.expr(args[0])?;
@@ -1122,7 +1143,11 @@ impl<'c, 'a> FnLower<'c, 'a> {
         let src = self.src;
         let (name, args) = self.callee(call)?;
         match self.lookup(name) {
-            Name::Local(_) | Name::Global(_) | Name::Handle(_) | Name::Forbidden => {
+            Name::Local(_)
+            | Name::Global(_)
+            | Name::Mutex(_)
+            | Name::Handle(_)
+            | Name::Forbidden => {
                 return Err(src.unsupported(call, &format!("call of non-function `{name}`")));
             }
             Name::Function => {
@@ -1177,6 +1202,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             | "atomic_compare_exchange_strong_explicit"
             | "atomic_compare_exchange_weak"
             | "atomic_compare_exchange_weak_explicit" => self.cas_call(call, name, &args),
+            "pthread_mutex_trylock" => self.trylock_call(call, name, &args),
             "atomic_flag_test_and_set"
             | "atomic_flag_test_and_set_explicit"
             | "atomic_flag_clear"
@@ -1193,7 +1219,13 @@ impl<'c, 'a> FnLower<'c, 'a> {
             | "assume"
             | "pthread_create"
             | "pthread_join"
-            | "pthread_exit" => Err(src.unsupported(call, &format!("'{name}' used as a value"))),
+            | "pthread_exit"
+            | "pthread_mutex_lock"
+            | "pthread_mutex_unlock"
+            | "pthread_mutex_init"
+            | "pthread_mutex_destroy" => {
+                Err(src.unsupported(call, &format!("'{name}' used as a value")))
+            }
             _ => Err(src.unsupported(call, &format!("call to '{name}'"))),
         }
     }
@@ -1353,6 +1385,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     .map(|o| src.text(o))
                     .unwrap_or("");
                 if op == "&" {
+                    if let Some(e) = self.mutex_address_misuse(n) {
+                        return Err(e);
+                    }
                     Err(src.unsupported(n, "address-of operator `&` (pointers are not supported)"))
                 } else {
                     Err(src.unsupported(n, "pointer dereference (pointers are not supported)"))

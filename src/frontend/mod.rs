@@ -17,7 +17,10 @@
 //!   ignored; function prototypes are ignored; global integer variables (plain or atomic:
 //!   `atomic_int`, `_Atomic int`, `_Atomic(int)`, `atomic_bool`, ...) become [`Global`]s with a
 //!   constant initial value (missing initialiser = 0, `ATOMIC_VAR_INIT(c)` accepted); global
-//!   `pthread_t` variables become registers of `main`. Everything else is unsupported.
+//!   `pthread_t` variables become registers of `main`; global `pthread_mutex_t` variables
+//!   (several declarators allowed, optionally `= PTHREAD_MUTEX_INITIALIZER`) become atomic
+//!   [`Global`]s with `mutex: true` and initial value 0 (unlocked). Everything else is
+//!   unsupported.
 //! * **Functions**: `main` and the functions passed to `pthread_create` in `main` (found with
 //!   `queries/c/threads.scm`) are lowered, in source order, to [`Function`]s; other function
 //!   definitions are ignored unless called (a call is unsupported).
@@ -28,8 +31,8 @@
 //!   does not report), the read-modify-writes below, `atomic_thread_fence`, `assert`,
 //!   `__VERIFIER_assume` / `assume` ([`Instr::Assume`](crate::ir::Instr::Assume): the thread
 //!   blocks when the condition is false), `pthread_create`, `pthread_join`, `pthread_exit`,
-//!   `return` (anywhere), and the control flow below. `goto`, labels, `atomic_flag` and function
-//!   calls are unsupported.
+//!   `return` (anywhere), the mutex calls below, and the control flow below. `goto`, labels,
+//!   `atomic_flag` and function calls are unsupported.
 //! * **Control flow** is lowered to [`Instr::BranchIfZero`](crate::ir::Instr::BranchIfZero) /
 //!   [`Instr::Jump`](crate::ir::Instr::Jump) (no unrolling: loops are back-jumps, and the
 //!   instructions, statements and slots of a loop body are the same every iteration):
@@ -69,6 +72,24 @@
 //!   failure order must not be `release` or `acq_rel` (an error). **The weak forms are lowered
 //!   like the strong ones: spurious failures are not modelled** (every execution of a weak CAS
 //!   is one a strong CAS could have; the extra failing executions are not explored).
+//! * **Mutexes** (GenMC's model; `src/frontend/lower/mutex.rs`), in threads and in `main`; the
+//!   argument must be `&m` for a global `pthread_mutex_t m`:
+//!   `pthread_mutex_lock(&m)` is `Cas { expected: 0, desired: 1, order: acquire, fail_order:
+//!   relaxed }` into fresh temporaries `ok`, `old`, followed by `Assume { cond: ok }` (a failed
+//!   acquire blocks the thread; the checker tells a deadlock from a blocked execution);
+//!   `pthread_mutex_trylock(&m)` is the same CAS without the assume, and its value is
+//!   `(1 - ok) * 16` (0 on success, `EBUSY` on failure; it may be used in expressions);
+//!   `pthread_mutex_unlock(&m)` is a `release` store of 0; `pthread_mutex_init(&m, NULL)` is
+//!   a **relaxed store** of 0 (like `atomic_init`; attributes other than `NULL`/`0` are
+//!   unsupported); `pthread_mutex_destroy(&m)` emits no instruction (its statement and slot
+//!   remain, of kind `Local`). Lock, unlock and init are statements only (their value is
+//!   unsupported). Mutexes are not integers: reading or assigning one by name (including
+//!   arithmetic and `++`), passing `m` instead of `&m`, or passing a non-mutex to a
+//!   `pthread_mutex_*` call is an error, `atomic_*` on a mutex is an error, and `&m` anywhere
+//!   else is unsupported, as are local mutexes, mutex arrays and struct fields, other
+//!   initialisers, and the other `pthread_mutex*` functions (`timedlock`, attributes, ...).
+//!   Recursive and error-checking mutexes are not modelled: relocking a mutex one holds blocks,
+//!   and unlocking a mutex one does not hold simply stores 0.
 //! * **Expressions** are pure [`Expr`](crate::ir::Expr)s over registers: every read of a global (a plain read is a
 //!   `NonAtomic` load, a read of an atomic by name a `SeqCst` load, `atomic_load*` uses its order)
 //!   becomes an [`Instr::Load`](crate::ir::Instr::Load) into a fresh temporary `%tN`, emitted left to right. `&&`, `||` and
@@ -82,7 +103,7 @@
 //!   `i64::MAX` are not modelled exactly.
 //!
 //! tree-sitter does not expand macros, so `assert`, `atomic_*` and `pthread_*` are recognised
-//! as ordinary calls by name; it also cannot parse `_Atomic(T)`, which is rewritten to
+//! as ordinary calls by name (and `PTHREAD_MUTEX_INITIALIZER` as an identifier); it also cannot parse `_Atomic(T)`, which is rewritten to
 //! `_Atomic T` before parsing by blanking the parentheses (byte offsets, hence spans, are
 //! unchanged). Blocks, control statements and expressions nested deeper than 100 levels (counted
 //! together; an else-if chain nests one level per `else if`) are rejected as unsupported.
@@ -561,9 +582,33 @@ impl Ctx<'_> {
                         name: name.to_string(),
                         atomic: spec.atomic,
                         init: value,
+                        mutex: false,
                         span: src.span(name_node),
                     });
                     self.global_tys.push(ty);
+                }
+                types::BaseTy::Mutex => {
+                    if let Some(v) = init {
+                        let v = lower::strip_parens(v);
+                        if v.kind() != "identifier" || src.text(v) != "PTHREAD_MUTEX_INITIALIZER" {
+                            return Err(src.unsupported(
+                                v,
+                                "initialiser for a mutex (only PTHREAD_MUTEX_INITIALIZER is \
+                                 supported)",
+                            ));
+                        }
+                    }
+                    self.global_index
+                        .insert(name.to_string(), self.globals.len());
+                    self.globals.push(Global {
+                        name: name.to_string(),
+                        atomic: true,
+                        init: 0,
+                        mutex: true,
+                        span: src.span(name_node),
+                    });
+                    // The lock word: 0 = unlocked, 1 = locked.
+                    self.global_tys.push(IntTy::I32);
                 }
                 types::BaseTy::Void => {
                     return Err(src.error(name_node, &format!("variable `{name}` has type void")));

@@ -1,4 +1,5 @@
-//! C types the front end understands: integer types (plain or atomic), `pthread_t` and `void`.
+//! C types the front end understands: integer types (plain or atomic), `pthread_t`,
+//! `pthread_mutex_t` and `void`.
 
 use super::{Src, R};
 use crate::ir::{BinOp, Expr};
@@ -89,6 +90,8 @@ pub(crate) enum BaseTy {
     Int(IntTy),
     /// `pthread_t`: a thread handle.
     Thread,
+    /// `pthread_mutex_t`: a mutex (only as a global; see the module docs of the front end).
+    Mutex,
     Void,
 }
 
@@ -143,6 +146,7 @@ fn plain_typedef(name: &str) -> Option<BaseTy> {
         | "uintptr_t" | "size_t" | "uintmax_t" => IntTy::U64,
         "void" => return Some(BaseTy::Void),
         "pthread_t" => return Some(BaseTy::Thread),
+        "pthread_mutex_t" => return Some(BaseTy::Mutex),
         _ => return None,
     }))
 }

@@ -148,6 +148,9 @@ pub struct Global {
     pub atomic: bool,
     /// Initial value (C zero-initialises globals without an initialiser).
     pub init: i64,
+    /// A `pthread_mutex_t`: atomic, 0 = unlocked, 1 = locked. A thread blocked acquiring it in
+    /// a complete execution where nobody unlocks it any more is a deadlock.
+    pub mutex: bool,
     pub span: Span,
 }
 

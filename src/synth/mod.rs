@@ -121,6 +121,9 @@ fn unfixable_reason(r: &Requirement, no_sites: bool) -> String {
             .into();
     }
     match r.bug.kind {
+        crate::checker::BugKind::Deadlock => "a deadlock is in the program's locking logic: \
+             fences order memory accesses but cannot make a thread release a mutex"
+            .into(),
         crate::checker::BugKind::Race => "the racing accesses stay unordered even with a seq_cst \
              fence at every position: fences only synchronise along reads-from edges, and in \
              this execution no read connects the two threads in the needed direction (the \

@@ -240,6 +240,9 @@ impl FnLower<'_, '_> {
         }
         let loc = match self.lookup(src.text(target)) {
             Name::Global(loc) if self.global_atomic(loc) => loc,
+            m @ Name::Mutex(_) => {
+                return Err(self.name_error(target, src.text(target), m, true));
+            }
             _ => return Ok(None),
         };
         let op_text = src.text(op_node);

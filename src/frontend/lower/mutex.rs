@@ -1,0 +1,168 @@
+//! Lowering of pthread mutexes, the way GenMC models them: a `pthread_mutex_t` global is an
+//! atomic lock word (0 = unlocked, 1 = locked); `pthread_mutex_lock` is an acquire
+//! compare-and-swap 0 → 1 followed by `assume(ok)` (a failed acquire blocks the thread),
+//! `pthread_mutex_trylock` the same CAS without the assume, `pthread_mutex_unlock` a release
+//! store of 0, `pthread_mutex_init` a relaxed store of 0 and `pthread_mutex_destroy` nothing.
+
+use super::{bin, strip_parens, FnLower, Name, TExpr, R};
+use crate::frontend::types::IntTy;
+use crate::frontend::{Diagnostic, Src};
+use crate::ir::{BinOp, Expr, Instr, Loc, MemOrder, Reg};
+use tree_sitter::Node;
+
+/// `EBUSY`: the value of a `pthread_mutex_trylock` that failed (Linux).
+const EBUSY: i64 = 16;
+
+/// The diagnostic for the mutex `name` used by name (`write`: as the target of an assignment)
+/// rather than as `&name` in a `pthread_mutex_*` call.
+pub(super) fn misuse(src: &Src, n: Node, name: &str, write: bool) -> Diagnostic {
+    let what = if write {
+        format!("assignment to mutex `{name}`")
+    } else {
+        format!("mutex `{name}` used as a value")
+    };
+    src.error(
+        n,
+        &format!(
+            "{what} (a pthread_mutex_t is not an integer: it can only be passed as `&{name}` to \
+             the pthread_mutex_* functions)"
+        ),
+    )
+}
+
+/// `&x` (through parentheses): the identifier `x`.
+fn address_of<'t>(src: &Src, n: Node<'t>) -> Option<Node<'t>> {
+    let a = strip_parens(n);
+    (a.kind() == "pointer_expression"
+        && a.child_by_field_name("operator").map(|o| src.text(o)) == Some("&"))
+    .then(|| a.child_by_field_name("argument").map(strip_parens))
+    .flatten()
+    .filter(|id| id.kind() == "identifier")
+}
+
+impl FnLower<'_, '_> {
+    /// The mutex named by the first argument `arg` of the `pthread_mutex_*` function `func`,
+    /// which must be `&m` for a global `pthread_mutex_t m`.
+    fn mutex_target(&self, func: &str, arg: Node) -> R<Loc> {
+        let src = self.src;
+        if let Some(id) = address_of(&src, arg) {
+            let name = src.text(id);
+            return match self.lookup(name) {
+                Name::Mutex(loc) => Ok(loc),
+                Name::Unknown => Err(src.error(id, &format!("undeclared identifier `{name}`"))),
+                _ => Err(src.error(
+                    id,
+                    &format!(
+                        "`{name}` is not a mutex (`{func}` expects the address of a \
+                         pthread_mutex_t)"
+                    ),
+                )),
+            };
+        }
+        let a = strip_parens(arg);
+        if a.kind() == "identifier" {
+            let name = src.text(a);
+            if let Name::Mutex(_) = self.lookup(name) {
+                return Err(src.error(
+                    arg,
+                    &format!(
+                        "`{func}` expects the address of the mutex: write `&{name}`, not `{name}`"
+                    ),
+                ));
+            }
+        }
+        let text = src.text(arg);
+        Err(src.unsupported(
+            arg,
+            &format!(
+                "`{func}` on `{text}` (only `&m` for a global pthread_mutex_t `m` is supported)"
+            ),
+        ))
+    }
+
+    /// The acquire CAS 0 → 1 on mutex `loc` into fresh `ok` / `old` temporaries; returns `ok`.
+    fn mutex_cas(&mut self, loc: Loc) -> Reg {
+        let ok = self.new_temp(IntTy::Bool);
+        let old = self.new_temp(self.global_ty(loc));
+        self.emit(Instr::Cas {
+            ok,
+            old,
+            loc,
+            expected: Expr::Const(0),
+            desired: Expr::Const(1),
+            order: MemOrder::Acquire,
+            fail_order: MemOrder::Relaxed,
+        });
+        ok
+    }
+
+    /// `pthread_mutex_{lock,unlock,init,destroy}(&m[, NULL])` in statement position.
+    pub(super) fn mutex_stmt(&mut self, call: Node, name: &str, args: &[Node]) -> R<()> {
+        let src = self.src;
+        let arity = if name == "pthread_mutex_init" { 2 } else { 1 };
+        self.arity(call, name, args, arity)?;
+        let loc = self.mutex_target(name, args[0])?;
+        match name {
+            "pthread_mutex_lock" => {
+                let ok = self.mutex_cas(loc);
+                self.emit(Instr::Assume {
+                    cond: Expr::Reg(ok),
+                });
+            }
+            "pthread_mutex_unlock" => {
+                self.emit(Instr::Store {
+                    loc,
+                    val: Expr::Const(0),
+                    order: MemOrder::Release,
+                });
+            }
+            "pthread_mutex_init" => {
+                if !self.is_null(args[1]) {
+                    return Err(src.unsupported(
+                        args[1],
+                        "mutex attributes (the second argument of pthread_mutex_init must be NULL)",
+                    ));
+                }
+                // Initialisation is modelled as a relaxed store (see the module doc).
+                self.emit(Instr::Store {
+                    loc,
+                    val: Expr::Const(0),
+                    order: MemOrder::Relaxed,
+                });
+            }
+            "pthread_mutex_destroy" => {}
+            _ => return Err(src.unsupported(call, &format!("call to '{name}'"))),
+        }
+        Ok(())
+    }
+
+    /// `pthread_mutex_trylock(&m)`: the acquire CAS 0 → 1 without blocking; its value is 0 on
+    /// success and `EBUSY` (16) on failure.
+    pub(super) fn trylock_call(&mut self, call: Node, name: &str, args: &[Node]) -> R<TExpr> {
+        self.arity(call, name, args, 1)?;
+        let loc = self.mutex_target(name, args[0])?;
+        let ok = self.mutex_cas(loc);
+        let value = bin(
+            BinOp::Mul,
+            bin(BinOp::Sub, Expr::Const(1), Expr::Reg(ok)),
+            Expr::Const(EBUSY),
+        );
+        Ok((value, IntTy::I32))
+    }
+
+    /// `&m` for a mutex `m` outside the first argument of a `pthread_mutex_*` call.
+    pub(super) fn mutex_address_misuse(&self, n: Node) -> Option<Diagnostic> {
+        let src = self.src;
+        let id = address_of(&src, n)?;
+        let name = src.text(id);
+        matches!(self.lookup(name), Name::Mutex(_)).then(|| {
+            src.unsupported(
+                n,
+                &format!(
+                    "address of mutex `{name}` outside a pthread_mutex_* call (pointers are not \
+                     supported)"
+                ),
+            )
+        })
+    }
+}
