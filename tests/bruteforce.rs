@@ -2934,7 +2934,7 @@ fn random_programs_agree_with_the_oracle() {
 fn control_and_algorithm_fixtures_agree_with_the_oracle() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let mut checked = 0;
-    for dir in ["control", "algorithms", "locks"] {
+    for dir in ["control", "algorithms", "locks", "dialect"] {
         let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
             continue;
         };

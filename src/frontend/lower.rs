@@ -29,7 +29,7 @@ enum Mode {
 enum Binding {
     /// An integer local (or the thread parameter).
     Var(Reg),
-    /// A `pthread_t` of `main`.
+    /// A `pthread_t` / `thrd_t` of `main`.
     Handle(Reg),
     /// A parameter of `main` (`argc`, `argv`).
     Forbidden,
@@ -483,17 +483,37 @@ impl<'c, 'a> FnLower<'c, 'a> {
 
     fn thread_signature(&mut self, def: Node, fdecl: Node, name: &str) -> R<()> {
         let src = self.src;
+        let by = self.cx.spawned.get(name).copied().unwrap_or_default();
+        if by.pthread && by.c11 {
+            return Err(src.unsupported(
+                def,
+                &format!(
+                    "thread function `{name}` passed to both pthread_create and thrd_create \
+                     (their thread functions have different signatures)"
+                ),
+            ));
+        }
         let bad = || {
+            let signature = if by.c11 {
+                format!("`int {name}(void *)` (it is passed to thrd_create)")
+            } else {
+                format!("`void *{name}(void *)`")
+            };
             src.unsupported(
                 def,
-                &format!("thread function `{name}` must have the signature `void *{name}(void *)`"),
+                &format!("thread function `{name}` must have the signature {signature}"),
             )
         };
         let spec = types::decl_spec(&src, def).map_err(|_| bad())?;
         let returns_pointer = def.child_by_field_name("declarator").is_some_and(|d| {
             d.kind() == "pointer_declarator" && d.child_by_field_name("declarator") == Some(fdecl)
         });
-        if spec.ty != BaseTy::Void || spec.atomic || !returns_pointer {
+        let ret_ok = if by.c11 {
+            spec.ty == BaseTy::Int(IntTy::I32) && !returns_pointer
+        } else {
+            spec.ty == BaseTy::Void && returns_pointer
+        };
+        if spec.atomic || !ret_ok {
             return Err(bad());
         }
         let Some(params) = fdecl.child_by_field_name("parameters") else {
@@ -951,7 +971,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
         false
     }
 
-    /// The handle register named by `n` (for `pthread_create`'s `&h` and `pthread_join`'s `h`).
+    /// The handle register named by `n` (`&h` of `pthread_create` / `thrd_create`, `h` of the joins).
     fn handle(&self, n: Node) -> R<Reg> {
         let src = self.src;
         let n = strip_parens(n);
@@ -968,6 +988,64 @@ impl<'c, 'a> FnLower<'c, 'a> {
             Name::Unknown => Err(src.error(n, &format!("undeclared identifier `{name}`"))),
             _ => Err(src.error(n, &format!("`{name}` is not a pthread_t"))),
         }
+    }
+
+    /// `pthread_create(&h, NULL, f, arg)` / `thrd_create(&h, f, arg)` (`api` is the callee's
+    /// name): a [`Instr::Spawn`] of thread function `f` with `arg`, the thread id into `h`.
+    fn spawn(&mut self, call: Node, api: &str, h: Node, f: Node, arg: Node) -> R<()> {
+        let src = self.src;
+        let main_name = self.cx.main_name;
+        if self.mode != Mode::Main {
+            return Err(src.unsupported(
+                call,
+                &format!("{api} outside {main_name} (threads can only be created in {main_name})"),
+            ));
+        }
+        let handle_arg = h;
+        let h = strip_parens(h);
+        let h = (h.kind() == "pointer_expression"
+            && h.child_by_field_name("operator").map(|o| src.text(o)) == Some("&"))
+        .then(|| h.child_by_field_name("argument"))
+        .flatten()
+        .ok_or_else(|| {
+            src.unsupported(
+                handle_arg,
+                &format!("first argument of {api} must be `&handle`"),
+            )
+        })?;
+        let dst = self.handle(h)?;
+        let fnode = f;
+        let f = strip_parens(f);
+        if f.kind() != "identifier" {
+            return Err(src.unsupported(fnode, "thread function must be given by name"));
+        }
+        let fname = src.text(f);
+        let func = match self.cx.func_ids.get(fname) {
+            Some(&fid) if fid != self.cx.main => fid,
+            _ => {
+                return Err(match self.lookup(fname) {
+                    Name::Unknown => src.error(f, &format!("undeclared identifier `{fname}`")),
+                    Name::Function if fname == main_name => {
+                        src.unsupported(f, &format!("`{main_name}` used as a thread function"))
+                    }
+                    Name::Function => src.unsupported(
+                        f,
+                        &format!("thread function `{fname}` is not defined in this file"),
+                    ),
+                    _ => src.error(f, &format!("`{fname}` is not a function")),
+                })
+            }
+        };
+        let arg = self.expr(arg)?;
+        self.emit(Instr::Spawn {
+            func,
+            arg,
+            dst: Some(dst),
+        });
+        if let Some(c) = self.created.get_mut(dst) {
+            *c = true;
+        }
+        Ok(())
     }
 
     /// A call in statement position; returns whether it ends the thread.
@@ -1030,7 +1108,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 }
                 Ok(false)
             }
-            "assert" => {
+            "assert" | "MODEL_ASSERT" => {
                 self.arity(call, name, &args, 1)?;
                 let cond = self.expr(args[0])?;
                 let text = src.text(args[0]).to_string();
@@ -1038,70 +1116,29 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 Ok(false)
             }
             "pthread_create" => {
-                if self.mode != Mode::Main {
-                    return Err(src.unsupported(
-                        call,
-                        "pthread_create outside main (threads can only be created in main)",
-                    ));
-                }
                 self.arity(call, name, &args, 4)?;
-                let h = strip_parens(args[0]);
-                let h = (h.kind() == "pointer_expression"
-                    && h.child_by_field_name("operator").map(|o| src.text(o)) == Some("&"))
-                .then(|| h.child_by_field_name("argument"))
-                .flatten()
-                .ok_or_else(|| {
-                    src.unsupported(
-                        args[0],
-                        "first argument of pthread_create must be `&handle`",
-                    )
-                })?;
-                let dst = self.handle(h)?;
                 if !self.is_null(args[1]) {
                     return Err(src.unsupported(
                         args[1],
                         "thread attributes (the second argument of pthread_create must be NULL)",
                     ));
                 }
-                let f = strip_parens(args[2]);
-                if f.kind() != "identifier" {
-                    return Err(src.unsupported(args[2], "thread function must be given by name"));
-                }
-                let fname = src.text(f);
-                let func = match self.cx.func_ids.get(fname) {
-                    Some(&fid) if fid != self.cx.main => fid,
-                    _ => {
-                        return Err(match self.lookup(fname) {
-                            Name::Unknown => {
-                                src.error(f, &format!("undeclared identifier `{fname}`"))
-                            }
-                            Name::Function if fname == "main" => {
-                                src.unsupported(f, "`main` used as a thread function")
-                            }
-                            Name::Function => src.unsupported(
-                                f,
-                                &format!("thread function `{fname}` is not defined in this file"),
-                            ),
-                            _ => src.error(f, &format!("`{fname}` is not a function")),
-                        })
-                    }
-                };
-                let arg = self.expr(args[3])?;
-                self.emit(Instr::Spawn {
-                    func,
-                    arg,
-                    dst: Some(dst),
-                });
-                if let Some(c) = self.created.get_mut(dst) {
-                    *c = true;
-                }
+                self.spawn(call, name, args[0], args[2], args[3])?;
                 Ok(false)
             }
-            "pthread_join" => {
+            "thrd_create" => {
+                self.arity(call, name, &args, 3)?;
+                self.spawn(call, name, args[0], args[1], args[2])?;
+                Ok(false)
+            }
+            "pthread_join" | "thrd_join" => {
                 if self.mode != Mode::Main {
                     return Err(src.unsupported(
                         call,
-                        "pthread_join outside main (threads can only be joined in main)",
+                        &format!(
+                            "{name} outside {} (threads can only be joined in {})",
+                            self.cx.main_name, self.cx.main_name
+                        ),
                     ));
                 }
                 self.arity(call, name, &args, 2)?;
@@ -1118,7 +1155,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 if !self.is_null(args[1]) {
                     return Err(src.unsupported(
                         args[1],
-                        "thread results (the second argument of pthread_join must be NULL)",
+                        &format!("thread results (the second argument of {name} must be NULL)"),
                     ));
                 }
                 self.emit(Instr::Join { tid: Expr::Reg(h) });
@@ -1128,7 +1165,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             | "pthread_mutex_unlock"
             | "pthread_mutex_init"
             | "pthread_mutex_destroy" => self.mutex_stmt(call, name, &args).map(|_| false),
-            "pthread_exit" => {
+            "pthread_exit" | "thrd_exit" => {
                 self.arity(call, name, &args, 1)?;
                 self.expr(args[0])?;
                 self.emit(Instr::Return);
@@ -1215,11 +1252,15 @@ impl<'c, 'a> FnLower<'c, 'a> {
             | "atomic_init"
             | "atomic_thread_fence"
             | "assert"
+            | "MODEL_ASSERT"
             | "__VERIFIER_assume"
             | "assume"
             | "pthread_create"
             | "pthread_join"
             | "pthread_exit"
+            | "thrd_create"
+            | "thrd_join"
+            | "thrd_exit"
             | "pthread_mutex_lock"
             | "pthread_mutex_unlock"
             | "pthread_mutex_init"

@@ -17,20 +17,33 @@
 //!   ignored; function prototypes are ignored; global integer variables (plain or atomic:
 //!   `atomic_int`, `_Atomic int`, `_Atomic(int)`, `atomic_bool`, ...) become [`Global`]s with a
 //!   constant initial value (missing initialiser = 0, `ATOMIC_VAR_INIT(c)` accepted); global
-//!   `pthread_t` variables become registers of `main`; global `pthread_mutex_t` variables
+//!   `pthread_t` and C11 `thrd_t` variables become registers of `main`; global `pthread_mutex_t` variables
 //!   (several declarators allowed, optionally `= PTHREAD_MUTEX_INITIALIZER`) become atomic
 //!   [`Global`]s with `mutex: true` and initial value 0 (unlocked). Everything else is
 //!   unsupported.
-//! * **Functions**: `main` and the functions passed to `pthread_create` in `main` (found with
-//!   `queries/c/threads.scm`) are lowered, in source order, to [`Function`]s; other function
-//!   definitions are ignored unless called (a call is unsupported).
+//! * **Functions**: `main` and the functions passed to `pthread_create` or `thrd_create` in
+//!   `main` (found with `queries/c/threads.scm`) are lowered, in source order, to
+//!   [`Function`]s; other function definitions are ignored unless called (a call is
+//!   unsupported). A thread function passed to `pthread_create` must be `void *f(void *)`, one
+//!   passed to `thrd_create` `int f(void *)` (or either with `(void)` / `()`); its return value
+//!   is evaluated and discarded. **CDSChecker/FenSying test dialect:** when there is no `main`,
+//!   `int user_main(int argc, char **argv)` (or `(void)`) is the main thread, with everything
+//!   said here of `main` (its parameters cannot be used), and `MODEL_ASSERT(c)` is `assert(c)`
+//!   everywhere.
+//! * **Threads**: `pthread_t` / `thrd_t` handles are declared in `main` (globally or locally);
+//!   `pthread_create(&h, NULL, f, arg)` and C11 `thrd_create(&h, f, arg)` (statements only) are
+//!   [`Instr::Spawn`](crate::ir::Instr::Spawn); `pthread_join(h, NULL)` and `thrd_join(h, NULL)`
+//!   (`NULL` or `0`; a result pointer is unsupported) are
+//!   [`Instr::Join`](crate::ir::Instr::Join); `pthread_exit(v)`, `thrd_exit(v)` and `return v;`
+//!   are [`Instr::Return`](crate::ir::Instr::Return) (`v` is evaluated and discarded). Creating
+//!   or joining threads outside `main` is unsupported.
 //! * **Statements**: nested blocks, local integer declarations, assignments and compound
 //!   assignments / `++` / `--` (on locals and globals), `atomic_store[_explicit]`,
 //!   `atomic_load[_explicit]`, `atomic_init` (modelled as a **relaxed store**: C's non-atomic
 //!   initialisation is weaker only in that racing with it would be undefined, which the model
 //!   does not report), the read-modify-writes below, `atomic_thread_fence`, `assert`,
 //!   `__VERIFIER_assume` / `assume` ([`Instr::Assume`](crate::ir::Instr::Assume): the thread
-//!   blocks when the condition is false), `pthread_create`, `pthread_join`, `pthread_exit`,
+//!   blocks when the condition is false), the thread calls above (`pthread_*`, `thrd_*`),
 //!   `return` (anywhere), the mutex calls below, and the control flow below. `goto`, labels,
 //!   `atomic_flag` and function calls are unsupported.
 //! * **Control flow** is lowered to [`Instr::BranchIfZero`](crate::ir::Instr::BranchIfZero) /
@@ -102,9 +115,9 @@
 //!   `i64` without truncation (its overflow is undefined in C); 64-bit unsigned values above
 //!   `i64::MAX` are not modelled exactly.
 //!
-//! tree-sitter does not expand macros, so `assert`, `atomic_*` and `pthread_*` are recognised
-//! as ordinary calls by name (and `PTHREAD_MUTEX_INITIALIZER` as an identifier); it also cannot parse `_Atomic(T)`, which is rewritten to
-//! `_Atomic T` before parsing by blanking the parentheses (byte offsets, hence spans, are
+//! tree-sitter does not expand macros, so `assert`, `MODEL_ASSERT`, `atomic_*`, `pthread_*` and
+//! `thrd_*` are recognised as ordinary calls by name (and `PTHREAD_MUTEX_INITIALIZER` as an
+//! identifier); it also cannot parse `_Atomic(T)`, which is rewritten to `_Atomic T` before parsing by blanking the parentheses (byte offsets, hence spans, are
 //! unchanged). Blocks, control statements and expressions nested deeper than 100 levels (counted
 //! together; an else-if chain nests one level per `else if`) are rejected as unsupported.
 //!
@@ -119,7 +132,7 @@
 //! after the last statement a [`SlotPlace::BlockEnd`](crate::ir::SlotPlace::BlockEnd) slot (owned by the last statement, or by the
 //! block's own statement when the block is empty — for the braces of an `if`/loop/`switch` body,
 //! that is the control statement), unless the block's last statement diverts control (`return`,
-//! `pthread_exit`, `break`, `continue`, or an `if`/`else` whose branches all do). The body of a
+//! `pthread_exit`, `thrd_exit`, `break`, `continue`, or an `if`/`else` whose branches all do). The body of a
 //! `switch` is one block whose statements are those under its labels.
 //!
 //! **Unbraced bodies.** A body of `if`/`else`/`while`/`do`/`for` written without braces
@@ -357,7 +370,7 @@ pub(crate) struct Ctx<'a> {
     pub(crate) globals: Vec<Global>,
     pub(crate) global_tys: Vec<IntTy>,
     pub(crate) global_index: HashMap<String, Loc>,
-    /// Global `pthread_t` variables (registers of `main`), in declaration order.
+    /// Global `pthread_t` / `thrd_t` variables (registers of `main`), in declaration order.
     pub(crate) handles: Vec<String>,
     pub(crate) functions: Vec<Option<Function>>,
     /// Functions being lowered (main and thread functions) by name.
@@ -367,8 +380,21 @@ pub(crate) struct Ctx<'a> {
     pub(crate) stmts: Vec<Stmt>,
     pub(crate) slots: Vec<Slot>,
     pub(crate) main: usize,
+    /// The name of the main thread's function: `main`, or `user_main` when there is no `main`.
+    pub(crate) main_name: &'static str,
+    /// The thread functions, with the API(s) that spawn them (which fixes their signature).
+    pub(crate) spawned: HashMap<String, SpawnedBy>,
     /// Loops lowered so far: the next [`Instr::LoopHead`](crate::ir::Instr::LoopHead) id.
     pub(crate) loops: usize,
+}
+
+/// How a thread function is spawned in the main thread's function.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SpawnedBy {
+    /// Passed to `pthread_create`: must be `void *f(void *)`.
+    pub(crate) pthread: bool,
+    /// Passed to C11 `thrd_create`: must be `int f(void *)`.
+    pub(crate) c11: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -432,24 +458,31 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
             _ => {}
         }
     }
-    let Some(&(_, main_def)) = defs.iter().find(|(name, _)| *name == "main") else {
+    // The main thread: `main`, or (CDSChecker's test dialect) `user_main` when there is no
+    // `main`.
+    let main_name = if defs.iter().any(|(name, _)| *name == "main") {
+        "main"
+    } else {
+        "user_main"
+    };
+    let Some(&(_, main_def)) = defs.iter().find(|(name, _)| *name == main_name) else {
         return Err(src.error_at_start("no `main` function"));
     };
     let spawned = spawned_functions(&src, main_def, &threads, prepared.as_bytes());
     let mut func_ids = HashMap::new();
     let mut lowered_defs = Vec::new();
     for &(name, node) in &defs {
-        let wanted = if name == "main" {
+        let wanted = if name == main_name {
             node.id() == main_def.id()
         } else {
-            spawned.contains(name)
+            spawned.contains_key(name)
         };
         if wanted && !func_ids.contains_key(name) {
             func_ids.insert(name.to_string(), lowered_defs.len());
             lowered_defs.push(node.id());
         }
     }
-    let main = func_ids.get("main").copied().unwrap_or(0);
+    let main = func_ids.get(main_name).copied().unwrap_or(0);
 
     let mut cx = Ctx {
         src,
@@ -463,6 +496,8 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
         stmts: Vec::new(),
         slots: Vec::new(),
         main,
+        main_name,
+        spawned,
         loops: 0,
     };
 
@@ -646,10 +681,19 @@ fn classify_items<'t>(root: Node<'t>, query: &Query, text: &[u8]) -> Vec<(Node<'
         .collect()
 }
 
-/// Names of the functions passed as the third argument of `pthread_create` inside `main_def`.
-fn spawned_functions(src: &Src, main_def: Node, query: &Query, text: &[u8]) -> HashSet<String> {
-    let mut out = HashSet::new();
-    let Some(args_idx) = query.capture_index_for_name("args") else {
+/// Names of the functions passed to `pthread_create` (third argument) or `thrd_create` (second
+/// argument) inside `main_def`, with the API(s) they are passed to.
+fn spawned_functions(
+    src: &Src,
+    main_def: Node,
+    query: &Query,
+    text: &[u8],
+) -> HashMap<String, SpawnedBy> {
+    let mut out: HashMap<String, SpawnedBy> = HashMap::new();
+    let (Some(args_idx), Some(callee_idx)) = (
+        query.capture_index_for_name("args"),
+        query.capture_index_for_name("callee"),
+    ) else {
         return out;
     };
     let Some(body) = main_def.child_by_field_name("body") else {
@@ -658,11 +702,21 @@ fn spawned_functions(src: &Src, main_def: Node, query: &Query, text: &[u8]) -> H
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, body, text);
     while let Some(m) = matches.next() {
+        let c11 = m
+            .captures()
+            .iter()
+            .any(|c| c.index == callee_idx && src.text(c.node) == "thrd_create");
         for cap in m.captures().iter().filter(|c| c.index == args_idx) {
             let args = named_children(cap.node);
-            if let Some(f) = args.get(2) {
+            if let Some(f) = args.get(if c11 { 1 } else { 2 }) {
+                let f = lower::strip_parens(*f);
                 if f.kind() == "identifier" {
-                    out.insert(src.text(*f).to_string());
+                    let by = out.entry(src.text(f).to_string()).or_default();
+                    if c11 {
+                        by.c11 = true;
+                    } else {
+                        by.pthread = true;
+                    }
                 }
             }
         }

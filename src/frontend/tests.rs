@@ -2056,3 +2056,232 @@ fn mutex_program_survives_mutation() {
         }
     }
 }
+
+// ----- C11 <threads.h> and the CDSChecker test dialect ---------------------------------------
+
+const THRD: &str = r#"#include <threads.h>
+#include <stdatomic.h>
+atomic_int x;
+thrd_t g;
+int t1(void *arg) {
+    atomic_store_explicit(&x, 1, memory_order_relaxed);
+    return 0;
+}
+int t2(void *arg) {
+    thrd_exit(arg);
+}
+int main(void) {
+    thrd_t l;
+    thrd_create(&g, t1, NULL);
+    thrd_create(&l, t2, 5);
+    thrd_join(g, NULL);
+    thrd_join(l, 0);
+    return 0;
+}
+"#;
+
+#[test]
+fn c11_threads_lower_like_pthreads() {
+    let p = ok(THRD);
+    assert_eq!(p.functions.len(), 3);
+    assert_eq!(p.functions[p.main].name, "main");
+    let t1 = func(&p, "t1");
+    assert_eq!(t1.param, None);
+    assert_eq!(
+        instrs(t1),
+        vec![
+            Instr::Store {
+                loc: 0,
+                val: Expr::Const(1),
+                order: MemOrder::Relaxed
+            },
+            Instr::Return,
+        ]
+    );
+    let t2 = func(&p, "t2");
+    // `thrd_exit(arg)` ends the thread: no implicit return after it.
+    assert_eq!(instrs(t2), vec![Instr::Return]);
+    let main = &p.functions[p.main];
+    let (g, l) = (reg(main, "g"), reg(main, "l"));
+    let t1_id = p.functions.iter().position(|f| f.name == "t1").unwrap();
+    let t2_id = p.functions.iter().position(|f| f.name == "t2").unwrap();
+    assert_eq!(
+        instrs(main),
+        vec![
+            Instr::Spawn {
+                func: t1_id,
+                arg: Expr::Const(0),
+                dst: Some(g)
+            },
+            Instr::Spawn {
+                func: t2_id,
+                arg: Expr::Const(5),
+                dst: Some(l)
+            },
+            Instr::Join { tid: Expr::Reg(g) },
+            Instr::Join { tid: Expr::Reg(l) },
+            Instr::Return,
+        ]
+    );
+    let kinds: Vec<StmtKind> = p
+        .stmts
+        .iter()
+        .filter(|s| s.func == p.main)
+        .map(|s| s.kind)
+        .collect();
+    use StmtKind::*;
+    assert_eq!(kinds, vec![Local, Thread, Thread, Thread, Thread, Local]);
+}
+
+const USER_MAIN: &str = r#"#include <threads.h>
+#include <stdatomic.h>
+#include "model-assert.h"
+atomic_int flag;
+int data;
+static int writer(void *obj) {
+    data = 1;
+    atomic_store_explicit(&flag, 1, memory_order_release);
+    return 0;
+}
+int user_main(int argc, char **argv) {
+    thrd_t w;
+    thrd_create(&w, (writer), NULL);
+    int r = atomic_load_explicit(&flag, memory_order_acquire);
+    MODEL_ASSERT(r == 0 || data == 1);
+    thrd_join(w, NULL);
+    return 0;
+}
+"#;
+
+#[test]
+fn user_main_and_model_assert() {
+    let p = ok(USER_MAIN);
+    assert_eq!(p.functions.len(), 2);
+    let main = &p.functions[p.main];
+    assert_eq!(main.name, "user_main");
+    let w = reg(main, "w");
+    let r = reg(main, "r");
+    let writer = p.functions.iter().position(|f| f.name == "writer").unwrap();
+    let body = instrs(main);
+    assert_eq!(
+        body[..3],
+        [
+            Instr::Spawn {
+                func: writer,
+                arg: Expr::Const(0),
+                dst: Some(w)
+            },
+            Instr::Load {
+                dst: reg(main, "%t0"),
+                loc: 0,
+                order: MemOrder::Acquire
+            },
+            Instr::Assign {
+                dst: r,
+                val: Expr::Reg(reg(main, "%t0"))
+            },
+        ]
+    );
+    // `r == 0 || data == 1`: data is read only when r != 0.
+    assert!(body.iter().any(|i| matches!(i, Instr::BranchIfZero { .. })));
+    assert!(body.iter().any(|i| matches!(
+        i,
+        Instr::Load {
+            loc: 1,
+            order: MemOrder::NonAtomic,
+            ..
+        }
+    )));
+    let n = body.len();
+    match &body[n - 3] {
+        Instr::Assert { text, .. } => assert_eq!(text, "r == 0 || data == 1"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(body[n - 2], Instr::Join { tid: Expr::Reg(w) });
+    assert_eq!(body[n - 1], Instr::Return);
+    assert_eq!(
+        instrs(func(&p, "writer")),
+        vec![
+            Instr::Store {
+                loc: 1,
+                val: Expr::Const(1),
+                order: MemOrder::NonAtomic
+            },
+            Instr::Store {
+                loc: 0,
+                val: Expr::Const(1),
+                order: MemOrder::Release
+            },
+            Instr::Return,
+        ]
+    );
+    // `main` wins over `user_main`, which is then an ordinary (unlowered) function.
+    let both = "int user_main(void) { return 0; }\nint main(void) { MODEL_ASSERT(1); }";
+    let p = ok(both);
+    assert_eq!(p.functions.len(), 1);
+    assert_eq!(p.functions[p.main].name, "main");
+    // `user_main(void)` is accepted too.
+    let p = ok("int user_main(void) { return 0; }");
+    assert_eq!(p.functions[p.main].name, "user_main");
+}
+
+#[test]
+fn c11_thread_errors() {
+    use DiagKind::*;
+    type Case<'s> = (&'s str, (usize, usize, DiagKind, &'s str));
+    let cases: Vec<Case> = vec![
+        (
+            "int t(void *a) { return 0; }\nint main() { thrd_t p; thrd_create(&p, t, 0);\n  int res; thrd_join(p, &res); }",
+            (3, 25, Unsupported, "thread results (the second argument of thrd_join must be NULL)"),
+        ),
+        (
+            "#include <threads.h>\nvoid *t(void *a) { return 0; }\nint main() { thrd_t p; thrd_create(&p, t, 0); }",
+            (2, 1, Unsupported, "thread function `t` must have the signature `int t(void *)` (it is passed to thrd_create)"),
+        ),
+        (
+            "void t(void *a) { }\nint main() { thrd_t p; thrd_create(&p, t, 0); }",
+            (1, 1, Unsupported, "thread function `t` must have the signature `int t(void *)` (it is passed to thrd_create)"),
+        ),
+        (
+            "int t(int a) { return 0; }\nint main() { thrd_t p; thrd_create(&p, t, 0); }",
+            (1, 1, Unsupported, "thread function `t` must have the signature `int t(void *)` (it is passed to thrd_create)"),
+        ),
+        (
+            "int t(void *a) { return 0; }\nint main() { thrd_t p, q; thrd_create(&p, t, 0);\n  pthread_create(&q, 0, t, 0); }",
+            (1, 1, Unsupported, "thread function `t` passed to both pthread_create and thrd_create (their thread functions have different signatures)"),
+        ),
+        (
+            "int main() { thrd_t p; thrd_join(p, 0); }",
+            (1, 34, Error, "thread handle `p` is joined before a thread was created with it"),
+        ),
+        (
+            "int t(void *a) { return 0; }\nint main() { thrd_t p; thrd_create(p, t, 0); }",
+            (2, 36, Unsupported, "first argument of thrd_create must be `&handle`"),
+        ),
+        (
+            "int main() { thrd_t p; thrd_create(&p, 0); }",
+            (1, 24, Error, "`thrd_create` expects 3 arguments, got 2"),
+        ),
+        (
+            "int t(void *a) { return 0; }\nint main() { thrd_t p; int r = thrd_create(&p, t, 0); }",
+            (2, 32, Unsupported, "'thrd_create' used as a value"),
+        ),
+        (
+            "thrd_t h;\nint t(void *a) { thrd_join(h, 0); return 0; }\nint main() { thrd_create(&h, t, 0); }",
+            (2, 18, Unsupported, "thrd_join outside main (threads can only be joined in main)"),
+        ),
+        (
+            "int t(void *a) { return 0; }\nint user_main(void) { thrd_t p; thrd_create(&p, user_main, 0); }",
+            (2, 49, Unsupported, "`user_main` used as a thread function"),
+        ),
+        ("int main() { MODEL_ASSERT(1, 2); }", (1, 14, Error, "`MODEL_ASSERT` expects 1 argument, got 2")),
+        ("int user_mainx(void) { }", (1, 1, Error, "no `main` function")),
+    ];
+    for (src, (line, column, kind, message)) in cases {
+        assert_eq!(
+            diag(src),
+            (line, column, kind, message.to_string()),
+            "{src}"
+        );
+    }
+}

@@ -1,4 +1,4 @@
-//! C types the front end understands: integer types (plain or atomic), `pthread_t`,
+//! C types the front end understands: integer types (plain or atomic), `pthread_t`, `thrd_t`,
 //! `pthread_mutex_t` and `void`.
 
 use super::{Src, R};
@@ -88,7 +88,7 @@ impl IntTy {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BaseTy {
     Int(IntTy),
-    /// `pthread_t`: a thread handle.
+    /// `pthread_t` or C11 `thrd_t`: a thread handle.
     Thread,
     /// `pthread_mutex_t`: a mutex (only as a global; see the module docs of the front end).
     Mutex,
@@ -145,7 +145,7 @@ fn plain_typedef(name: &str) -> Option<BaseTy> {
         "uint64_t" | "uint_least64_t" | "uint_fast16_t" | "uint_fast32_t" | "uint_fast64_t"
         | "uintptr_t" | "size_t" | "uintmax_t" => IntTy::U64,
         "void" => return Some(BaseTy::Void),
-        "pthread_t" => return Some(BaseTy::Thread),
+        "pthread_t" | "thrd_t" => return Some(BaseTy::Thread),
         "pthread_mutex_t" => return Some(BaseTy::Mutex),
         _ => return None,
     }))
