@@ -13,7 +13,8 @@
 //! block). The interpreter records where each marker was passed, so a later stage can place a
 //! candidate fence at exactly the point a source edit would put it — the rewriter never guesses.
 //!
-//! **Architecture invariant:** the IR knows nothing about tree-sitter; spans are plain byte and
+//! **Architecture invariant:** one slot per source place (`merge_duplicate_slots`); the IR knows
+//! nothing about tree-sitter; spans are plain byte and
 //! line/column positions into the original source text.
 
 use std::fmt;
@@ -378,6 +379,8 @@ pub enum SlotPlace {
 /// A program point where a fence can be written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Slot {
+    /// The function whose body first holds a marker of this slot (an inlined callee's slots
+    /// are also passed in its callers, see [`Program::merge_duplicate_slots`]).
     pub func: FuncId,
     pub place: SlotPlace,
 }
@@ -414,6 +417,26 @@ impl Program {
     /// The line of a statement (1-based).
     pub fn stmt_line(&self, s: StmtId) -> usize {
         self.stmts[s].span.line
+    }
+
+    /// Makes every source place have one slot: markers of slots whose [`SlotPlace`] equals an
+    /// earlier slot's are renumbered to that slot. Inlining a function copies its body, and
+    /// with it its slot markers; a fence written at that place in the source runs in every
+    /// copy, so all copies must be one slot for the synthesis (one fence, counted once).
+    pub fn merge_duplicate_slots(&mut self) {
+        let mut first: Vec<SlotId> = (0..self.slots.len()).collect();
+        for i in 0..self.slots.len() {
+            if let Some(j) = (0..i).find(|&j| self.slots[j].place == self.slots[i].place) {
+                first[i] = first[j];
+            }
+        }
+        for f in &mut self.functions {
+            for ins in &mut f.body {
+                if let Instr::Slot(s) = ins {
+                    *s = first[*s];
+                }
+            }
+        }
     }
 
     /// Checks the structural invariants the interpreter relies on; the front end must only ever
@@ -484,7 +507,7 @@ impl Program {
                         }
                     }
                     Instr::Slot(s) => {
-                        if *s >= self.slots.len() || self.slots[*s].func != fid {
+                        if *s >= self.slots.len() {
                             return Err(format!("{}: bad slot", f.name));
                         }
                     }
@@ -514,5 +537,66 @@ impl Program {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicate_slots_are_merged_into_the_first() {
+        let place = SlotPlace::Before { stmt: 0 };
+        let f = |body: Vec<Instr>| Function {
+            name: "f".into(),
+            span: Span::default(),
+            param: None,
+            reg_names: vec![],
+            stmt_of: vec![0; body.len()],
+            body,
+        };
+        let mut p = Program {
+            globals: vec![],
+            functions: vec![
+                f(vec![Instr::Slot(0)]),
+                f(vec![Instr::Slot(1), Instr::Slot(2)]),
+            ],
+            main: 0,
+            stmts: vec![Stmt {
+                func: 0,
+                kind: StmtKind::Local,
+                span: Span::default(),
+                order_span: None,
+            }],
+            slots: vec![
+                Slot {
+                    func: 0,
+                    place: place.clone(),
+                },
+                Slot {
+                    func: 1,
+                    place: place.clone(),
+                },
+                Slot {
+                    func: 1,
+                    place: SlotPlace::BlockEnd {
+                        after: Some(0),
+                        close: Span::default(),
+                    },
+                },
+            ],
+        };
+        p.merge_duplicate_slots();
+        assert_eq!(p.functions[1].body, vec![Instr::Slot(0), Instr::Slot(2)]);
+        assert!(p.validate().is_ok());
+    }
+
+    #[test]
+    fn order_lattice() {
+        use MemOrder::*;
+        assert!(Acquire.le(AcqRel) && Release.le(SeqCst) && !Acquire.le(Release));
+        assert_eq!(Acquire.join(Release), AcqRel);
+        assert_eq!(Relaxed.join(Acquire), Acquire);
+        assert_eq!(SeqCst.join(Release), SeqCst);
     }
 }
