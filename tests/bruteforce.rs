@@ -2934,7 +2934,7 @@ fn random_programs_agree_with_the_oracle() {
 fn control_and_algorithm_fixtures_agree_with_the_oracle() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let mut checked = 0;
-    for dir in ["control", "algorithms", "locks", "dialect"] {
+    for dir in ["control", "algorithms", "locks", "dialect", "functions"] {
         let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
             continue;
         };
@@ -2946,7 +2946,20 @@ fn control_and_algorithm_fixtures_agree_with_the_oracle() {
         for path in files {
             let src = std::fs::read_to_string(&path).unwrap();
             let name = path.display().to_string();
+            // The bakery's ticket numbers (max + 1) make the oracle's value domain grow with
+            // every round: its enumeration takes minutes. Its counts are pinned by its
+            // expectations instead.
+            if name.contains("bakery") {
+                continue;
+            }
             let prog = parse(&name, &src);
+            // The oracle enumerates every combination of runs, rf and mo: keep to programs
+            // with few executions (the larger algorithms are covered by their expectations).
+            let st = explorer_with(&prog, Model::Rc11, 2).stats;
+            if st.executions + st.blocked + st.bounded > 60 {
+                continue;
+            }
+            eprintln!("comparing {name}");
             for model in [Model::Rc11, Model::Sc] {
                 if let Err(e) = compare_with(&name, &prog, model, 2) {
                     panic!("{e}");

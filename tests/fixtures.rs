@@ -119,15 +119,17 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
             .map(|f| f["order"].as_str().unwrap().to_string())
             .collect();
         got.sort();
-        let mut want: Vec<String> = ef["orders"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|o| o.as_str().unwrap().to_string())
-            .collect();
-        want.sort();
-        if got != want {
-            fail(format!("fence orders {got:?} != {want:?}"));
+        // `orders` is optional: for larger programs the counts and weight pin the fix down and
+        // the diff snapshot shows where the fences go.
+        if let Some(orders) = ef["orders"].as_array() {
+            let mut want: Vec<String> = orders
+                .iter()
+                .map(|o| o.as_str().unwrap().to_string())
+                .collect();
+            want.sort();
+            if got != want {
+                fail(format!("fence orders {got:?} != {want:?}"));
+            }
         }
         for key in ["inserted", "strengthened", "weight"] {
             if let Some(n) = ef[key].as_u64() {

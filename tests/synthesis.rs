@@ -25,12 +25,42 @@ fn load(path: &std::path::Path) -> (String, String, Program) {
     (name, src, prog)
 }
 
+/// The loop bound a fixture's expectations ask for (`"args": ["--unroll", "N"]`), if any.
+fn limits_of(path: &std::path::Path) -> Limits {
+    let exp: serde_json::Value = std::fs::read_to_string(path.with_extension("expect.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let args: Vec<&str> = exp["args"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    let unroll = args
+        .windows(2)
+        .find(|w| w[0] == "--unroll")
+        .and_then(|w| w[1].parse().ok());
+    Limits {
+        unroll,
+        ..Limits::default()
+    }
+}
+
 /// Writes `fences` into the source and counts the buggy executions of the result.
-fn buggy_with(name: &str, src: &str, prog: &Program, fences: &[(Site, MemOrder)]) -> u64 {
+fn buggy_with(
+    name: &str,
+    src: &str,
+    prog: &Program,
+    fences: &[(Site, MemOrder)],
+    limits: &Limits,
+) -> u64 {
     let (edits, _) = rewrite::fence_edits(src, prog, fences).unwrap();
     let text = rewrite::apply(src, &edits).unwrap();
     let p = parse_c(name, &text).unwrap_or_else(|d| panic!("{d}\n{text}"));
-    let res = checker::check(&p, &CheckOptions::default());
+    let opts = CheckOptions {
+        limits: limits.clone(),
+        ..CheckOptions::default()
+    };
+    let res = checker::check(&p, &opts);
     assert!(res.stats.incomplete.is_none());
     res.stats.buggy
 }
@@ -60,9 +90,10 @@ fn every_fix_is_sound_and_locally_minimal() {
     for path in fixed_fixtures() {
         for mode in [Mode::Optimal, Mode::Fast] {
             let (name, src, prog) = load(&path);
+            let limits = limits_of(&path);
             let Repair::Fixed {
                 solution, verified, ..
-            } = repair(&name, &src, &prog, Model::Rc11, mode, Limits::default())
+            } = repair(&name, &src, &prog, Model::Rc11, mode, limits.clone())
             else {
                 panic!("{name}: expected a fix");
             };
@@ -87,7 +118,7 @@ fn every_fix_is_sound_and_locally_minimal() {
                             variant.remove(i);
                         }
                     }
-                    let bugs = buggy_with(&name, &src, &prog, &variant);
+                    let bugs = buggy_with(&name, &src, &prog, &variant, &limits);
                     assert!(
                         bugs > 0,
                         "{name}: weakening fence {i} ({:?} {}) to {w:?} still fixes the program",
@@ -128,7 +159,11 @@ fn no_cheaper_fence_set_exists_on_small_fixtures() {
     let mut compared = 0;
     for path in fixed_fixtures() {
         let (name, _src, prog) = load(&path);
-        let res = checker::check(&prog, &CheckOptions::default());
+        let opts = CheckOptions {
+            limits: limits_of(&path),
+            ..CheckOptions::default()
+        };
+        let res = checker::check(&prog, &opts);
         let Outcome::Fixed(sol) = synth::synthesize(&prog, &res.buggy, Model::Rc11, Mode::Optimal)
         else {
             panic!("{name}: expected a fix");

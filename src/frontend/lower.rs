@@ -11,6 +11,7 @@ use tree_sitter::Node;
 
 mod atomics;
 mod control;
+mod inline;
 mod mutex;
 
 /// Maximum nesting of blocks and expressions; deeper programs are rejected (this bounds the
@@ -67,6 +68,15 @@ struct FnLower<'c, 'a> {
     param_used: bool,
     /// Enclosing loops and switches, innermost last (targets of `break` / `continue`).
     jumps: Vec<control::JumpCtx>,
+    /// The top-level function being lowered (main or a thread function) and the start byte of
+    /// its definition: callees must be defined before it.
+    root_name: String,
+    root_start: usize,
+    /// Globals declared at or after this byte are not visible (the start of the definition of
+    /// the function whose body is being lowered, when it is an inlined callee).
+    visible_before: usize,
+    /// The calls being inlined, innermost last.
+    inlines: Vec<inline::Frame>,
 }
 
 /// Evaluates the initialiser of a global: a constant integer expression.
@@ -107,6 +117,8 @@ pub(crate) fn lower_function(cx: &mut Ctx, def: Node, fid: FuncId, is_main: bool
         .unwrap_or("")
         .to_string();
     let mut l = FnLower::new(cx, fid, mode);
+    l.root_name = name.clone();
+    l.root_start = def.start_byte();
     l.scopes.push(Vec::new());
     if is_main {
         l.main_signature(fdecl)?;
@@ -266,6 +278,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
             param: None,
             param_used: false,
             jumps: Vec::new(),
+            root_name: String::new(),
+            root_start: usize::MAX,
+            visible_before: usize::MAX,
+            inlines: Vec::new(),
         }
     }
 
@@ -323,7 +339,13 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 };
             }
         }
-        if let Some(&loc) = self.cx.global_index.get(name) {
+        let visible = |loc: &&Loc| {
+            self.cx
+                .globals
+                .get(**loc)
+                .is_some_and(|g| g.span.start < self.visible_before)
+        };
+        if let Some(&loc) = self.cx.global_index.get(name).filter(visible) {
             if self.cx.globals.get(loc).is_some_and(|g| g.mutex) {
                 return Name::Mutex(loc);
             }
@@ -338,7 +360,16 @@ impl<'c, 'a> FnLower<'c, 'a> {
         Name::Unknown
     }
 
+    /// The statement of source node `n`: a new one, except in an inlined body, where every
+    /// copy of a source statement shares the `Stmt` made for the first (its `func` is the
+    /// function of that first copy).
     fn new_stmt(&mut self, n: Node) -> StmtId {
+        if !self.inlines.is_empty() {
+            if let Some(&sid) = self.cx.inline_stmts.get(&n.id()) {
+                return sid;
+            }
+            self.cx.inline_stmts.insert(n.id(), self.cx.stmts.len());
+        }
         self.cx.stmts.push(Stmt {
             func: self.fid,
             kind: StmtKind::Local,
@@ -622,6 +653,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "compound_statement" => self.block(s, Some(sid)),
             "declaration" => self.local_decl(s).map(|_| false),
             "expression_statement" => self.expr_stmt(s),
+            "return_statement" if !self.inlines.is_empty() => self.inline_return(s),
             "return_statement" => {
                 if let Some(e) = named_children(s).first() {
                     self.expr(*e)?;
@@ -1052,11 +1084,12 @@ impl<'c, 'a> FnLower<'c, 'a> {
     fn call_stmt(&mut self, call: Node) -> R<bool> {
         let src = self.src;
         let (name, args) = self.callee(call)?;
-        if matches!(
-            self.lookup(name),
-            Name::Local(_) | Name::Global(_) | Name::Mutex(_) | Name::Handle(_)
-        ) {
-            return self.call_value(call).map(|_| false);
+        match self.lookup(name) {
+            Name::Local(_) | Name::Global(_) | Name::Mutex(_) | Name::Handle(_) => {
+                return self.call_value(call).map(|_| false);
+            }
+            Name::Function => return self.inline_call(call, name, &args, false).map(|_| false),
+            _ => {}
         }
         match name {
             "atomic_store" | "atomic_store_explicit" => {
@@ -1187,14 +1220,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             | Name::Forbidden => {
                 return Err(src.unsupported(call, &format!("call of non-function `{name}`")));
             }
-            Name::Function => {
-                return Err(src.unsupported(
-                    call,
-                    &format!(
-                        "call to user function `{name}` (function calls are not supported yet)"
-                    ),
-                ));
-            }
+            Name::Function => return self.inline_call(call, name, &args, true),
             Name::HandleOutsideMain | Name::Unknown => {}
         }
         if self.mode == Mode::Const && name != "ATOMIC_VAR_INIT" {

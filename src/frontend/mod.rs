@@ -23,8 +23,8 @@
 //!   unsupported.
 //! * **Functions**: `main` and the functions passed to `pthread_create` or `thrd_create` in
 //!   `main` (found with `queries/c/threads.scm`) are lowered, in source order, to
-//!   [`Function`]s; other function definitions are ignored unless called (a call is
-//!   unsupported). A thread function passed to `pthread_create` must be `void *f(void *)`, one
+//!   [`Function`]s; other function definitions are only lowered where they are called (see
+//!   *Calls* below). A thread function passed to `pthread_create` must be `void *f(void *)`, one
 //!   passed to `thrd_create` `int f(void *)` (or either with `(void)` / `()`); its return value
 //!   is evaluated and discarded. **CDSChecker/FenSying test dialect:** when there is no `main`,
 //!   `int user_main(int argc, char **argv)` (or `(void)`) is the main thread, with everything
@@ -44,8 +44,29 @@
 //!   does not report), the read-modify-writes below, `atomic_thread_fence`, `assert`,
 //!   `__VERIFIER_assume` / `assume` ([`Instr::Assume`](crate::ir::Instr::Assume): the thread
 //!   blocks when the condition is false), the thread calls above (`pthread_*`, `thrd_*`),
-//!   `return` (anywhere), the mutex calls below, and the control flow below. `goto`, labels,
-//!   `atomic_flag` and function calls are unsupported.
+//!   `return` (anywhere), the mutex calls below, calls to user functions (below), and the
+//!   control flow below. `goto`, labels, `atomic_flag` and calls to undefined functions are
+//!   unsupported.
+//! * **Calls to user functions are inlined** (`src/frontend/lower/inline.rs`), as statements
+//!   or in expressions, in `main`, threads and inlined functions. The callee must be defined in
+//!   the file **before** the top-level function being lowered (a call to a function defined
+//!   later, e.g. after a prototype, is unsupported), return an integer type or `void` (not a
+//!   pointer), and take only named integer parameters by value (pointer parameters are
+//!   unsupported; so a `pthread_create` thread function cannot be called, a `thrd_create`
+//!   one only if it is `int f(void)`). The arguments are evaluated left to right, converted to
+//!   the parameter types and assigned to fresh registers named after the parameters; the body
+//!   is lowered in the caller's [`Function`] in a fresh scope (only the parameters; the
+//!   caller's locals are invisible; only globals declared before the callee are visible; its
+//!   locals get fresh registers). `return e;` assigns `e` (converted to the return type) to the
+//!   call's result register (a fresh temporary `%tN`, the call's value) and jumps to the end of
+//!   the inlined body — also when it is the body's last statement (a jump to the next pc).
+//!   Falling off the end of an integer function leaves the result register unchanged (C: the
+//!   value is undefined). `return;` in an integer function is unsupported; `return e;` in a
+//!   `void` function and a `void` call used as a value are errors. Recursion (direct or
+//!   mutual, detected with the stack of calls being inlined) is unsupported at the recursive
+//!   call, as are calls to `main` and calls nested deeper than 32 levels. Inside an inlined
+//!   body threads cannot be created or joined (as outside `main`). Every loop of every inlined
+//!   copy gets its own `LoopHead` id.
 //! * **Control flow** is lowered to [`Instr::BranchIfZero`](crate::ir::Instr::BranchIfZero) /
 //!   [`Instr::Jump`](crate::ir::Instr::Jump) (no unrolling: loops are back-jumps, and the
 //!   instructions, statements and slots of a loop body are the same every iteration):
@@ -142,6 +163,16 @@
 //! **zero-length span at the end of the statement** (start = end = its end byte, with the
 //! line/column of that position), since there is no closing brace. A fence written at either
 //! slot needs braces added around the body.
+//!
+//! **Inlined bodies.** The statements of an inlined body are the callee's source statements:
+//! all inlined copies of one source statement share **one** [`Stmt`] (created at the first
+//! copy; its `func` is the function of that copy), so the slots of every copy have equal
+//! [`SlotPlace`](crate::ir::SlotPlace)s. Each copy emits its **own** [`Slot`] entries, whose
+//! `func` is the function containing the marker (the caller). A fence written at such a place
+//! is written once in the callee's source and applies to every call; the synthesis must treat
+//! slots with equal places as one (see `Program::merge_duplicate_slots`). The call statement
+//! itself owns only the argument evaluation and the result's use (so its kind reflects only
+//! those instructions).
 //!
 //! Functions that fall off their end get an implicit [`Instr::Return`](crate::ir::Instr::Return). The output
 //! is deterministic.
@@ -377,6 +408,12 @@ pub(crate) struct Ctx<'a> {
     pub(crate) func_ids: HashMap<String, usize>,
     /// Every function defined or declared in the file.
     pub(crate) fn_names: HashSet<String>,
+    /// The first definition of every function defined in the file (what a call inlines).
+    pub(crate) fn_defs: HashMap<String, Node<'a>>,
+    /// The statements of inlined function bodies, by tree-sitter node id: every inlined copy
+    /// of a source statement shares one [`Stmt`] (so that the slots of all copies have equal
+    /// [`SlotPlace`](crate::ir::SlotPlace)s).
+    pub(crate) inline_stmts: HashMap<usize, usize>,
     pub(crate) stmts: Vec<Stmt>,
     pub(crate) slots: Vec<Slot>,
     pub(crate) main: usize,
@@ -483,6 +520,10 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
         }
     }
     let main = func_ids.get(main_name).copied().unwrap_or(0);
+    let mut fn_defs = HashMap::new();
+    for &(name, node) in &defs {
+        fn_defs.entry(name.to_string()).or_insert(node);
+    }
 
     let mut cx = Ctx {
         src,
@@ -493,6 +534,8 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
         functions: vec![None; lowered_defs.len()],
         func_ids,
         fn_names,
+        fn_defs,
+        inline_stmts: HashMap::new(),
         stmts: Vec::new(),
         slots: Vec::new(),
         main,
@@ -542,13 +585,15 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
     for f in cx.functions {
         functions.push(f.ok_or_else(|| src.internal("a thread function was not lowered"))?);
     }
-    let program = Program {
+    let mut program = Program {
         globals: cx.globals,
         functions,
         main: cx.main,
         stmts: cx.stmts,
         slots: cx.slots,
     };
+    // Inlined copies of a function share its source places: one slot each.
+    program.merge_duplicate_slots();
     program
         .validate()
         .map_err(|e| src.internal(&format!("invalid IR: {e}")))?;

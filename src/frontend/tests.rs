@@ -654,8 +654,8 @@ fn diagnostics_positions() {
             (1, 14, Unsupported, "call to 'printf'"),
         ),
         (
-            "int g(void) { return 1; }\nint main() { int r = g(); }",
-            (2, 22, Unsupported, "call to user function `g` (function calls are not supported yet)"),
+            "int g(int n) { return n ? g(n - 1) : 0; }\nint main() { int r = g(2); }",
+            (1, 27, Unsupported, "recursive call to `g`"),
         ),
         ("int main() {\n  int r = z + 1;\n}", (2, 11, Error, "undeclared identifier `z`")),
         (
@@ -2284,4 +2284,431 @@ fn c11_thread_errors() {
             "{src}"
         );
     }
+}
+
+// ----- inlined calls --------------------------------------------------------------------------
+
+#[test]
+fn inline_call_as_statement() {
+    let p = ok("atomic_int x;\nvoid set(int v) { atomic_store_explicit(&x, v, memory_order_release); }\nint main() { set(2); }");
+    let m = func(&p, "main");
+    let v = reg(m, "v");
+    assert_eq!(
+        instrs(m),
+        vec![
+            Instr::Assign {
+                dst: v,
+                val: Expr::Const(2)
+            },
+            Instr::Store {
+                loc: 0,
+                val: Expr::Reg(v),
+                order: MemOrder::Release
+            },
+            Instr::Return,
+        ],
+        "{}",
+        dump(&p)
+    );
+    // The store's statement is the callee's source statement, in main.
+    let pc = m
+        .body
+        .iter()
+        .position(|i| matches!(i, Instr::Store { .. }))
+        .unwrap();
+    let st = &p.stmts[m.stmt_of[pc]];
+    assert_eq!(
+        (st.span.line, st.span.column, st.kind),
+        (2, 19, StmtKind::Access)
+    );
+    assert_eq!(st.func, p.main);
+}
+
+#[test]
+fn inline_call_in_expression() {
+    let p = ok("int g;\nint get(int a) { return g + a; }\nint main() { int r = get(3) + 1; }");
+    let m = func(&p, "main");
+    let (a, t0, t1, r) = (reg(m, "a"), reg(m, "%t0"), reg(m, "%t1"), reg(m, "r"));
+    let end = m
+        .body
+        .iter()
+        .position(|i| matches!(i, Instr::Assign { dst, .. } if *dst == r))
+        .unwrap();
+    assert_eq!(
+        instrs(m),
+        vec![
+            Instr::Assign {
+                dst: a,
+                val: Expr::Const(3)
+            },
+            Instr::Load {
+                dst: t1,
+                loc: 0,
+                order: MemOrder::NonAtomic
+            },
+            Instr::Assign {
+                dst: t0,
+                val: b(BinOp::Add, Expr::Reg(t1), Expr::Reg(a))
+            },
+            Instr::Jump { target: end },
+            Instr::Assign {
+                dst: r,
+                val: b(BinOp::Add, Expr::Reg(t0), Expr::Const(1))
+            },
+            Instr::Return,
+        ],
+        "{}",
+        dump(&p)
+    );
+    // The jump of the `return` lands right after the inlined body.
+    assert!(
+        matches!(m.body[end - 1], Instr::Jump { .. }),
+        "{}",
+        dump(&p)
+    );
+}
+
+#[test]
+fn inline_early_return_in_if() {
+    let p =
+        ok("int f(int a) {\n  if (a) { return 1; }\n  return 2;\n}\nint main() { int r = f(0); }");
+    let m = func(&p, "main");
+    let (a, t0, r) = (reg(m, "a"), reg(m, "%t0"), reg(m, "r"));
+    let end = m
+        .body
+        .iter()
+        .position(|i| matches!(i, Instr::Assign { dst, .. } if *dst == r))
+        .unwrap();
+    let is = instrs(m);
+    assert_eq!(
+        is[0],
+        Instr::Assign {
+            dst: a,
+            val: Expr::Const(0)
+        }
+    );
+    assert!(matches!(is[1], Instr::BranchIfZero { cond: Expr::Reg(c), .. } if c == a));
+    assert_eq!(
+        is[2],
+        Instr::Assign {
+            dst: t0,
+            val: Expr::Const(1)
+        }
+    );
+    assert_eq!(is[3], Instr::Jump { target: end });
+    assert_eq!(
+        is[4],
+        Instr::Assign {
+            dst: t0,
+            val: Expr::Const(2)
+        }
+    );
+    assert_eq!(is[5], Instr::Jump { target: end });
+    assert_eq!(
+        is[6],
+        Instr::Assign {
+            dst: r,
+            val: Expr::Reg(t0)
+        }
+    );
+    assert_eq!(is[7], Instr::Return);
+    assert_eq!(is.len(), 8, "{}", dump(&p));
+    // The branch skips the then-block to the second `return`.
+    let Instr::BranchIfZero { target, .. } = m.body[m
+        .body
+        .iter()
+        .position(|i| matches!(i, Instr::BranchIfZero { .. }))
+        .unwrap()]
+    else {
+        unreachable!()
+    };
+    assert!(
+        matches!(
+            &m.body[target..],
+            [
+                Instr::Slot(_),
+                Instr::Assign {
+                    val: Expr::Const(2),
+                    ..
+                },
+                ..
+            ]
+        ),
+        "{}",
+        dump(&p)
+    );
+}
+
+#[test]
+fn inline_nested_calls() {
+    let p = ok("int inc(int a) { return a + 1; }\nint twice(int b) { return inc(inc(b)); }\nint main() { int r = twice(5); }");
+    let m = func(&p, "main");
+    assert_eq!(
+        m.reg_names,
+        vec!["b", "%t0", "a", "%t1", "a", "%t2", "r"],
+        "{}",
+        dump(&p)
+    );
+    let is = instrs(m);
+    let j = |i: usize| m.body.iter().position(|x| *x == is[i]).unwrap() + 1;
+    assert_eq!(
+        is,
+        vec![
+            Instr::Assign {
+                dst: 0,
+                val: Expr::Const(5)
+            },
+            Instr::Assign {
+                dst: 2,
+                val: Expr::Reg(0)
+            },
+            Instr::Assign {
+                dst: 3,
+                val: b(BinOp::Add, Expr::Reg(2), Expr::Const(1))
+            },
+            Instr::Jump { target: j(3) },
+            Instr::Assign {
+                dst: 4,
+                val: Expr::Reg(3)
+            },
+            Instr::Assign {
+                dst: 5,
+                val: b(BinOp::Add, Expr::Reg(4), Expr::Const(1))
+            },
+            Instr::Jump { target: j(6) },
+            Instr::Assign {
+                dst: 1,
+                val: Expr::Reg(5)
+            },
+            Instr::Jump { target: j(8) },
+            Instr::Assign {
+                dst: 6,
+                val: Expr::Reg(1)
+            },
+            Instr::Return,
+        ],
+        "{}",
+        dump(&p)
+    );
+}
+
+const TWO_THREADS: &str = r#"#include <stdatomic.h>
+#include <pthread.h>
+#include <assert.h>
+atomic_int flag;
+int data;
+void publish(int v) {
+    data = v;
+    atomic_store_explicit(&flag, 1, memory_order_relaxed);
+}
+void *t1(void *arg) {
+    publish(1);
+    return NULL;
+}
+void *t2(void *arg) {
+    publish(2);
+    publish(3);
+    return NULL;
+}
+int main(void) {
+    pthread_t a, b;
+    pthread_create(&a, NULL, t1, NULL);
+    pthread_create(&b, NULL, t2, NULL);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    return 0;
+}
+"#;
+
+#[test]
+fn inline_from_two_threads_shares_statements() {
+    let p = ok(TWO_THREADS);
+    let (t1, t2) = (func(&p, "t1"), func(&p, "t2"));
+    let v1 = reg(t1, "v");
+    assert_eq!(
+        instrs(t1),
+        vec![
+            Instr::Assign {
+                dst: v1,
+                val: Expr::Const(1)
+            },
+            Instr::Store {
+                loc: 1,
+                val: Expr::Reg(v1),
+                order: MemOrder::NonAtomic
+            },
+            Instr::Store {
+                loc: 0,
+                val: Expr::Const(1),
+                order: MemOrder::Relaxed
+            },
+            Instr::Return,
+        ]
+    );
+    assert_eq!(instrs(t2).len(), 7, "{}", dump(&p));
+    // Every copy of `data = v;` belongs to the same Stmt, and the slots before it have the
+    // same place (one slot per copy).
+    let store_stmts: Vec<StmtId> = [t1, t2]
+        .iter()
+        .flat_map(|f| {
+            f.body
+                .iter()
+                .zip(&f.stmt_of)
+                .filter(|(i, _)| matches!(i, Instr::Store { loc: 1, .. }))
+                .map(|(_, s)| *s)
+        })
+        .collect();
+    assert_eq!(store_stmts.len(), 3);
+    assert!(store_stmts.iter().all(|s| *s == store_stmts[0]));
+    assert_eq!(p.stmts[store_stmts[0]].span.line, 7);
+    let before: Vec<SlotId> = [t1, t2]
+        .iter()
+        .flat_map(|f| {
+            f.body.iter().filter_map(|i| match i {
+                Instr::Slot(s)
+                    if p.slots[*s].place
+                        == SlotPlace::Before {
+                            stmt: store_stmts[0],
+                        } =>
+                {
+                    Some(*s)
+                }
+                _ => None,
+            })
+        })
+        .collect();
+    assert_eq!(before.len(), 3);
+    // One source place, one slot: every copy's marker is the first copy's slot (merged by
+    // `Program::merge_duplicate_slots`), so a fence there is one fence in every copy.
+    assert!(before.iter().all(|s| *s == before[0]), "{before:?}");
+    let fid = |n: &str| p.functions.iter().position(|f| f.name == n).unwrap();
+    assert_eq!(p.slots[before[0]].func, fid("t1"));
+}
+
+#[test]
+fn inline_diagnostics() {
+    use DiagKind::*;
+    type Case<'s> = (&'s str, (usize, usize, DiagKind, &'s str));
+    let cases: Vec<Case> = vec![
+        (
+            "int f(int n) { return g(n); }\nint g(int n) { return f(n); }\nint main() { int r = g(1); }",
+            (1, 23, Unsupported, "recursive call to `g`"),
+        ),
+        (
+            "void f(void);\nint main() { f(); }\nvoid f(void) { }",
+            (2, 14, Unsupported, "call to `f`, which is defined after `main` (define called functions before their callers)"),
+        ),
+        (
+            "void f(int *p) { }\nint main() { f(0); }",
+            (2, 14, Unsupported, "call to `f`, whose parameter `int *p` is a pointer (pointers are not supported)"),
+        ),
+        (
+            "void f(void) { }\nint main() { int r = f(); }",
+            (2, 22, Error, "void function `f` used as a value"),
+        ),
+        (
+            "int f(int a) { return; }\nint main() { int r = f(1); }",
+            (1, 16, Unsupported, "`return` without a value in function `f` returning an integer"),
+        ),
+        (
+            "int f(int a) { return a; }\nint main() { int r = f(1, 2); }",
+            (2, 22, Error, "`f` expects 1 argument, got 2"),
+        ),
+        (
+            "int f(void) { return x; }\nint x;\nint main() { int r = f(); }",
+            (1, 22, Error, "undeclared identifier `x`"),
+        ),
+        (
+            "int f(void) { int r = 1; return r; }\nint main() { int r = 0; f(); return q; }",
+            (2, 37, Error, "undeclared identifier `q`"),
+        ),
+        (
+            "void *t(void *a) { return NULL; }\nint main() { pthread_t h; pthread_create(&h, NULL, t, NULL); t(0); }",
+            (2, 62, Unsupported, "call to `t`, which returns a pointer (pointers are not supported)"),
+        ),
+        (
+            "pthread_t h;\nvoid *t(void *a) { return NULL; }\nvoid go(void) { pthread_create(&h, NULL, t, NULL); }\nint main() { go(); }",
+            (3, 17, Unsupported, "pthread_create outside main (threads can only be created in main)"),
+        ),
+        (
+            "int main() { int r = 0; }\nint g = f();",
+            (2, 9, Error, "initialiser of a global must be a constant expression"),
+        ),
+    ];
+    for (src, (line, col, kind, msg)) in cases {
+        assert_eq!(diag(src), (line, col, kind, msg.to_string()), "{src}");
+    }
+    // A caller's locals are not visible in the callee.
+    assert_eq!(
+        diag("int f(void) { return r; }\nint main() { int r = 1; int s = f(); }"),
+        (1, 22, Error, "undeclared identifier `r`".to_string())
+    );
+}
+
+#[test]
+fn inline_depth_is_capped() {
+    let mut src = String::from("int f0(int a) { return a; }\n");
+    for i in 1..=40 {
+        src += &format!("int f{i}(int a) {{ return f{}(a); }}\n", i - 1);
+    }
+    src += "int main() { int r = f40(1); }";
+    let (_, _, kind, msg) = diag(&src);
+    assert_eq!(
+        (kind, msg.as_str()),
+        (DiagKind::Unsupported, "calls nested deeper than 32 levels")
+    );
+}
+
+#[test]
+fn inline_fixture_like_program_validates() {
+    let src = r#"#include <stdatomic.h>
+#include <pthread.h>
+#include <assert.h>
+atomic_int lk;
+int counter;
+void lock(void) {
+    while (1) {
+        int e = 0;
+        if (atomic_compare_exchange_strong_explicit(&lk, &e, 1, memory_order_acquire, memory_order_relaxed))
+            return;
+    }
+}
+void unlock(void) { atomic_store_explicit(&lk, 0, memory_order_release); }
+int add(int a, int b) { return a + b; }
+void *worker(void *arg) {
+    lock();
+    counter = add(counter, 1);
+    unlock();
+    return NULL;
+}
+int main(void) {
+    pthread_t a, b;
+    pthread_create(&a, NULL, worker, NULL);
+    pthread_create(&b, NULL, worker, NULL);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    lock();
+    assert(counter == 2);
+    unlock();
+    return 0;
+}
+"#;
+    let p = ok(src);
+    p.validate().unwrap();
+    let w = func(&p, "worker");
+    assert!(w.body.iter().any(|i| matches!(i, Instr::Cas { .. })));
+    assert!(w.body.iter().any(|i| matches!(i, Instr::LoopHead { .. })));
+    // main's copy of lock() has its own loop head id.
+    let heads: Vec<usize> = p
+        .functions
+        .iter()
+        .flat_map(|f| {
+            f.body.iter().filter_map(|i| match i {
+                Instr::LoopHead { id } => Some(*id),
+                _ => None,
+            })
+        })
+        .collect();
+    assert_eq!(heads.len(), 2);
+    assert_ne!(heads[0], heads[1]);
 }

@@ -445,7 +445,7 @@ impl Program {
         if self.main >= self.functions.len() {
             return Err("main function index out of range".into());
         }
-        for (fid, f) in self.functions.iter().enumerate() {
+        for f in self.functions.iter() {
             if f.body.len() != f.stmt_of.len() {
                 return Err(format!("{}: stmt_of length mismatch", f.name));
             }

@@ -1,0 +1,229 @@
+//! Inlining of calls to user-defined functions (see the module doc of [`crate::frontend`]).
+//!
+//! A call `f(a, b)` to a function defined in the file is lowered in place: the arguments are
+//! evaluated left to right, each converted to its parameter's type and assigned to a fresh
+//! register named after the parameter; then `f`'s body is lowered as a block of the caller's
+//! function in a fresh scope that holds only the parameters (the caller's locals are not
+//! visible, globals resolve as usual but only those declared before `f`). `return e;` in the
+//! body assigns `e` (converted to `f`'s return type) to the call's result register (a fresh
+//! temporary) and jumps to the end of the inlined body; the value of the call is that register.
+//!
+//! The statements and slots of the inlined body are new [`Stmt`](crate::ir::Stmt)s and
+//! [`Slot`](crate::ir::Slot)s of the **caller's** function whose spans and places point into
+//! `f`'s source text: every call site has its own copies, so several slots (one per call site)
+//! can share one [`SlotPlace`](crate::ir::SlotPlace).
+
+use super::{named_children, types, BaseTy, FnLower, IntTy, Mode, TExpr, R};
+use crate::ir::{Expr, Instr};
+use tree_sitter::Node;
+
+/// Maximum number of nested inlined calls.
+pub(crate) const MAX_INLINE_DEPTH: usize = 32;
+
+/// A call being inlined.
+pub(super) struct Frame {
+    name: String,
+    /// The register receiving the value of `return e;` (`None` for a `void` function).
+    result: Option<crate::ir::Reg>,
+    /// The return type (`None` for `void`).
+    ret: Option<IntTy>,
+    /// The jumps of the `return`s, patched to the end of the inlined body.
+    returns: Vec<usize>,
+}
+
+/// The signature of an inlinable function: return type (`None` = `void`) and parameters.
+type Signature = (Option<IntTy>, Vec<(String, IntTy)>);
+
+impl<'a> FnLower<'_, 'a> {
+    /// Inlines the call `call` of user function `name` with arguments `args`; `value` says
+    /// whether the call's value is used. Returns the call's value (`0` for a `void` function
+    /// called as a statement).
+    pub(super) fn inline_call(
+        &mut self,
+        call: Node,
+        name: &str,
+        args: &[Node],
+        value: bool,
+    ) -> R<TExpr> {
+        let src = self.src;
+        if self.mode == Mode::Const {
+            return Err(src.error(
+                call,
+                "initialiser of a global must be a constant expression",
+            ));
+        }
+        if name == self.cx.main_name {
+            return Err(src.unsupported(call, &format!("call to `{name}`")));
+        }
+        if name == self.root_name || self.inlines.iter().any(|f| f.name == name) {
+            return Err(src.unsupported(call, &format!("recursive call to `{name}`")));
+        }
+        if self.inlines.len() >= MAX_INLINE_DEPTH {
+            return Err(src.unsupported(
+                call,
+                &format!("calls nested deeper than {MAX_INLINE_DEPTH} levels"),
+            ));
+        }
+        let Some(def) = self.cx.fn_defs.get(name).copied() else {
+            return Err(src.unsupported(
+                call,
+                &format!("call to `{name}`, which is not defined in this file"),
+            ));
+        };
+        if def.start_byte() >= self.root_start {
+            return Err(src.unsupported(
+                call,
+                &format!(
+                    "call to `{name}`, which is defined after `{}` (define called functions \
+                     before their callers)",
+                    self.root_name
+                ),
+            ));
+        }
+        let (ret, params) = self.inline_signature(call, name, def)?;
+        if value && ret.is_none() {
+            return Err(src.error(call, &format!("void function `{name}` used as a value")));
+        }
+        self.arity(call, name, args, params.len())?;
+        let body = def
+            .child_by_field_name("body")
+            .ok_or_else(|| src.unsupported(call, &format!("call to `{name}` without a body")))?;
+
+        // Arguments, left to right, into fresh parameter registers.
+        let mut bound = Vec::with_capacity(params.len());
+        for ((pname, ty), a) in params.iter().zip(args) {
+            let v = self.expr(*a)?;
+            let val = self.convert(v, *ty);
+            let r = self.new_reg(pname, *ty);
+            self.emit(Instr::Assign { dst: r, val });
+            bound.push((pname.clone(), super::Binding::Var(r)));
+        }
+        let result = ret.map(|t| self.new_temp(t));
+
+        // The body, in a fresh scope of the caller's function.
+        let saved_scopes = std::mem::replace(&mut self.scopes, vec![bound]);
+        let saved_jumps = std::mem::take(&mut self.jumps);
+        let saved_mode = self.mode;
+        // Threads can only be created and joined in main's own body.
+        self.mode = Mode::Thread;
+        let saved_visible = std::mem::replace(&mut self.visible_before, def.start_byte());
+        let saved_stmt = self.cur_stmt;
+        self.inlines.push(Frame {
+            name: name.to_string(),
+            result,
+            ret,
+            returns: Vec::new(),
+        });
+        let lowered = self.block(body, None);
+        let frame = self.inlines.pop();
+        self.scopes = saved_scopes;
+        self.jumps = saved_jumps;
+        self.mode = saved_mode;
+        self.visible_before = saved_visible;
+        self.cur_stmt = saved_stmt;
+        lowered?;
+        let end = self.body.len();
+        for pc in frame.map(|f| f.returns).unwrap_or_default() {
+            self.patch(pc, end);
+        }
+        Ok(match (result, ret) {
+            (Some(r), Some(t)) => (Expr::Reg(r), super::promote(t)),
+            _ => (Expr::Const(0), IntTy::I32),
+        })
+    }
+
+    /// `return [e];` inside an inlined body: the result register, then a jump to the end.
+    pub(super) fn inline_return(&mut self, s: Node) -> R<bool> {
+        let src = self.src;
+        let Some(frame) = self.inlines.last() else {
+            return Err(src.internal("return outside an inlined call"));
+        };
+        let (name, result, ret) = (frame.name.clone(), frame.result, frame.ret);
+        match (named_children(s).first().copied(), result, ret) {
+            (Some(e), Some(r), Some(ty)) => {
+                let v = self.expr(e)?;
+                let val = self.convert(v, ty);
+                self.emit(Instr::Assign { dst: r, val });
+            }
+            (None, None, None) => {}
+            (Some(e), _, _) if ret.is_none() => {
+                return Err(src.error(
+                    e,
+                    &format!("`return` with a value in void function `{name}`"),
+                ));
+            }
+            _ => {
+                return Err(src.unsupported(
+                    s,
+                    &format!("`return` without a value in function `{name}` returning an integer"),
+                ));
+            }
+        }
+        let j = self.emit(Instr::Jump { target: 0 });
+        if let Some(f) = self.inlines.last_mut() {
+            f.returns.push(j);
+        }
+        Ok(true)
+    }
+
+    /// The signature of user function `name` (definition `def`) called at `call`: it must
+    /// return an integer or `void` and take integer parameters by value.
+    fn inline_signature(&self, call: Node, name: &str, def: Node) -> R<Signature> {
+        let src = self.src;
+        let bad = |what: &str| Err(src.unsupported(call, &format!("call to `{name}`, {what}")));
+        let Some(declarator) = def.child_by_field_name("declarator") else {
+            return bad("whose definition is not supported");
+        };
+        if declarator.kind() != "function_declarator" {
+            return bad("which returns a pointer (pointers are not supported)");
+        }
+        let spec = types::decl_spec(&src, def)?;
+        if let Some((storage, _)) = &spec.storage {
+            if !matches!(storage.as_str(), "static" | "inline") {
+                return bad(&format!("which is declared `{storage}`"));
+            }
+        }
+        let ret = match spec.ty {
+            BaseTy::Int(t) if !spec.atomic => Some(t),
+            BaseTy::Void if !spec.atomic => None,
+            _ => return bad("whose return type is not an integer or void"),
+        };
+        let mut params = Vec::new();
+        let Some(plist) = declarator.child_by_field_name("parameters") else {
+            return Ok((ret, params));
+        };
+        let plist = named_children(plist);
+        for p in &plist {
+            if p.kind() != "parameter_declaration" {
+                return bad("whose parameters are not supported (only integers by value)");
+            }
+            let pspec = types::decl_spec(&src, *p)?;
+            let d = p.child_by_field_name("declarator");
+            match (pspec.ty, d) {
+                (BaseTy::Void, None) if plist.len() == 1 => {} // `(void)`
+                (BaseTy::Int(t), Some(d)) if !pspec.atomic && d.kind() == "identifier" => {
+                    params.push((src.text(d).to_string(), t));
+                }
+                (_, Some(d))
+                    if matches!(
+                        d.kind(),
+                        "pointer_declarator" | "abstract_pointer_declarator" | "array_declarator"
+                    ) =>
+                {
+                    let text = src.text(*p);
+                    return bad(&format!(
+                        "whose parameter `{text}` is a pointer (pointers are not supported)"
+                    ));
+                }
+                _ => {
+                    let text = src.text(*p);
+                    return bad(&format!(
+                        "whose parameter `{text}` is not supported (only named integer \
+                         parameters by value)"
+                    ));
+                }
+            }
+        }
+        Ok((ret, params))
+    }
+}
