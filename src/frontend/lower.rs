@@ -243,6 +243,16 @@ fn mem_order_name(name: &str) -> Option<MemOrder> {
     })
 }
 
+/// `&x` (through parentheses): the identifier `x`.
+pub(super) fn address_of<'t>(src: &super::Src, n: Node<'t>) -> Option<Node<'t>> {
+    let a = strip_parens(n);
+    (a.kind() == "pointer_expression"
+        && a.child_by_field_name("operator").map(|o| src.text(o)) == Some("&"))
+    .then(|| a.child_by_field_name("argument").map(strip_parens))
+    .flatten()
+    .filter(|id| id.kind() == "identifier")
+}
+
 /// `(e)` → `e`, repeatedly.
 pub(crate) fn strip_parens(n: Node) -> Node {
     let mut n = n;
@@ -961,13 +971,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
     /// The atomic global named by `&x`.
     fn atomic_target(&self, arg: Node) -> R<Loc> {
         let src = self.src;
-        let a = strip_parens(arg);
-        let id = (a.kind() == "pointer_expression"
-            && a.child_by_field_name("operator").map(|o| src.text(o)) == Some("&"))
-        .then(|| a.child_by_field_name("argument").map(strip_parens))
-        .flatten()
-        .filter(|id| id.kind() == "identifier");
-        let Some(id) = id else {
+        let Some(id) = address_of(&src, arg) else {
             let text = src.text(arg);
             return Err(src.unsupported(
                 arg,

@@ -1,7 +1,7 @@
 //! Lowering of atomic read-modify-writes: `atomic_exchange` / `atomic_fetch_*` calls, the
 //! compare-exchange family, and compound assignment / `++` / `--` on atomic globals.
 
-use super::{bin, promote, strip_parens, FnLower, Name, TExpr, R};
+use super::{address_of, bin, promote, strip_parens, FnLower, Name, TExpr, R};
 use crate::frontend::types::IntTy;
 use crate::ir::{BinOp, Expr, Instr, Loc, MemOrder, Reg, RmwOp};
 use tree_sitter::Node;
@@ -72,12 +72,7 @@ impl FnLower<'_, '_> {
     /// have the atomic's (non-atomic) type.
     fn expected_local(&self, arg: Node, loc: Loc) -> R<Reg> {
         let src = self.src;
-        let a = strip_parens(arg);
-        let id = (a.kind() == "pointer_expression"
-            && a.child_by_field_name("operator").map(|o| src.text(o)) == Some("&"))
-        .then(|| a.child_by_field_name("argument").map(strip_parens))
-        .flatten()
-        .filter(|id| id.kind() == "identifier");
+        let id = address_of(&src, arg);
         let must = "the expected value of a compare-exchange must be given as `&local` (the \
                     address of a local integer variable)";
         let Some(id) = id else {

@@ -4,7 +4,7 @@
 //! `pthread_mutex_trylock` the same CAS without the assume, `pthread_mutex_unlock` a release
 //! store of 0, `pthread_mutex_init` a relaxed store of 0 and `pthread_mutex_destroy` nothing.
 
-use super::{bin, strip_parens, FnLower, Name, TExpr, R};
+use super::{address_of, bin, strip_parens, FnLower, Name, TExpr, R};
 use crate::frontend::types::IntTy;
 use crate::frontend::{Diagnostic, Src};
 use crate::ir::{BinOp, Expr, Instr, Loc, MemOrder, Reg};
@@ -28,16 +28,6 @@ pub(super) fn misuse(src: &Src, n: Node, name: &str, write: bool) -> Diagnostic 
              the pthread_mutex_* functions)"
         ),
     )
-}
-
-/// `&x` (through parentheses): the identifier `x`.
-fn address_of<'t>(src: &Src, n: Node<'t>) -> Option<Node<'t>> {
-    let a = strip_parens(n);
-    (a.kind() == "pointer_expression"
-        && a.child_by_field_name("operator").map(|o| src.text(o)) == Some("&"))
-    .then(|| a.child_by_field_name("argument").map(strip_parens))
-    .flatten()
-    .filter(|id| id.kind() == "identifier")
 }
 
 impl FnLower<'_, '_> {
