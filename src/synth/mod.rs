@@ -292,6 +292,12 @@ impl Problem<'_> {
     fn describe(&self, assignment: Assignment, iterations: usize) -> Solution {
         let mut fences = Vec::new();
         let (mut inserted, mut strengthened, mut weight) = (0, 0, 0);
+        // How the whole assignment fixes each requirement: the same for every fence below.
+        let how: Vec<Option<Violation>> = self
+            .reqs
+            .iter()
+            .map(|r| r.fixed_by(&assignment, self.model))
+            .collect();
         for (i, Candidate { site, base, .. }) in self.sites.iter().enumerate() {
             let Some(order) = assignment.get(*site) else {
                 continue;
@@ -302,7 +308,7 @@ impl Problem<'_> {
                 .iter()
                 .enumerate()
                 .filter(|(_, r)| r.fixed_by(&without, self.model).is_none())
-                .filter_map(|(ri, r)| r.fixed_by(&assignment, self.model).map(|v| (ri, v)))
+                .filter_map(|(ri, _)| how[ri].map(|v| (ri, v)))
                 .collect();
             let (count, w) = self.cost(i, order);
             if count == 1 {
