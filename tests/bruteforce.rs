@@ -37,8 +37,8 @@ use fensyn::checker::{
     DEFAULT_UNROLL, INIT_THREAD,
 };
 use fensyn::ir::{
-    BinOp, Expr, FuncId, Function, Global, Instr, MemOrder, Program, RmwOp, Slot, SlotPlace, Span,
-    Stmt, StmtKind,
+    Addr, BinOp, Expr, FuncId, Function, Global, Instr, MemOrder, Program, RmwOp, Slot, SlotPlace,
+    Span, Stmt, StmtKind,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -542,6 +542,19 @@ struct Walker<'a> {
     out: Vec<Run>,
 }
 
+/// The location an access touches: a fixed one, or a computed pointer value (location + 1)
+/// that must lie in the bounds and hit a cell of the access's atomicity (else the thread fails).
+fn oracle_addr(a: &Addr, regs: &[i64], prog: &Program, atomic: bool) -> Option<usize> {
+    match a {
+        Addr::Fixed(l) => Some(*l),
+        Addr::Computed { ptr, lo, hi } => {
+            let l = ptr.eval(regs).ok()? - 1;
+            let ok = l >= *lo as i64 && l < *hi as i64 && l < prog.globals.len() as i64;
+            (ok && prog.globals[l as usize].atomic == atomic).then_some(l as usize)
+        }
+    }
+}
+
 impl Walker<'_> {
     fn stop(&mut self, mut run: Run, end: End) {
         run.end = end;
@@ -608,6 +621,9 @@ impl Walker<'_> {
                     pc += 1;
                 }
                 Instr::Load { dst, loc, order } => {
+                    let Some(loc) = &oracle_addr(loc, &regs, prog, order.is_atomic()) else {
+                        return self.stop(run, End::Failed);
+                    };
                     for &v in &dom[*loc] {
                         let mut regs2 = regs.clone();
                         regs2[*dst] = v;
@@ -625,6 +641,9 @@ impl Walker<'_> {
                     val,
                     order,
                 } => {
+                    let Some(loc) = &oracle_addr(loc, &regs, prog, true) else {
+                        return self.stop(run, End::Failed);
+                    };
                     // The operand is evaluated before the access.
                     let Ok(operand) = val.eval(&regs) else {
                         return self.stop(run, End::Failed);
@@ -653,6 +672,9 @@ impl Walker<'_> {
                     order,
                     fail_order,
                 } => {
+                    let Some(loc) = &oracle_addr(loc, &regs, prog, true) else {
+                        return self.stop(run, End::Failed);
+                    };
                     // Both arguments are evaluated before the access.
                     let (Ok(exp), Ok(des)) = (expected.eval(&regs), desired.eval(&regs)) else {
                         return self.stop(run, End::Failed);
@@ -682,6 +704,9 @@ impl Walker<'_> {
                     return;
                 }
                 Instr::Store { loc, val, order } => {
+                    let Some(loc) = &oracle_addr(loc, &regs, prog, order.is_atomic()) else {
+                        return self.stop(run, End::Failed);
+                    };
                     let Ok(v) = val.eval(&regs) else {
                         return self.stop(run, End::Failed);
                     };
@@ -1943,8 +1968,16 @@ fn ir_program(globals: &[(&str, bool, i64)], functions: Vec<Function>, main: Fun
 
 fn ir_programs() -> Vec<(String, Program)> {
     use MemOrder::*;
-    let load = |dst, loc, order| Instr::Load { dst, loc, order };
-    let store = |loc, val, order| Instr::Store { loc, val, order };
+    let load = |dst, loc, order| Instr::Load {
+        dst,
+        loc: Addr::Fixed(loc),
+        order,
+    };
+    let store = |loc, val, order| Instr::Store {
+        loc: Addr::Fixed(loc),
+        val,
+        order,
+    };
     let spawn = |func, arg, dst| Instr::Spawn {
         func,
         arg,
@@ -2167,7 +2200,7 @@ fn a_failing_child_joined_by_main_is_visited() {
 fn rmw(dst: usize, loc: usize, op: RmwOp, val: Expr, order: MemOrder) -> Instr {
     Instr::Rmw {
         dst,
-        loc,
+        loc: Addr::Fixed(loc),
         op,
         val,
         order,
@@ -2187,7 +2220,7 @@ fn cas(
     Instr::Cas {
         ok,
         old,
-        loc,
+        loc: Addr::Fixed(loc),
         expected,
         desired,
         order,
@@ -2240,8 +2273,16 @@ fn prog_of(globals: &[&str], mut funcs: Vec<Function>, main: Function) -> Progra
 /// compared with the oracle only).
 fn rmw_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> {
     use MemOrder::*;
-    let load = |dst, loc, order| Instr::Load { dst, loc, order };
-    let store = |loc, val, order| Instr::Store { loc, val, order };
+    let load = |dst, loc, order| Instr::Load {
+        dst,
+        loc: Addr::Fixed(loc),
+        order,
+    };
+    let store = |loc, val, order| Instr::Store {
+        loc: Addr::Fixed(loc),
+        val,
+        order,
+    };
     let eq = |a, b| bin(BinOp::Eq, a, b);
     let mut out = Vec::new();
 
@@ -2741,7 +2782,7 @@ fn random_program(rng: &mut Rng) -> Program {
                 let op = rng.pick(&[RmwOp::Xchg, RmwOp::And, RmwOp::Or, RmwOp::Xor]);
                 return Instr::Rmw {
                     dst,
-                    loc,
+                    loc: Addr::Fixed(loc),
                     op,
                     val: c(1 + rng.below(2) as i64),
                     order,
@@ -2755,13 +2796,31 @@ fn random_program(rng: &mut Rng) -> Program {
             return Instr::Cas {
                 ok: dst + 1,
                 old: dst,
-                loc,
+                loc: Addr::Fixed(loc),
                 expected,
                 desired: c(1 + rng.below(2) as i64),
                 order,
                 fail_order: rng.pick(&[Relaxed, Acquire, SeqCst]),
             };
         }
+        // Now and then a computed address: `loc + (v & 1)` for a value `v` read before,
+        // which may be out of bounds or of the wrong atomicity (undefined behaviour).
+        let computed = !loaded.is_empty() && rng.below(5) == 0;
+        let addr = |rng: &mut Rng, loaded: &Vec<usize>| {
+            if computed {
+                Addr::Computed {
+                    ptr: bin(
+                        BinOp::Add,
+                        c(loc as i64 + 1),
+                        bin(BinOp::BitAnd, r(rng.pick(loaded)), c(1)),
+                    ),
+                    lo: 0,
+                    hi: nlocs,
+                }
+            } else {
+                Addr::Fixed(loc)
+            }
+        };
         let k = k % 9;
         if k < 4 {
             let order = if atomic[loc] {
@@ -2769,6 +2828,7 @@ fn random_program(rng: &mut Rng) -> Program {
             } else {
                 NonAtomic
             };
+            let loc = addr(rng, loaded);
             let dst = *regs;
             *regs += 1;
             loaded.push(dst);
@@ -2784,7 +2844,11 @@ fn random_program(rng: &mut Rng) -> Program {
             } else {
                 c(1 + rng.below(2) as i64)
             };
-            Instr::Store { loc, val, order }
+            Instr::Store {
+                loc: addr(rng, loaded),
+                val,
+                order,
+            }
         } else {
             Instr::Fence {
                 order: rng.pick(&[Acquire, Release, AcqRel, SeqCst]),

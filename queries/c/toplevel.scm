@@ -8,4 +8,6 @@
 (translation_unit (comment) @comment)
 (translation_unit (declaration) @declaration)
 (translation_unit (function_definition) @function)
+(translation_unit (struct_specifier) @struct)
+(translation_unit (type_definition) @typedef)
 (translation_unit (_) @item)

@@ -351,17 +351,30 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                         }
                     }
                 }
-                Instr::Load { .. } | Instr::Fence { .. } => return Ok(()),
-                Instr::Rmw { val, .. } => {
-                    if val.eval(regs).is_err() {
+                Instr::Fence { .. } => return Ok(()),
+                Instr::Load { loc, order, .. } => {
+                    if let Err(e) = loc.resolve(regs, &self.prog.globals, order.is_atomic()) {
+                        self.fail_ub_msg(st, t, pc, e.to_string());
+                    }
+                    return Ok(());
+                }
+                Instr::Rmw { val, loc, .. } => {
+                    if let Err(e) = loc.resolve(regs, &self.prog.globals, true) {
+                        self.fail_ub_msg(st, t, pc, e.to_string());
+                    } else if val.eval(regs).is_err() {
                         self.fail_ub(st, t, pc);
                     }
                     return Ok(());
                 }
                 Instr::Cas {
-                    expected, desired, ..
+                    expected,
+                    desired,
+                    loc,
+                    ..
                 } => {
-                    if expected.eval(regs).is_err() || desired.eval(regs).is_err() {
+                    if let Err(e) = loc.resolve(regs, &self.prog.globals, true) {
+                        self.fail_ub_msg(st, t, pc, e.to_string());
+                    } else if expected.eval(regs).is_err() || desired.eval(regs).is_err() {
                         self.fail_ub(st, t, pc);
                     }
                     return Ok(());
@@ -387,9 +400,12 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     }
                     st.th[t].pc += 1;
                 }
-                Instr::Store { val, .. } => {
-                    // Evaluate now: a division by zero stops the thread before the write.
-                    if val.eval(regs).is_err() {
+                Instr::Store { val, loc, order } => {
+                    // Evaluate now: a division by zero or a bad address stops the thread
+                    // before the write.
+                    if let Err(e) = loc.resolve(regs, &self.prog.globals, order.is_atomic()) {
+                        self.fail_ub_msg(st, t, pc, e.to_string());
+                    } else if val.eval(regs).is_err() {
                         self.fail_ub(st, t, pc);
                     }
                     return Ok(());
@@ -416,6 +432,15 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     }
 
     fn fail_ub(&self, st: &mut State, t: usize, pc: usize) {
+        self.fail_ub_msg(
+            st,
+            t,
+            pc,
+            "division by zero or invalid thread handle".into(),
+        )
+    }
+
+    fn fail_ub_msg(&self, st: &mut State, t: usize, pc: usize, message: String) {
         let func = &self.prog.functions[st.g.threads[t].func];
         let witness = self.last_event(&st.g, t).into_iter().collect();
         let idx = st.g.bugs.len();
@@ -423,7 +448,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             kind: BugKind::Ub,
             stmt: func.stmt_of[pc],
             thread: t,
-            message: "division by zero or invalid thread handle".into(),
+            message,
             witness,
             race: None,
         });
@@ -433,6 +458,13 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     fn finish(&self, st: &mut State, t: usize, end: ThreadEnd) {
         st.th[t].status = Status::Done;
         st.g.threads[t].end = Some(end);
+    }
+
+    /// The location of a pending access, already validated by `run_local` (which stops the
+    /// thread on an invalid address before it becomes pending).
+    fn resolved(&self, addr: &crate::ir::Addr, regs: &[i64], atomic: bool) -> usize {
+        addr.resolve(regs, &self.prog.globals, atomic)
+            .unwrap_or_else(|e| unreachable!("unvalidated address: {e}"))
     }
 
     fn instr<'s>(&'s self, st: &State, t: usize) -> &'s Instr {
@@ -497,7 +529,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         let ins = self.instr(st, t).clone();
         match ins {
             Instr::Store { loc, val, order } => {
-                let v = val.eval(&st.th[t].regs).unwrap_or(0);
+                let regs = &st.th[t].regs;
+                let v = val.eval(regs).unwrap_or(0);
+                let loc = self.resolved(&loc, regs, order.is_atomic());
                 let positions = st.g.mo[loc].len();
                 for pos in 1..=positions {
                     let mut next = st.clone();
@@ -583,7 +617,10 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     fn add_read(&mut self, st: &State, t: usize) -> bool {
         let ins = self.instr(st, t).clone();
         let loc = match &ins {
-            Instr::Load { loc, .. } | Instr::Rmw { loc, .. } | Instr::Cas { loc, .. } => *loc,
+            Instr::Load { loc, order, .. } => self.resolved(loc, &st.th[t].regs, order.is_atomic()),
+            Instr::Rmw { loc, .. } | Instr::Cas { loc, .. } => {
+                self.resolved(loc, &st.th[t].regs, true)
+            }
             _ => unreachable!("add_read called on a non-read"),
         };
         let bound = st.th[t].bound;

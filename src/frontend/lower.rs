@@ -1,10 +1,10 @@
 //! Lowering of function bodies (statements and expressions) and of constant initialisers.
 
 use super::literal::{self, LitError};
-use super::types::{self, BaseTy, IntTy};
+use super::types::{self, BaseTy, IntTy, Ty};
 use super::{function_declarator, named_children, Ctx, Src, R};
 use crate::ir::{
-    BinOp, Expr, FuncId, Function, Instr, Loc, MemOrder, Reg, Slot, SlotPlace, Stmt, StmtId,
+    Addr, BinOp, Expr, FuncId, Function, Instr, Loc, MemOrder, Reg, Slot, SlotPlace, Stmt, StmtId,
     StmtKind, UnOp,
 };
 use tree_sitter::Node;
@@ -12,7 +12,11 @@ use tree_sitter::Node;
 mod atomics;
 mod control;
 mod inline;
+mod memory;
 mod mutex;
+
+use memory::Place;
+pub(crate) use memory::ALL_LOCATIONS;
 
 /// Maximum nesting of blocks and expressions; deeper programs are rejected (this bounds the
 /// recursion of the lowering, so adversarial inputs cannot overflow the stack).
@@ -32,15 +36,30 @@ enum Binding {
     Var(Reg),
     /// A `pthread_t` / `thrd_t` of `main`.
     Handle(Reg),
+    /// An array of `n` thread handles of `main` in registers `first .. first + n`.
+    HandleArray(Reg, usize),
+    /// A `static` local scalar (a memory cell).
+    Cell(Loc),
+    /// A `static` local array or struct (an index into `Ctx::objects`).
+    Object(usize),
     /// A parameter of `main` (`argc`, `argv`).
     Forbidden,
+}
+
+/// A thread handle: one register, or an element of a handle array with a computed index.
+enum HandleRef {
+    One(Reg),
+    Indexed { first: Reg, len: usize, index: Expr },
 }
 
 #[derive(Clone, Copy, Debug)]
 enum Name {
     Local(Reg),
     Handle(Reg),
+    HandleArray(Reg, usize),
     Global(Loc),
+    /// An array or struct in memory (an index into `Ctx::objects`).
+    Object(usize),
     /// A global `pthread_mutex_t`: not an integer; only `&m` in `pthread_mutex_*` calls.
     Mutex(Loc),
     Forbidden,
@@ -56,6 +75,8 @@ struct FnLower<'c, 'a> {
     mode: Mode,
     regs: Vec<String>,
     reg_tys: Vec<IntTy>,
+    /// For registers holding pointers: the type they point to.
+    reg_ptr: Vec<Option<Ty>>,
     /// Handle registers that a `pthread_create` has written.
     created: Vec<bool>,
     scopes: Vec<Vec<(String, Binding)>>,
@@ -123,9 +144,9 @@ pub(crate) fn lower_function(cx: &mut Ctx, def: Node, fid: FuncId, is_main: bool
     if is_main {
         l.main_signature(fdecl)?;
         let handles = l.cx.handles.clone();
-        for h in handles {
-            let r = l.new_reg(&h, IntTy::I64);
-            l.bind(&h, Binding::Handle(r));
+        for (h, len) in handles {
+            let b = l.handle_regs(&h, len);
+            l.bind(&h, b);
         }
     } else {
         l.thread_signature(def, fdecl, &name)?;
@@ -278,6 +299,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             mode,
             regs: Vec::new(),
             reg_tys: Vec::new(),
+            reg_ptr: Vec::new(),
             created: Vec::new(),
             scopes: Vec::new(),
             body: Vec::new(),
@@ -323,6 +345,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
     fn new_reg(&mut self, name: &str, ty: IntTy) -> Reg {
         self.regs.push(name.to_string());
         self.reg_tys.push(ty);
+        self.reg_ptr.push(None);
         self.created.push(false);
         self.regs.len() - 1
     }
@@ -345,6 +368,12 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 return match *b {
                     Binding::Var(r) => Name::Local(r),
                     Binding::Handle(r) => Name::Handle(r),
+                    Binding::HandleArray(r, n) => Name::HandleArray(r, n),
+                    Binding::Cell(loc) if self.cx.globals.get(loc).is_some_and(|g| g.mutex) => {
+                        Name::Mutex(loc)
+                    }
+                    Binding::Cell(loc) => Name::Global(loc),
+                    Binding::Object(i) => Name::Object(i),
                     Binding::Forbidden => Name::Forbidden,
                 };
             }
@@ -361,7 +390,17 @@ impl<'c, 'a> FnLower<'c, 'a> {
             }
             return Name::Global(loc);
         }
-        if self.cx.handles.iter().any(|h| h == name) {
+        if let Some(&i) = self.cx.object_index.get(name) {
+            if self
+                .cx
+                .objects
+                .get(i)
+                .is_some_and(|o| o.start < self.visible_before)
+            {
+                return Name::Object(i);
+            }
+        }
+        if self.cx.handles.iter().any(|(h, _)| h == name) {
             return Name::HandleOutsideMain;
         }
         if self.cx.fn_names.contains(name) {
@@ -398,18 +437,8 @@ impl<'c, 'a> FnLower<'c, 'a> {
         self.emit(Instr::Slot(id));
     }
 
-    fn global_ty(&self, loc: Loc) -> IntTy {
-        self.cx.global_tys.get(loc).copied().unwrap_or(IntTy::I64)
-    }
-
     fn global_atomic(&self, loc: Loc) -> bool {
         self.cx.globals.get(loc).is_some_and(|g| g.atomic)
-    }
-
-    fn load(&mut self, loc: Loc, order: MemOrder) -> Expr {
-        let t = self.new_temp(self.global_ty(loc));
-        self.emit(Instr::Load { dst: t, loc, order });
-        Expr::Reg(t)
     }
 
     /// The range of values `e` can take, as far as cheaply known.
@@ -461,7 +490,19 @@ impl<'c, 'a> FnLower<'c, 'a> {
         loop {
             let node = cursor.node();
             match node.kind() {
-                "call_expression" | "assignment_expression" | "update_expression" => return true,
+                "call_expression"
+                | "assignment_expression"
+                | "update_expression"
+                | "subscript_expression"
+                | "field_expression" => return true,
+                "pointer_expression"
+                    if node
+                        .child_by_field_name("operator")
+                        .map(|o| self.src.text(o))
+                        == Some("*") =>
+                {
+                    return true
+                }
                 "identifier" => {
                     if matches!(self.lookup(self.src.text(node)), Name::Global(_)) {
                         return true;
@@ -545,7 +586,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 &format!("thread function `{name}` must have the signature {signature}"),
             )
         };
-        let spec = types::decl_spec(&src, def).map_err(|_| bad())?;
+        let spec = types::decl_spec(&src, &self.cx.types, def).map_err(|_| bad())?;
         let returns_pointer = def.child_by_field_name("declarator").is_some_and(|d| {
             d.kind() == "pointer_declarator" && d.child_by_field_name("declarator") == Some(fdecl)
         });
@@ -564,7 +605,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
         match params.as_slice() {
             [] => Ok(()),
             [p] if p.kind() == "parameter_declaration" => {
-                let pspec = types::decl_spec(&src, *p).map_err(|_| bad())?;
+                let pspec = types::decl_spec(&src, &self.cx.types, *p).map_err(|_| bad())?;
                 if pspec.ty != BaseTy::Void {
                     return Err(bad());
                 }
@@ -577,6 +618,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                         Some(id) if id.kind() == "identifier" => {
                             let pname = src.text(id).to_string();
                             let r = self.new_reg(&pname, IntTy::I64);
+                            self.set_pointee(r, Ty::Void);
                             self.param = Some(r);
                             self.bind(&pname, Binding::Var(r));
                             Ok(())
@@ -701,22 +743,30 @@ impl<'c, 'a> FnLower<'c, 'a> {
 
     fn local_decl(&mut self, n: Node) -> R<()> {
         let src = self.src;
-        let spec = types::decl_spec(&src, n)?;
+        self.cx.define_inline_struct(n)?;
+        let spec = types::decl_spec(&src, &self.cx.types, n)?;
+        let mut is_static = false;
         if let Some((storage, at)) = &spec.storage {
-            if !matches!(storage.as_str(), "register" | "auto") {
-                return Err(src.unsupported(*at, &format!("`{storage}` local variable")));
+            match storage.as_str() {
+                "register" | "auto" => {}
+                "static" => is_static = true,
+                _ => return Err(src.unsupported(*at, &format!("`{storage}` local variable"))),
             }
         }
         let mut c = n.walk();
         let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
         if decls.is_empty() {
+            if matches!(spec.ty, BaseTy::Struct(_)) {
+                return Ok(()); // a local struct definition
+            }
             return Err(src.unsupported(n, "declaration that declares no variable"));
         }
         for d in decls {
             if function_declarator(d).is_some() {
                 return Err(src.unsupported(d, "function declaration inside a function"));
             }
-            let (name_node, init) = src.split_declarator(d)?;
+            let decl = types::declarator(&src, &spec, d, &mut |n| const_eval(self.cx, n))?;
+            let (name_node, init) = (decl.name, decl.init);
             let name = src.text(name_node).to_string();
             let redefined = self
                 .scopes
@@ -725,25 +775,34 @@ impl<'c, 'a> FnLower<'c, 'a> {
             if redefined {
                 return Err(src.error(name_node, &format!("redefinition of `{name}`")));
             }
-            match spec.ty {
-                BaseTy::Thread => {
+            if is_static {
+                let b = self.static_local(d, name_node, &name, &decl.ty, init)?;
+                self.bind(&name, b);
+                continue;
+            }
+            match decl.ty {
+                Ty::Thread | Ty::Array(..)
+                    if matches!(&decl.ty, Ty::Array(t, _) if **t == Ty::Thread)
+                        || decl.ty == Ty::Thread =>
+                {
                     if self.mode != Mode::Main {
                         return Err(src.unsupported(
                             n,
                             "pthread_t variable outside main (threads can only be created in main)",
                         ));
                     }
-                    if spec.atomic {
-                        return Err(src.unsupported(n, "atomic thread handle"));
-                    }
                     if let Some(v) = init {
                         return Err(src.unsupported(v, "initialiser for a thread handle"));
                     }
-                    let r = self.new_reg(&name, IntTy::I64);
-                    self.bind(&name, Binding::Handle(r));
+                    let len = match decl.ty {
+                        Ty::Array(_, n) => Some(n),
+                        _ => None,
+                    };
+                    let b = self.handle_regs(&name, len);
+                    self.bind(&name, b);
                 }
-                BaseTy::Int(ty) => {
-                    if spec.atomic {
+                Ty::Int { ty, atomic } => {
+                    if atomic || spec.atomic {
                         return Err(
                             src.unsupported(name_node, &format!("atomic local variable `{name}`"))
                         );
@@ -757,18 +816,91 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     self.emit(Instr::Assign { dst: r, val });
                     self.bind(&name, Binding::Var(r));
                 }
-                BaseTy::Mutex => {
+                Ty::Ptr { to, atomic } => {
+                    if atomic {
+                        return Err(
+                            src.unsupported(name_node, &format!("atomic local variable `{name}`"))
+                        );
+                    }
+                    let val = match init {
+                        Some(v) => self.ptr_value(v)?.0,
+                        None => Expr::Const(0),
+                    };
+                    let r = self.new_reg(&name, IntTy::I64);
+                    self.set_pointee(r, *to);
+                    self.emit(Instr::Assign { dst: r, val });
+                    self.bind(&name, Binding::Var(r));
+                }
+                Ty::Mutex => {
                     return Err(src.unsupported(
                         name_node,
                         &format!("local mutex `{name}` (only global mutexes are supported)"),
                     ));
                 }
-                BaseTy::Void => {
+                Ty::Array(..) | Ty::Struct(_) => {
+                    return Err(src.unsupported(
+                        name_node,
+                        &format!(
+                            "local array or struct `{name}` (arrays and structs must be global \
+                             or `static`)"
+                        ),
+                    ));
+                }
+                Ty::Void | Ty::Thread => {
                     return Err(src.error(name_node, &format!("variable `{name}` has type void")));
                 }
             }
         }
         Ok(())
+    }
+
+    /// A `static` local: memory cells allocated once per source declaration (shared by every
+    /// thread running the function and every inlined copy), initialised like a global.
+    fn static_local(
+        &mut self,
+        d: Node,
+        name_node: Node,
+        name: &str,
+        ty: &Ty,
+        init: Option<Node>,
+    ) -> R<Binding> {
+        let src = self.src;
+        let binding = |(base, object): (Loc, Option<usize>)| match object {
+            Some(i) => Binding::Object(i),
+            None => Binding::Cell(base),
+        };
+        if let Some(&b) = self.cx.statics.get(&d.id()) {
+            return Ok(binding(b));
+        }
+        if matches!(ty, Ty::Thread) || matches!(ty, Ty::Array(t, _) if **t == Ty::Thread) {
+            return Err(src.unsupported(name_node, "static thread handle"));
+        }
+        if matches!(ty, Ty::Void) {
+            return Err(src.error(name_node, &format!("variable `{name}` has type void")));
+        }
+        let func = self
+            .inlines
+            .last()
+            .map(|f| f.name().to_string())
+            .unwrap_or_else(|| self.root_name.clone());
+        let cell_name = format!("{func}::{name}");
+        let b = self.cx.alloc(&cell_name, name_node, ty, init)?;
+        self.cx.statics.insert(d.id(), b);
+        Ok(binding(b))
+    }
+
+    /// Registers for a thread handle (`len` = `None`) or an array of `len` handles of `main`.
+    fn handle_regs(&mut self, name: &str, len: Option<usize>) -> Binding {
+        match len {
+            None => Binding::Handle(self.new_reg(name, IntTy::I64)),
+            Some(n) => {
+                let first = self.regs.len();
+                for i in 0..n {
+                    self.new_reg(&format!("{name}[{i}]"), IntTy::I64);
+                }
+                Binding::HandleArray(first, n)
+            }
+        }
     }
 
     fn expr_stmt(&mut self, s: Node) -> R<bool> {
@@ -794,62 +926,101 @@ impl<'c, 'a> FnLower<'c, 'a> {
         let src = self.src;
         let target = strip_parens(target);
         if target.kind() != "identifier" {
-            let what = match target.kind() {
-                "pointer_expression" => "assignment through a pointer (pointers are not supported)",
-                "subscript_expression" => {
-                    "assignment to an array element (arrays are not supported)"
-                }
-                "field_expression" => "assignment to a struct member (structs are not supported)",
-                _ => "assignment to this expression",
+            return match self.place_of(target)? {
+                Some(p) => self.write_place(target, &p, op, rhs),
+                None => Err(src.unsupported(target, "assignment to this expression")),
             };
-            return Err(src.unsupported(target, what));
         }
         let name = src.text(target);
         match self.lookup(name) {
             Name::Local(r) => {
                 let ty = self.reg_tys.get(r).copied().unwrap_or(IntTy::I64);
+                let pointee = self.reg_ptr.get(r).cloned().flatten();
                 let (v, tv) = rhs(self)?;
-                let v = match op {
-                    Some((op, _)) => self.arith(op, Expr::Reg(r), ty, v, tv).0,
-                    None => v,
+                let v = match (op, pointee) {
+                    (Some((op @ (BinOp::Add | BinOp::Sub), _)), Some(to)) => {
+                        // Pointer arithmetic moves by whole elements.
+                        let size = self.cx.types.size(&to).max(1) as i64;
+                        bin(op, Expr::Reg(r), bin(BinOp::Mul, v, Expr::Const(size)))
+                    }
+                    (Some((_, text)), Some(_)) => {
+                        return Err(
+                            src.unsupported(target, &format!("`{text}` on pointer `{name}`"))
+                        )
+                    }
+                    (Some((op, _)), None) => self.arith(op, Expr::Reg(r), ty, v, tv).0,
+                    (None, _) => v,
                 };
                 let val = self.convert(v, ty);
                 self.emit(Instr::Assign { dst: r, val });
                 Ok(())
             }
             Name::Global(loc) => {
-                let ty = self.global_ty(loc);
-                if self.global_atomic(loc) {
-                    if let Some((op, text)) = op {
-                        return self
-                            .atomic_compound(target, loc, op, text, false, rhs)
-                            .map(|_| ());
-                    }
-                    let (v, _) = rhs(self)?;
-                    let val = self.convert(v, ty);
-                    self.emit(Instr::Store {
-                        loc,
-                        val,
-                        order: MemOrder::SeqCst,
-                    });
-                } else {
-                    let old = op.map(|_| self.load(loc, MemOrder::NonAtomic));
-                    let (v, tv) = rhs(self)?;
-                    let v = match (op, old) {
-                        (Some((op, _)), Some(old)) => self.arith(op, old, ty, v, tv).0,
-                        _ => v,
-                    };
-                    let val = self.convert(v, ty);
-                    self.emit(Instr::Store {
-                        loc,
-                        val,
-                        order: MemOrder::NonAtomic,
-                    });
-                }
-                Ok(())
+                let p = Place {
+                    addr: Addr::Fixed(loc),
+                    ty: self.cell_ty(loc),
+                };
+                self.write_place(target, &p, op, rhs)
+            }
+            Name::Object(_) => {
+                Err(src.unsupported(target, &format!("assignment to array or struct `{name}`")))
             }
             other => Err(self.name_error(target, name, other, true)),
         }
+    }
+
+    /// `p op= rhs` on the scalar place `p` (written as `target`).
+    fn write_place(
+        &mut self,
+        target: Node,
+        p: &Place,
+        op: Option<(BinOp, &str)>,
+        rhs: &mut dyn FnMut(&mut Self) -> R<TExpr>,
+    ) -> R<()> {
+        let src = self.src;
+        let ty = p.ty.int_ty();
+        match &p.ty {
+            Ty::Mutex => return Err(mutex::misuse(&src, target, src.text(target), true)),
+            Ty::Int { .. } | Ty::Ptr { .. } => {}
+            _ => {
+                let text = src.text(target);
+                return Err(
+                    src.unsupported(target, &format!("assignment to array or struct `{text}`"))
+                );
+            }
+        }
+        if let (Ty::Ptr { .. }, Some((_, text))) = (&p.ty, op) {
+            let name = src.text(target);
+            return Err(src.unsupported(target, &format!("`{text}` on pointer `{name}`")));
+        }
+        if p.ty.is_atomic() {
+            if let Some((op, text)) = op {
+                return self
+                    .atomic_compound(target, p, op, text, false, rhs)
+                    .map(|_| ());
+            }
+            let (v, _) = rhs(self)?;
+            let val = self.convert(v, ty);
+            self.emit(Instr::Store {
+                loc: p.addr.clone(),
+                val,
+                order: MemOrder::SeqCst,
+            });
+        } else {
+            let old = op.map(|_| self.load_place(p, MemOrder::NonAtomic));
+            let (v, tv) = rhs(self)?;
+            let v = match (op, old) {
+                (Some((op, _)), Some(old)) => self.arith(op, old, ty, v, tv).0,
+                _ => v,
+            };
+            let val = self.convert(v, ty);
+            self.emit(Instr::Store {
+                loc: p.addr.clone(),
+                val,
+                order: MemOrder::NonAtomic,
+            });
+        }
+        Ok(())
     }
 
     fn assign(&mut self, e: Node) -> R<()> {
@@ -910,17 +1081,20 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 n,
                 &format!("thread handle `{name}` can only be used in main"),
             ),
-            Name::Handle(_) if write => {
+            Name::Handle(_) | Name::HandleArray(..) if write => {
                 src.unsupported(n, &format!("assignment to thread handle `{name}`"))
             }
-            Name::Handle(_) => {
+            Name::Handle(_) | Name::HandleArray(..) => {
                 src.unsupported(n, &format!("thread handle `{name}` used in an expression"))
             }
             Name::Function => src.unsupported(
                 n,
                 &format!("function `{name}` used as a value (function pointers are not supported)"),
             ),
-            Name::Local(_) | Name::Global(_) => {
+            Name::Object(_) if write => {
+                src.unsupported(n, &format!("assignment to array or struct `{name}`"))
+            }
+            Name::Local(_) | Name::Global(_) | Name::Object(_) => {
                 src.error(n, "initialiser of a global must be a constant expression")
             }
         }
@@ -968,28 +1142,6 @@ impl<'c, 'a> FnLower<'c, 'a> {
         ))
     }
 
-    /// The atomic global named by `&x`.
-    fn atomic_target(&self, arg: Node) -> R<Loc> {
-        let src = self.src;
-        let Some(id) = address_of(&src, arg) else {
-            let text = src.text(arg);
-            return Err(src.unsupported(
-                arg,
-                &format!("atomic operation on `{text}` (only `&global` is supported)"),
-            ));
-        };
-        let name = src.text(id);
-        match self.lookup(name) {
-            Name::Global(loc) if self.global_atomic(loc) => Ok(loc),
-            Name::Unknown => Err(src.error(id, &format!("undeclared identifier `{name}`"))),
-            Name::Mutex(_) => Err(src.error(
-                id,
-                &format!("atomic operation on mutex `{name}` (a mutex is not an atomic integer)"),
-            )),
-            _ => Err(src.error(id, &format!("atomic operation on non-atomic `{name}`"))),
-        }
-    }
-
     fn is_null(&self, n: Node) -> bool {
         let mut n = n;
         for _ in 0..MAX_DEPTH {
@@ -1007,23 +1159,99 @@ impl<'c, 'a> FnLower<'c, 'a> {
         false
     }
 
-    /// The handle register named by `n` (`&h` of `pthread_create` / `thrd_create`, `h` of the joins).
-    fn handle(&self, n: Node) -> R<Reg> {
+    /// The handle named by `n`: a `pthread_t` variable, or an element `t[i]` of an array of
+    /// them (`&h` of `pthread_create` / `thrd_create`, `h` of the joins).
+    fn handle(&mut self, n: Node) -> R<HandleRef> {
         let src = self.src;
         let n = strip_parens(n);
-        if n.kind() != "identifier" {
-            let text = src.text(n);
-            return Err(src.unsupported(
+        let (id, index) = match n.kind() {
+            "identifier" => (n, None),
+            "subscript_expression" => match (
+                n.child_by_field_name("argument").map(strip_parens),
+                n.child_by_field_name("index"),
+            ) {
+                (Some(a), Some(i)) if a.kind() == "identifier" => (a, Some(i)),
+                _ => {
+                    let text = src.text(n);
+                    return Err(src.unsupported(
+                        n,
+                        &format!("thread handle `{text}` (expected a pthread_t variable)"),
+                    ));
+                }
+            },
+            _ => {
+                let text = src.text(n);
+                return Err(src.unsupported(
+                    n,
+                    &format!("thread handle `{text}` (expected a pthread_t variable)"),
+                ));
+            }
+        };
+        let name = src.text(id);
+        match (self.lookup(name), index) {
+            (Name::Handle(r), None) => Ok(HandleRef::One(r)),
+            (Name::HandleArray(first, len), Some(i)) => {
+                let i = self.expr(i)?;
+                match i {
+                    Expr::Const(k) if k < 0 || k as u64 >= len as u64 => Err(src.error(
+                        n,
+                        &format!("index {k} is out of bounds of an array of {len} elements"),
+                    )),
+                    Expr::Const(k) => Ok(HandleRef::One(first + k as usize)),
+                    index => Ok(HandleRef::Indexed { first, len, index }),
+                }
+            }
+            (Name::HandleArray(..), None) => Err(src.error(
                 n,
-                &format!("thread handle `{text}` (expected a pthread_t variable)"),
-            ));
+                &format!("`{name}` is an array of thread handles: index it"),
+            )),
+            (Name::Unknown, _) => Err(src.error(id, &format!("undeclared identifier `{name}`"))),
+            _ => Err(src.error(n, &format!("`{}` is not a pthread_t", src.text(n)))),
         }
-        let name = src.text(n);
-        match self.lookup(name) {
-            Name::Handle(r) => Ok(r),
-            Name::Unknown => Err(src.error(n, &format!("undeclared identifier `{name}`"))),
-            _ => Err(src.error(n, &format!("`{name}` is not a pthread_t"))),
+    }
+
+    /// Stops the thread (undefined behaviour) unless `0 <= index < len`: a division by zero
+    /// when the index is out of bounds.
+    fn index_guard(&mut self, index: &Expr, len: usize) {
+        let inside = bin(
+            BinOp::And,
+            bin(BinOp::Ge, index.clone(), Expr::Const(0)),
+            bin(BinOp::Lt, index.clone(), Expr::Const(len as i64)),
+        );
+        let t = self.new_temp(IntTy::I32);
+        self.emit(Instr::Assign {
+            dst: t,
+            val: bin(BinOp::Div, Expr::Const(1), inside),
+        });
+    }
+
+    /// The thread id held by a handle, as an expression.
+    fn handle_value(&mut self, h: &HandleRef) -> Expr {
+        match h {
+            HandleRef::One(r) => Expr::Reg(*r),
+            HandleRef::Indexed { first, len, index } => {
+                self.index_guard(index, *len);
+                (0..*len).fold(Expr::Const(0), |acc, k| {
+                    bin(
+                        BinOp::Add,
+                        acc,
+                        bin(
+                            BinOp::Mul,
+                            bin(BinOp::Eq, index.clone(), Expr::Const(k as i64)),
+                            Expr::Reg(first + k),
+                        ),
+                    )
+                })
+            }
         }
+    }
+
+    fn handle_created(&self, h: &HandleRef) -> bool {
+        let r = match h {
+            HandleRef::One(r) => *r,
+            HandleRef::Indexed { first, .. } => *first,
+        };
+        self.created.get(r).copied().unwrap_or(false)
     }
 
     /// `pthread_create(&h, NULL, f, arg)` / `thrd_create(&h, f, arg)` (`api` is the callee's
@@ -1073,13 +1301,39 @@ impl<'c, 'a> FnLower<'c, 'a> {
             }
         };
         let arg = self.expr(arg)?;
-        self.emit(Instr::Spawn {
-            func,
-            arg,
-            dst: Some(dst),
-        });
-        if let Some(c) = self.created.get_mut(dst) {
-            *c = true;
+        match dst {
+            HandleRef::One(r) => {
+                self.emit(Instr::Spawn {
+                    func,
+                    arg,
+                    dst: Some(r),
+                });
+                if let Some(c) = self.created.get_mut(r) {
+                    *c = true;
+                }
+            }
+            HandleRef::Indexed { first, len, index } => {
+                self.index_guard(&index, len);
+                let tid = self.new_temp(IntTy::I64);
+                self.emit(Instr::Spawn {
+                    func,
+                    arg,
+                    dst: Some(tid),
+                });
+                // t[k] := index == k ? tid : t[k], for every k.
+                for k in 0..len {
+                    let r = first + k;
+                    let hit = bin(BinOp::Eq, index.clone(), Expr::Const(k as i64));
+                    let delta = bin(BinOp::Sub, Expr::Reg(tid), Expr::Reg(r));
+                    self.emit(Instr::Assign {
+                        dst: r,
+                        val: bin(BinOp::Add, Expr::Reg(r), bin(BinOp::Mul, hit, delta)),
+                    });
+                    if let Some(c) = self.created.get_mut(r) {
+                        *c = true;
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -1099,7 +1353,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "atomic_store" | "atomic_store_explicit" => {
                 let explicit = name == "atomic_store_explicit";
                 self.arity(call, name, &args, if explicit { 3 } else { 2 })?;
-                let loc = self.atomic_target(args[0])?;
+                let cell = self.atomic_place(args[0])?;
                 let v = self.expr(args[1])?;
                 let order = if explicit {
                     let (o, oname) = self.mem_order(args[2])?;
@@ -1112,18 +1366,22 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 } else {
                     MemOrder::SeqCst
                 };
-                let val = self.convert(v, self.global_ty(loc));
-                self.emit(Instr::Store { loc, val, order });
+                let val = self.convert(v, cell.ty.int_ty());
+                self.emit(Instr::Store {
+                    loc: cell.addr,
+                    val,
+                    order,
+                });
                 Ok(false)
             }
             "atomic_init" => {
                 // Initialisation is modelled as a relaxed store (see the module doc).
                 self.arity(call, name, &args, 2)?;
-                let loc = self.atomic_target(args[0])?;
+                let cell = self.atomic_place(args[0])?;
                 let v = self.expr(args[1])?;
-                let val = self.convert(v, self.global_ty(loc));
+                let val = self.convert(v, cell.ty.int_ty());
                 self.emit(Instr::Store {
-                    loc,
+                    loc: cell.addr,
                     val,
                     order: MemOrder::Relaxed,
                 });
@@ -1180,7 +1438,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 }
                 self.arity(call, name, &args, 2)?;
                 let h = self.handle(args[0])?;
-                if !self.created.get(h).copied().unwrap_or(false) {
+                if !self.handle_created(&h) {
                     let hname = src.text(args[0]);
                     return Err(src.error(
                         args[0],
@@ -1195,7 +1453,8 @@ impl<'c, 'a> FnLower<'c, 'a> {
                         &format!("thread results (the second argument of {name} must be NULL)"),
                     ));
                 }
-                self.emit(Instr::Join { tid: Expr::Reg(h) });
+                let tid = self.handle_value(&h);
+                self.emit(Instr::Join { tid });
                 Ok(false)
             }
             "pthread_mutex_lock"
@@ -1219,8 +1478,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
         match self.lookup(name) {
             Name::Local(_)
             | Name::Global(_)
+            | Name::Object(_)
             | Name::Mutex(_)
             | Name::Handle(_)
+            | Name::HandleArray(..)
             | Name::Forbidden => {
                 return Err(src.unsupported(call, &format!("call of non-function `{name}`")));
             }
@@ -1241,7 +1502,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "atomic_load" | "atomic_load_explicit" => {
                 let explicit = name == "atomic_load_explicit";
                 self.arity(call, name, &args, if explicit { 2 } else { 1 })?;
-                let loc = self.atomic_target(args[0])?;
+                let cell = self.atomic_place(args[0])?;
                 let order = if explicit {
                     let (o, oname) = self.mem_order(args[1])?;
                     if o.is_release() && o != MemOrder::SeqCst {
@@ -1251,7 +1512,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 } else {
                     MemOrder::SeqCst
                 };
-                Ok((self.load(loc, order), promote(self.global_ty(loc))))
+                Ok((self.load_place(&cell, order), promote(cell.ty.int_ty())))
             }
             "atomic_exchange"
             | "atomic_exchange_explicit"
@@ -1376,12 +1637,23 @@ impl<'c, 'a> FnLower<'c, 'a> {
                         Ok((Expr::Reg(r), promote(ty)))
                     }
                     Name::Global(loc) if self.mode != Mode::Const => {
-                        let order = if self.global_atomic(loc) {
-                            MemOrder::SeqCst
-                        } else {
-                            MemOrder::NonAtomic
+                        let p = Place {
+                            addr: Addr::Fixed(loc),
+                            ty: self.cell_ty(loc),
                         };
-                        Ok((self.load(loc, order), promote(self.global_ty(loc))))
+                        self.read_place(n, &p)
+                    }
+                    Name::Object(i) if self.mode != Mode::Const => {
+                        let p = self
+                            .cx
+                            .objects
+                            .get(i)
+                            .map(|o| Place {
+                                addr: Addr::Fixed(o.base),
+                                ty: o.ty.clone(),
+                            })
+                            .ok_or_else(|| src.internal("object index"))?;
+                        self.read_place(n, &p)
                     }
                     other => Err(self.name_error(n, name, other, false)),
                 }
@@ -1450,25 +1722,22 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 None => Err(src.unsupported(n, "increment/decrement used as a value")),
             },
             "comma_expression" => Err(src.unsupported(n, "comma operator")),
-            "pointer_expression" => {
-                let op = n
-                    .child_by_field_name("operator")
-                    .map(|o| src.text(o))
-                    .unwrap_or("");
-                if op == "&" {
-                    if let Some(e) = self.mutex_address_misuse(n) {
-                        return Err(e);
-                    }
-                    Err(src.unsupported(n, "address-of operator `&` (pointers are not supported)"))
-                } else {
-                    Err(src.unsupported(n, "pointer dereference (pointers are not supported)"))
+            "pointer_expression" | "subscript_expression" | "field_expression"
+                if self.mode == Mode::Const =>
+            {
+                Err(src.error(n, "initialiser of a global must be a constant expression"))
+            }
+            "pointer_expression"
+                if n.child_by_field_name("operator").map(|o| src.text(o)) == Some("&") =>
+            {
+                let (e, _) = self.ptr_value(n)?;
+                Ok((e, IntTy::I64))
+            }
+            "pointer_expression" | "subscript_expression" | "field_expression" => {
+                match self.place_of(n)? {
+                    Some(p) => self.read_place(n, &p),
+                    None => Err(src.unsupported(n, &format!("expression `{}`", n.kind()))),
                 }
-            }
-            "subscript_expression" => {
-                Err(src.unsupported(n, "array subscript (arrays are not supported)"))
-            }
-            "field_expression" => {
-                Err(src.unsupported(n, "struct member access (structs are not supported)"))
             }
             "sizeof_expression" => Err(src.unsupported(n, "sizeof")),
             "alignof_expression" => Err(src.unsupported(n, "alignof")),
@@ -1523,7 +1792,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
     /// The integer type of a cast (`None` for identity casts to `void *` / `void`).
     fn cast_type(&self, ty: Node) -> R<Option<IntTy>> {
         let src = self.src;
-        let spec = types::decl_spec(&src, ty)?;
+        let spec = types::decl_spec(&src, &self.cx.types, ty)?;
         let declarator = ty.child_by_field_name("declarator");
         match (spec.ty, declarator) {
             (BaseTy::Int(t), None) if !spec.atomic => Ok(Some(t)),

@@ -184,7 +184,7 @@ mod types;
 #[cfg(test)]
 mod tests;
 
-use crate::ir::{Function, Global, Loc, Program, Slot, Span, Stmt};
+use crate::ir::{Addr, Function, Global, Instr, Loc, Program, Slot, Span, Stmt};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use tree_sitter::{Language, Node, Parser, Query, QueryCursor, StreamingIterator};
@@ -323,41 +323,6 @@ impl<'a> Src<'a> {
     pub(crate) fn internal(&self, message: &str) -> Diagnostic {
         self.error_at_start(&format!("internal front-end error: {message}"))
     }
-
-    /// Splits a variable declarator into its name and optional initialiser, rejecting pointers,
-    /// arrays and other declarator forms.
-    pub(crate) fn split_declarator<'t>(&self, d: Node<'t>) -> R<(Node<'t>, Option<Node<'t>>)> {
-        let (name, init) = match d.kind() {
-            "init_declarator" => (
-                d.child_by_field_name("declarator"),
-                d.child_by_field_name("value"),
-            ),
-            _ => (Some(d), None),
-        };
-        let name = name.ok_or_else(|| self.unsupported(d, "declarator"))?;
-        match name.kind() {
-            "identifier" => {}
-            "pointer_declarator" => {
-                return Err(self.unsupported(name, "pointer variable (pointers are not supported)"))
-            }
-            "array_declarator" => {
-                return Err(self.unsupported(name, "array (arrays are not supported)"))
-            }
-            "function_declarator" => {
-                return Err(self.unsupported(name, "function declarator in a variable declaration"))
-            }
-            _ => {
-                let text = self.text(name);
-                return Err(self.unsupported(name, &format!("declarator `{text}`")));
-            }
-        }
-        if let Some(v) = init {
-            if v.kind() == "initializer_list" {
-                return Err(self.unsupported(v, "initializer list"));
-            }
-        }
-        Ok((name, init))
-    }
 }
 
 /// The `function_declarator` inside a declarator (through pointer and parenthesised
@@ -401,8 +366,20 @@ pub(crate) struct Ctx<'a> {
     pub(crate) globals: Vec<Global>,
     pub(crate) global_tys: Vec<IntTy>,
     pub(crate) global_index: HashMap<String, Loc>,
-    /// Global `pthread_t` / `thrd_t` variables (registers of `main`), in declaration order.
-    pub(crate) handles: Vec<String>,
+    /// Global `pthread_t` / `thrd_t` variables (registers of `main`), in declaration order,
+    /// with their array length (`None` for a single handle).
+    pub(crate) handles: Vec<(String, Option<usize>)>,
+    /// The front-end type of every memory cell (parallel to `globals`).
+    pub(crate) cell_tys: Vec<types::Ty>,
+    /// Arrays and structs in memory (globals and `static` locals); scalars are in
+    /// `global_index`.
+    pub(crate) objects: Vec<Object>,
+    /// Global aggregates by name (static locals are found through their scope).
+    pub(crate) object_index: HashMap<String, usize>,
+    /// Struct definitions, typedefs, `_Atomic(T *)` positions.
+    pub(crate) types: types::TypeEnv,
+    /// `static` locals by the tree-sitter id of their declarator: first cell and object index.
+    pub(crate) statics: HashMap<usize, (Loc, Option<usize>)>,
     pub(crate) functions: Vec<Option<Function>>,
     /// Functions being lowered (main and thread functions) by name.
     pub(crate) func_ids: HashMap<String, usize>,
@@ -425,6 +402,15 @@ pub(crate) struct Ctx<'a> {
     pub(crate) loops: usize,
 }
 
+/// An array or struct in memory: cells `base .. base + size(ty)`.
+#[derive(Clone, Debug)]
+pub(crate) struct Object {
+    pub(crate) base: Loc,
+    pub(crate) ty: types::Ty,
+    /// Where it is declared (globals are visible only after their declaration).
+    pub(crate) start: usize,
+}
+
 /// How a thread function is spawned in the main thread's function.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct SpawnedBy {
@@ -440,6 +426,8 @@ enum Item {
     Comment,
     Declaration,
     Function,
+    Struct,
+    Typedef,
     Other,
 }
 
@@ -448,7 +436,7 @@ enum Item {
 /// Returns the first problem found as a [`Diagnostic`]; never panics.
 pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
     let src = Src { file, text: source };
-    let prepared = prepare_source(source);
+    let (prepared, atomic_pointer_at) = prepare_source(source);
     let language: Language = tree_sitter_c::LANGUAGE.into();
     let mut parser = Parser::new();
     parser
@@ -531,6 +519,14 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
         global_tys: Vec::new(),
         global_index: HashMap::new(),
         handles: Vec::new(),
+        cell_tys: Vec::new(),
+        objects: Vec::new(),
+        object_index: HashMap::new(),
+        statics: HashMap::new(),
+        types: types::TypeEnv {
+            atomic_pointer_at,
+            ..Default::default()
+        },
         functions: vec![None; lowered_defs.len()],
         func_ids,
         fn_names,
@@ -550,6 +546,10 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
         match item {
             Item::Include | Item::Comment => {}
             Item::Declaration => cx.global_decl(node)?,
+            Item::Struct => {
+                cx.define_struct(node)?;
+            }
+            Item::Typedef => cx.typedef(node)?,
             Item::Function => {
                 let Some(fdecl) = node
                     .child_by_field_name("declarator")
@@ -564,7 +564,10 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
                     let at = fdecl.child_by_field_name("declarator").unwrap_or(fdecl);
                     return Err(src.error(at, &format!("redefinition of `{name}`")));
                 }
-                if cx.global_index.contains_key(name) || cx.handles.iter().any(|h| h == name) {
+                if cx.global_index.contains_key(name)
+                    || cx.object_index.contains_key(name)
+                    || cx.handles.iter().any(|(h, _)| h == name)
+                {
                     let at = fdecl.child_by_field_name("declarator").unwrap_or(fdecl);
                     return Err(src.error(at, &format!("redefinition of `{name}`")));
                 }
@@ -592,6 +595,21 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
         stmts: cx.stmts,
         slots: cx.slots,
     };
+    // Pointer dereferences may address any location: their range ends at the last global.
+    let nlocs = program.globals.len();
+    for f in &mut program.functions {
+        for ins in &mut f.body {
+            if let Instr::Load { loc, .. }
+            | Instr::Store { loc, .. }
+            | Instr::Rmw { loc, .. }
+            | Instr::Cas { loc, .. } = ins
+            {
+                if let Addr::Computed { hi, .. } = loc {
+                    *hi = (*hi).min(nlocs);
+                }
+            }
+        }
+    }
     // Inlined copies of a function share its source places: one slot each.
     program.merge_duplicate_slots();
     program
@@ -617,13 +635,18 @@ impl Ctx<'_> {
             }
             return Ok(());
         }
-        let spec = types::decl_spec(&src, node)?;
+        self.define_inline_struct(node)?;
+        let spec = types::decl_spec(&src, &self.types, node)?;
         if let Some((storage, n)) = &spec.storage {
             if storage != "static" {
                 return Err(src.unsupported(*n, &format!("`{storage}` declaration")));
             }
         }
         if decls.is_empty() {
+            // `struct S { ... };` written as a declaration: the definition was registered above.
+            if matches!(spec.ty, types::BaseTy::Struct(_)) {
+                return Ok(());
+            }
             return Err(src.unsupported(node, "declaration that declares no variable"));
         }
         for d in decls {
@@ -633,69 +656,377 @@ impl Ctx<'_> {
                 }
                 continue;
             }
-            let (name_node, init) = src.split_declarator(d)?;
-            let name = src.text(name_node);
-            if self.global_index.contains_key(name)
-                || self.handles.iter().any(|h| h == name)
-                || self.fn_names.contains(name)
-            {
-                return Err(src.error(name_node, &format!("redefinition of `{name}`")));
+            let decl = types::declarator(&src, &spec, d, &mut |n| lower::const_eval(self, n))?;
+            let name = src.text(decl.name);
+            if self.is_defined(name) {
+                return Err(src.error(decl.name, &format!("redefinition of `{name}`")));
             }
-            match spec.ty {
-                types::BaseTy::Thread => {
-                    if spec.atomic {
-                        return Err(src.unsupported(node, "atomic thread handle"));
-                    }
-                    if let Some(v) = init {
-                        return Err(src.unsupported(v, "initialiser for a thread handle"));
-                    }
-                    self.handles.push(name.to_string());
+            self.global_object(name, decl.name, &decl.ty, decl.init)?;
+        }
+        Ok(())
+    }
+
+    fn is_defined(&self, name: &str) -> bool {
+        self.global_index.contains_key(name)
+            || self.object_index.contains_key(name)
+            || self.handles.iter().any(|(h, _)| h == name)
+            || self.fn_names.contains(name)
+    }
+
+    /// Declares global `name` (declarator name node `at`) of type `ty`.
+    fn global_object(&mut self, name: &str, at: Node, ty: &types::Ty, init: Option<Node>) -> R<()> {
+        use types::Ty;
+        let src = self.src;
+        match ty {
+            Ty::Thread | Ty::Array(..) if thread_array_len(ty).is_some() => {
+                if let Some(v) = init {
+                    return Err(src.unsupported(v, "initialiser for a thread handle"));
                 }
-                types::BaseTy::Int(ty) => {
-                    let value = match init {
-                        None => 0,
-                        Some(v) => ty.wrap(lower::const_eval(self, v)?),
-                    };
-                    self.global_index
-                        .insert(name.to_string(), self.globals.len());
-                    self.globals.push(Global {
-                        name: name.to_string(),
-                        atomic: spec.atomic,
-                        init: value,
-                        mutex: false,
-                        span: src.span(name_node),
-                    });
-                    self.global_tys.push(ty);
+                let len = match ty {
+                    Ty::Array(_, n) => Some(*n),
+                    _ => None,
+                };
+                self.handles.push((name.to_string(), len));
+                Ok(())
+            }
+            Ty::Void => Err(src.error(at, &format!("variable `{name}` has type void"))),
+            _ => {
+                let (base, _) = self.alloc(name, at, ty, init)?;
+                if ty.is_scalar() {
+                    self.global_index.insert(name.to_string(), base);
+                } else {
+                    self.object_index
+                        .insert(name.to_string(), self.objects.len() - 1);
                 }
-                types::BaseTy::Mutex => {
-                    if let Some(v) = init {
-                        let v = lower::strip_parens(v);
-                        if v.kind() != "identifier" || src.text(v) != "PTHREAD_MUTEX_INITIALIZER" {
-                            return Err(src.unsupported(
-                                v,
-                                "initialiser for a mutex (only PTHREAD_MUTEX_INITIALIZER is \
-                                 supported)",
-                            ));
-                        }
+                Ok(())
+            }
+        }
+    }
+
+    /// Allocates the cells of an object of type `ty` named `name` (a global or a `static`
+    /// local) with initialiser `init`; returns its first cell and records aggregates in
+    /// `objects`.
+    pub(crate) fn alloc(
+        &mut self,
+        name: &str,
+        at: Node,
+        ty: &types::Ty,
+        init: Option<Node>,
+    ) -> R<(Loc, Option<usize>)> {
+        let src = self.src;
+        let mut cells = Vec::new();
+        self.flatten(name, ty, at, &mut cells)?;
+        if cells.is_empty() {
+            return Err(src.unsupported(at, &format!("`{name}` has no memory cells")));
+        }
+        let mut values = vec![0i64; cells.len()];
+        if let Some(v) = init {
+            self.init_values(ty, v, &mut values, 0)?;
+        }
+        let base = self.globals.len();
+        for ((cell, cty), value) in cells.into_iter().zip(values) {
+            self.globals.push(Global {
+                name: cell,
+                atomic: cty.is_atomic(),
+                init: cty.int_ty().wrap(value),
+                mutex: matches!(cty, types::Ty::Mutex),
+                span: src.span(at),
+            });
+            self.global_tys.push(cty.int_ty());
+            self.cell_tys.push(cty);
+        }
+        if ty.is_scalar() {
+            return Ok((base, None));
+        }
+        self.objects.push(Object {
+            base,
+            ty: ty.clone(),
+            start: at.start_byte(),
+        });
+        Ok((base, Some(self.objects.len() - 1)))
+    }
+
+    /// The scalar cells of an object, in memory order, with their names (`a[1].next`).
+    fn flatten(
+        &self,
+        name: &str,
+        ty: &types::Ty,
+        at: Node,
+        out: &mut Vec<(String, types::Ty)>,
+    ) -> R<()> {
+        use types::Ty;
+        let src = self.src;
+        if out.len() > 1 << 16 {
+            return Err(src.unsupported(at, "object with more than 65536 cells"));
+        }
+        match ty {
+            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Mutex => out.push((name.to_string(), ty.clone())),
+            Ty::Array(t, n) => {
+                for i in 0..*n {
+                    self.flatten(&format!("{name}[{i}]"), t, at, out)?;
+                }
+            }
+            Ty::Struct(id) => {
+                let fields = self
+                    .types
+                    .structs
+                    .get(*id)
+                    .map(|s| s.fields.clone())
+                    .unwrap_or_default();
+                for (f, t) in fields {
+                    self.flatten(&format!("{name}.{f}"), &t, at, out)?;
+                }
+            }
+            Ty::Thread => {
+                return Err(src.unsupported(at, "thread handle inside an array or struct"))
+            }
+            Ty::Void => return Err(src.error(at, "object of type void")),
+        }
+        Ok(())
+    }
+
+    /// Fills `values[off..]` from the initialiser `v` of an object of type `ty`: a constant for a
+    /// scalar (for a pointer: `NULL`, `&global`, or an array name), a `{ ... }` list for an
+    /// aggregate (missing elements are zero; designators are unsupported).
+    fn init_values(&mut self, ty: &types::Ty, v: Node, values: &mut [i64], off: usize) -> R<()> {
+        use types::Ty;
+        let src = self.src;
+        match ty {
+            Ty::Int { .. } => {
+                let c = lower::const_eval(self, v)?;
+                if let Some(slot) = values.get_mut(off) {
+                    *slot = c;
+                }
+                Ok(())
+            }
+            Ty::Ptr { .. } => {
+                let c = self.const_pointer(v)?;
+                if let Some(slot) = values.get_mut(off) {
+                    *slot = c;
+                }
+                Ok(())
+            }
+            Ty::Mutex => {
+                let v = lower::strip_parens(v);
+                if v.kind() != "identifier" || src.text(v) != "PTHREAD_MUTEX_INITIALIZER" {
+                    return Err(src.unsupported(
+                        v,
+                        "initialiser for a mutex (only PTHREAD_MUTEX_INITIALIZER is supported)",
+                    ));
+                }
+                Ok(())
+            }
+            Ty::Array(t, n) => {
+                if v.kind() != "initializer_list" {
+                    return Err(
+                        src.unsupported(v, "array initialiser that is not a `{ ... }` list")
+                    );
+                }
+                let items = named_children(v);
+                if items.len() > *n {
+                    return Err(src.error(v, "too many initialisers for the array"));
+                }
+                let size = self.types.size(t);
+                for (i, item) in items.into_iter().enumerate() {
+                    if item.kind() == "initializer_pair" {
+                        return Err(src.unsupported(item, "designated initialiser"));
                     }
-                    self.global_index
-                        .insert(name.to_string(), self.globals.len());
-                    self.globals.push(Global {
-                        name: name.to_string(),
-                        atomic: true,
-                        init: 0,
-                        mutex: true,
-                        span: src.span(name_node),
-                    });
-                    // The lock word: 0 = unlocked, 1 = locked.
-                    self.global_tys.push(IntTy::I32);
+                    self.init_values(t, item, values, off + i * size)?;
                 }
-                types::BaseTy::Void => {
-                    return Err(src.error(name_node, &format!("variable `{name}` has type void")));
+                Ok(())
+            }
+            Ty::Struct(id) => {
+                if v.kind() != "initializer_list" {
+                    return Err(
+                        src.unsupported(v, "struct initialiser that is not a `{ ... }` list")
+                    );
+                }
+                let fields = self
+                    .types
+                    .structs
+                    .get(*id)
+                    .map(|s| s.fields.clone())
+                    .unwrap_or_default();
+                let items = named_children(v);
+                if items.len() > fields.len() {
+                    return Err(src.error(v, "too many initialisers for the struct"));
+                }
+                let mut o = off;
+                for (item, (_, t)) in items.into_iter().zip(fields.iter()) {
+                    if item.kind() == "initializer_pair" {
+                        return Err(src.unsupported(item, "designated initialiser"));
+                    }
+                    self.init_values(t, item, values, o)?;
+                    o += self.types.size(t);
+                }
+                Ok(())
+            }
+            Ty::Thread | Ty::Void => Err(src.unsupported(v, "initialiser")),
+        }
+    }
+
+    /// A constant pointer initialiser: `NULL`/`0`, `&x` of a global scalar, or an array name.
+    fn const_pointer(&mut self, v: Node) -> R<i64> {
+        let src = self.src;
+        let v = lower::strip_parens(v);
+        let v = if v.kind() == "cast_expression" {
+            v.child_by_field_name("value")
+                .map(lower::strip_parens)
+                .unwrap_or(v)
+        } else {
+            v
+        };
+        let text = src.text(v);
+        if v.kind() == "null" || text == "0" {
+            return Ok(0);
+        }
+        let target = lower::address_of(&src, v)
+            .map(|n| (n, true))
+            .or_else(|| (v.kind() == "identifier").then_some((v, false)));
+        if let Some((id, addr)) = target {
+            let name = src.text(id);
+            if addr {
+                if let Some(&loc) = self.global_index.get(name) {
+                    return Ok(crate::ir::pointer_to(loc));
+                }
+            }
+            if let Some(o) = self
+                .object_index
+                .get(name)
+                .and_then(|&i| self.objects.get(i))
+            {
+                if addr || matches!(o.ty, types::Ty::Array(..)) {
+                    return Ok(crate::ir::pointer_to(o.base));
                 }
             }
         }
+        Err(src.unsupported(
+            v,
+            "pointer initialiser (only NULL, `&global` or an array name are supported)",
+        ))
+    }
+
+    /// Registers the struct defined by the type of declaration `node`, if its type is a
+    /// `struct { ... }` with a body.
+    pub(crate) fn define_inline_struct(&mut self, node: Node) -> R<()> {
+        if let Some(t) = node.child_by_field_name("type") {
+            if t.kind() == "struct_specifier" && t.child_by_field_name("body").is_some() {
+                self.define_struct(t)?;
+            }
+        }
         Ok(())
+    }
+
+    /// Registers struct definition `node` (a `struct_specifier` with a body); returns its id.
+    pub(crate) fn define_struct(&mut self, node: Node) -> R<usize> {
+        use types::Ty;
+        let src = self.src;
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| src.text(n).to_string());
+        let Some(body) = node.child_by_field_name("body") else {
+            // `struct S;` — a forward declaration: nothing to record.
+            return Ok(usize::MAX);
+        };
+        if let Some(n) = &name {
+            if self
+                .types
+                .structs
+                .iter()
+                .any(|s| s.name.as_ref() == Some(n))
+            {
+                return Err(src.error(node, &format!("redefinition of `struct {n}`")));
+            }
+        }
+        let id = self.types.structs.len();
+        self.types.structs.push(types::StructDef {
+            name: name.clone(),
+            start: node.start_byte(),
+            fields: Vec::new(),
+        });
+        let mut fields: Vec<(String, Ty)> = Vec::new();
+        for fd in named_children(body) {
+            if fd.kind() != "field_declaration" {
+                return Err(src.unsupported(fd, "this struct member"));
+            }
+            self.define_inline_struct(fd)?;
+            let spec = types::decl_spec(&src, &self.types, fd)?;
+            let mut c = fd.walk();
+            let decls: Vec<Node> = fd.children_by_field_name("declarator", &mut c).collect();
+            if decls.is_empty() {
+                return Err(src.unsupported(fd, "anonymous struct member"));
+            }
+            for d in decls {
+                if d.kind() == "bitfield_clause" {
+                    return Err(src.unsupported(d, "bit-field"));
+                }
+                let decl = types::declarator(&src, &spec, d, &mut |n| lower::const_eval(self, n))?;
+                let fname = src.text(decl.name).to_string();
+                if fields.iter().any(|(f, _)| *f == fname) {
+                    return Err(src.error(decl.name, &format!("duplicate member `{fname}`")));
+                }
+                let mut t = &decl.ty;
+                while let Ty::Array(inner, _) = t {
+                    t = inner;
+                }
+                match t {
+                    Ty::Struct(s) if *s == id => {
+                        return Err(src.error(
+                            decl.name,
+                            &format!("member `{fname}` has the incomplete type of its own struct"),
+                        ))
+                    }
+                    Ty::Thread => {
+                        return Err(src.unsupported(decl.name, "thread handle in a struct"))
+                    }
+                    Ty::Void => {
+                        return Err(src.error(decl.name, &format!("member `{fname}` has type void")))
+                    }
+                    _ => {}
+                }
+                fields.push((fname, decl.ty));
+            }
+        }
+        if fields.is_empty() {
+            return Err(src.unsupported(node, "empty struct"));
+        }
+        if let Some(s) = self.types.structs.get_mut(id) {
+            s.fields = fields;
+        }
+        Ok(id)
+    }
+
+    /// `typedef T name;` for an integer or struct type `T` (pointer and array typedefs are
+    /// unsupported).
+    fn typedef(&mut self, node: Node) -> R<()> {
+        let src = self.src;
+        self.define_inline_struct(node)?;
+        let spec = types::decl_spec(&src, &self.types, node)?;
+        let mut c = node.walk();
+        let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
+        for d in decls {
+            if d.kind() != "type_identifier" {
+                return Err(src.unsupported(d, "typedef of a pointer, array or function type"));
+            }
+            if spec.atomic_pointer {
+                return Err(src.unsupported(d, "typedef of an atomic pointer"));
+            }
+            let name = src.text(d).to_string();
+            if !matches!(spec.ty, types::BaseTy::Int(_) | types::BaseTy::Struct(_)) {
+                return Err(src.unsupported(d, "typedef of this type"));
+            }
+            self.types.typedefs.insert(name, (spec.ty, spec.atomic));
+        }
+        Ok(())
+    }
+}
+
+/// The length of a thread-handle array type (`Some(1)` for a single handle), if `ty` is one.
+fn thread_array_len(ty: &types::Ty) -> Option<usize> {
+    match ty {
+        types::Ty::Thread => Some(1),
+        types::Ty::Array(t, n) if matches!(**t, types::Ty::Thread) => Some(*n),
+        _ => None,
     }
 }
 
@@ -712,6 +1043,8 @@ fn classify_items<'t>(root: Node<'t>, query: &Query, text: &[u8]) -> Vec<(Node<'
                 Some("comment") => Item::Comment,
                 Some("declaration") => Item::Declaration,
                 Some("function") => Item::Function,
+                Some("struct") => Item::Struct,
+                Some("typedef") => Item::Typedef,
                 _ => Item::Other,
             };
             let entry = kinds.entry(cap.node.id()).or_insert(item);
@@ -797,8 +1130,9 @@ fn unsupported_item(src: &Src, node: Node) -> Diagnostic {
 
 /// tree-sitter C does not parse the `_Atomic(T)` type specifier; rewrite it to `_Atomic T`
 /// by blanking the parentheses (keeping every byte offset, so spans stay exact).
-fn prepare_source(src: &str) -> String {
+fn prepare_source(src: &str) -> (String, Vec<usize>) {
     const KW: &[u8] = b"_Atomic";
+    let mut pointer_at = Vec::new();
     let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     let mut bytes = src.as_bytes().to_vec();
     let mut i = 0;
@@ -832,6 +1166,9 @@ fn prepare_source(src: &str) -> String {
                 }
             }
             if let Some(k) = close {
+                if bytes[j..k].contains(&b'*') {
+                    pointer_at.push(i);
+                }
                 bytes[j] = b' ';
                 bytes[k] = b' ';
             }
@@ -839,7 +1176,8 @@ fn prepare_source(src: &str) -> String {
         i += KW.len();
     }
     // Only ASCII bytes were replaced by ASCII bytes, so this cannot fail.
-    String::from_utf8(bytes).unwrap_or_else(|_| src.to_string())
+    let text = String::from_utf8(bytes).unwrap_or_else(|_| src.to_string());
+    (text, pointer_at)
 }
 
 /// The first `ERROR` or `MISSING` node in document order (iterative: no recursion).

@@ -117,17 +117,17 @@ fn store_buffering() {
         instrs(t1),
         vec![
             Instr::Store {
-                loc: 0,
+                loc: Addr::Fixed(0),
                 val: Expr::Const(1),
                 order: MemOrder::Relaxed
             },
             Instr::Load {
                 dst: 1,
-                loc: 1,
+                loc: Addr::Fixed(1),
                 order: MemOrder::Relaxed
             },
             Instr::Store {
-                loc: 2,
+                loc: Addr::Fixed(2),
                 val: Expr::Reg(1),
                 order: MemOrder::NonAtomic
             },
@@ -169,7 +169,7 @@ fn store_buffering() {
     assert!(matches!(
         body[4],
         Instr::Load {
-            loc: 2,
+            loc: Addr::Fixed(2),
             order: MemOrder::NonAtomic,
             ..
         }
@@ -178,7 +178,7 @@ fn store_buffering() {
     assert!(matches!(
         body[7],
         Instr::Load {
-            loc: 3,
+            loc: Addr::Fixed(3),
             order: MemOrder::NonAtomic,
             ..
         }
@@ -277,7 +277,7 @@ fn assignments_locals_and_plain_globals() {
             },
             Instr::Load {
                 dst: t(0),
-                loc: 0,
+                loc: Addr::Fixed(0),
                 order: NonAtomic
             },
             Instr::Assign {
@@ -286,42 +286,42 @@ fn assignments_locals_and_plain_globals() {
             },
             Instr::Load {
                 dst: t(1),
-                loc: 0,
+                loc: Addr::Fixed(0),
                 order: NonAtomic
             },
             Instr::Store {
-                loc: 0,
+                loc: Addr::Fixed(0),
                 val: b(BinOp::Add, Expr::Reg(t(1)), Expr::Const(1)),
                 order: NonAtomic
             },
             Instr::Load {
                 dst: t(2),
-                loc: 0,
+                loc: Addr::Fixed(0),
                 order: NonAtomic
             },
             Instr::Store {
-                loc: 0,
+                loc: Addr::Fixed(0),
                 val: b(BinOp::Sub, Expr::Reg(t(2)), Expr::Const(1)),
                 order: NonAtomic
             },
             Instr::Load {
                 dst: t(3),
-                loc: 0,
+                loc: Addr::Fixed(0),
                 order: NonAtomic
             },
             Instr::Store {
-                loc: 0,
+                loc: Addr::Fixed(0),
                 val: b(BinOp::Sub, Expr::Reg(t(3)), Expr::Reg(r)),
                 order: NonAtomic
             },
             Instr::Store {
-                loc: 1,
+                loc: Addr::Fixed(1),
                 val: Expr::Const(3),
                 order: SeqCst
             },
             Instr::Load {
                 dst: t(4),
-                loc: 1,
+                loc: Addr::Fixed(1),
                 order: SeqCst
             },
             Instr::Assign {
@@ -357,7 +357,7 @@ fn atomic_calls_and_orders() {
     assert_eq!(
         body[0],
         Instr::Store {
-            loc: 0,
+            loc: Addr::Fixed(0),
             val: Expr::Const(1),
             order: SeqCst
         }
@@ -365,7 +365,7 @@ fn atomic_calls_and_orders() {
     assert_eq!(
         body[1],
         Instr::Store {
-            loc: 0,
+            loc: Addr::Fixed(0),
             val: Expr::Const(2),
             order: Release
         }
@@ -483,7 +483,13 @@ fn short_circuit_pure_and_branching() {
             ..
         }
     ));
-    assert!(matches!(or[2], Instr::Load { loc: 0, .. }));
+    assert!(matches!(
+        or[2],
+        Instr::Load {
+            loc: Addr::Fixed(0),
+            ..
+        }
+    ));
     // Division on the right of && is only evaluated when r != 0.
     let div = of(3);
     assert!(div.iter().any(|i| matches!(i, Instr::BranchIfZero { .. })));
@@ -491,7 +497,13 @@ fn short_circuit_pure_and_branching() {
     assert_eq!(pure_ternary.len(), 1);
     let tern = of(5);
     assert!(matches!(tern[0], Instr::BranchIfZero { cond: Expr::Reg(x), .. } if x == r));
-    assert!(matches!(tern[1], Instr::Load { loc: 0, .. }));
+    assert!(matches!(
+        tern[1],
+        Instr::Load {
+            loc: Addr::Fixed(0),
+            ..
+        }
+    ));
     assert!(matches!(tern[3], Instr::Jump { .. }));
     assert_eq!(
         of(6),
@@ -694,17 +706,13 @@ fn diagnostics_positions() {
             (2, 14, Unsupported, "`++` on `x` of a narrow or 32-bit unsigned type (its wrap-around is not modelled)"),
         ),
         ("#define N 2\nint main() { }", (1, 1, Unsupported, "`#define` (macros are not supported)")),
-        ("struct s { int a; };\nint main() { }", (1, 1, Unsupported, "struct definition")),
-        ("typedef int T;\nint main() { }", (1, 1, Unsupported, "typedef")),
-        ("int *p;\nint main() { }", (1, 5, Unsupported, "pointer variable (pointers are not supported)")),
-        ("int a[2];\nint main() { }", (1, 5, Unsupported, "array (arrays are not supported)")),
         ("extern int e;\nint main() { }", (1, 1, Unsupported, "`extern` declaration")),
         ("int y = 1;\nint x = y;\nint main() { }", (2, 9, Error, "initialiser of a global must be a constant expression")),
         ("int x = 1 / 0;\nint main() { }", (1, 9, Error, "division by zero in constant expression")),
         ("double d;\nint main() { }", (1, 1, Unsupported, "type `double`")),
         ("int main() { int r = 1.5; }", (1, 22, Unsupported, "floating-point literal `1.5`")),
-        ("int g;\nint main() { int *p = &g; }", (2, 18, Unsupported, "pointer variable (pointers are not supported)")),
-        ("int g;\nint main() { int r = *g; }", (2, 22, Unsupported, "pointer dereference (pointers are not supported)")),
+        ("int main() { int l; int *p = &l; }", (1, 30, Unsupported, "address of `l` (only objects in memory — globals, static locals, their elements and members — have addresses)")),
+        ("int g;\nint main() { int r = *g; }", (2, 23, Error, "`g` is not a pointer")),
         ("int main() { int r = sizeof(int); }", (1, 22, Unsupported, "sizeof")),
         ("int main() { int r = 1, q = (r = 2); }", (1, 30, Unsupported, "assignment used as a value")),
         ("atomic_int x;\nint main() { atomic_exchange(&x); }", (2, 14, Error, "`atomic_exchange` expects 2 arguments, got 1")),
@@ -737,7 +745,7 @@ fn diagnostics_positions() {
         ("int main() { int a = \"s\"; }", (1, 22, Unsupported, "string literal")),
         ("int main() { atomic_int l; }", (1, 25, Unsupported, "atomic local variable `l`")),
         ("union u { int a; };\nint main() { }", (1, 1, Unsupported, "union definition")),
-        ("struct s v;\nint main() { }", (1, 1, Unsupported, "struct type")),
+        ("struct s v;\nint main() { }", (1, 1, Error, "`struct s` is not defined (define a struct before using it)")),
     ];
     for (src, (line, column, kind, message)) in cases {
         let got = diag(src);
@@ -817,7 +825,15 @@ fn message_passing_example() {
         .unwrap();
     let ld = body
         .iter()
-        .position(|i| matches!(i, Instr::Load { loc: 1, .. }))
+        .position(|i| {
+            matches!(
+                i,
+                Instr::Load {
+                    loc: Addr::Fixed(1),
+                    ..
+                }
+            )
+        })
         .unwrap();
     assert!(ld > br);
 }
@@ -958,11 +974,19 @@ fn jump(target: usize) -> Instr {
 }
 
 fn load(dst: Reg, loc: Loc, order: MemOrder) -> Instr {
-    Instr::Load { dst, loc, order }
+    Instr::Load {
+        dst,
+        loc: Addr::Fixed(loc),
+        order,
+    }
 }
 
 fn store(loc: Loc, val: Expr, order: MemOrder) -> Instr {
-    Instr::Store { loc, val, order }
+    Instr::Store {
+        loc: Addr::Fixed(loc),
+        val,
+        order,
+    }
 }
 
 fn assign(dst: Reg, val: Expr) -> Instr {
@@ -972,7 +996,7 @@ fn assign(dst: Reg, val: Expr) -> Instr {
 fn rmw(dst: Reg, loc: Loc, op: RmwOp, val: Expr, order: MemOrder) -> Instr {
     Instr::Rmw {
         dst,
-        loc,
+        loc: Addr::Fixed(loc),
         op,
         val,
         order,
@@ -1383,7 +1407,7 @@ fn compare_exchange_strong_and_weak() {
             Instr::Cas {
                 ok: 1,
                 old: 2,
-                loc: 0,
+                loc: Addr::Fixed(0),
                 expected: r(0),
                 desired: k(1),
                 order: SeqCst,
@@ -1395,7 +1419,7 @@ fn compare_exchange_strong_and_weak() {
             Instr::Cas {
                 ok: 3,
                 old: 4,
-                loc: 0,
+                loc: Addr::Fixed(0),
                 expected: r(0),
                 desired: b(BinOp::Add, r(0), k(1)),
                 order: Release,
@@ -1419,7 +1443,7 @@ fn compare_exchange_strong_and_weak() {
             Instr::Cas {
                 ok: 1,
                 old: 2,
-                loc: 0,
+                loc: Addr::Fixed(0),
                 expected: r(0),
                 desired: k(1),
                 order: Acquire,
@@ -1811,7 +1835,7 @@ fn lock_cas(ok: Reg, old: Reg, loc: Loc) -> Instr {
     Instr::Cas {
         ok,
         old,
-        loc,
+        loc: Addr::Fixed(loc),
         expected: k(0),
         desired: k(1),
         order: Acquire,
@@ -1995,10 +2019,6 @@ fn mutex_diagnostics() {
             (3, 17, Error, "atomic operation on mutex `m` (a mutex is not an atomic integer)"),
         ),
         (
-            "pthread_mutex_t m;\nint main() {\n  if (&m) return 1;\n}\n",
-            (3, 7, Unsupported, "address of mutex `m` outside a pthread_mutex_* call (pointers are not supported)"),
-        ),
-        (
             "pthread_mutex_t m;\nint main() {\n  pthread_mutex_timedlock(&m, 0);\n}\n",
             (3, 3, Unsupported, "call to 'pthread_mutex_timedlock'"),
         ),
@@ -2010,12 +2030,7 @@ fn mutex_diagnostics() {
             "pthread_mutex_t m;\nint y = m;\nint main() {}\n",
             (2, 9, Error, "mutex `m` used as a value (a pthread_mutex_t is not an integer: it can only be passed as `&m` to the pthread_mutex_* functions)"),
         ),
-        ("pthread_mutex_t ms[2];\nint main() {}\n", (1, 17, Unsupported, "array (arrays are not supported)")),
         ("_Atomic pthread_mutex_t m;\nint main() {}\n", (1, 9, Unsupported, "atomic non-integer type")),
-        (
-            "struct s { pthread_mutex_t m; };\nint main() {}\n",
-            (1, 1, Unsupported, "struct definition"),
-        ),
     ];
     for (src, (line, column, kind, message)) in cases {
         assert_eq!(
@@ -2091,7 +2106,7 @@ fn c11_threads_lower_like_pthreads() {
         instrs(t1),
         vec![
             Instr::Store {
-                loc: 0,
+                loc: Addr::Fixed(0),
                 val: Expr::Const(1),
                 order: MemOrder::Relaxed
             },
@@ -2173,7 +2188,7 @@ fn user_main_and_model_assert() {
             },
             Instr::Load {
                 dst: reg(main, "%t0"),
-                loc: 0,
+                loc: Addr::Fixed(0),
                 order: MemOrder::Acquire
             },
             Instr::Assign {
@@ -2187,7 +2202,7 @@ fn user_main_and_model_assert() {
     assert!(body.iter().any(|i| matches!(
         i,
         Instr::Load {
-            loc: 1,
+            loc: Addr::Fixed(1),
             order: MemOrder::NonAtomic,
             ..
         }
@@ -2203,12 +2218,12 @@ fn user_main_and_model_assert() {
         instrs(func(&p, "writer")),
         vec![
             Instr::Store {
-                loc: 1,
+                loc: Addr::Fixed(1),
                 val: Expr::Const(1),
                 order: MemOrder::NonAtomic
             },
             Instr::Store {
-                loc: 0,
+                loc: Addr::Fixed(0),
                 val: Expr::Const(1),
                 order: MemOrder::Release
             },
@@ -2301,7 +2316,7 @@ fn inline_call_as_statement() {
                 val: Expr::Const(2)
             },
             Instr::Store {
-                loc: 0,
+                loc: Addr::Fixed(0),
                 val: Expr::Reg(v),
                 order: MemOrder::Release
             },
@@ -2343,7 +2358,7 @@ fn inline_call_in_expression() {
             },
             Instr::Load {
                 dst: t1,
-                loc: 0,
+                loc: Addr::Fixed(0),
                 order: MemOrder::NonAtomic
             },
             Instr::Assign {
@@ -2533,12 +2548,12 @@ fn inline_from_two_threads_shares_statements() {
                 val: Expr::Const(1)
             },
             Instr::Store {
-                loc: 1,
+                loc: Addr::Fixed(1),
                 val: Expr::Reg(v1),
                 order: MemOrder::NonAtomic
             },
             Instr::Store {
-                loc: 0,
+                loc: Addr::Fixed(0),
                 val: Expr::Const(1),
                 order: MemOrder::Relaxed
             },
@@ -2554,7 +2569,15 @@ fn inline_from_two_threads_shares_statements() {
             f.body
                 .iter()
                 .zip(&f.stmt_of)
-                .filter(|(i, _)| matches!(i, Instr::Store { loc: 1, .. }))
+                .filter(|(i, _)| {
+                    matches!(
+                        i,
+                        Instr::Store {
+                            loc: Addr::Fixed(1),
+                            ..
+                        }
+                    )
+                })
                 .map(|(_, s)| *s)
         })
         .collect();
@@ -2597,10 +2620,6 @@ fn inline_diagnostics() {
         (
             "void f(void);\nint main() { f(); }\nvoid f(void) { }",
             (2, 14, Unsupported, "call to `f`, which is defined after `main` (define called functions before their callers)"),
-        ),
-        (
-            "void f(int *p) { }\nint main() { f(0); }",
-            (2, 14, Unsupported, "call to `f`, whose parameter `int *p` is a pointer (pointers are not supported)"),
         ),
         (
             "void f(void) { }\nint main() { int r = f(); }",

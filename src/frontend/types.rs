@@ -1,8 +1,9 @@
 //! C types the front end understands: integer types (plain or atomic), `pthread_t`, `thrd_t`,
-//! `pthread_mutex_t` and `void`.
+//! `pthread_mutex_t`, `void`, structs, arrays and pointers ([`Ty`]).
 
 use super::{Src, R};
 use crate::ir::{BinOp, Expr};
+use std::collections::HashMap;
 use tree_sitter::Node;
 
 /// An integer type, by the range of values it holds. Values are kept in `i64` registers; a value
@@ -36,6 +37,21 @@ impl IntTy {
             IntTy::I32 => (i64::from(i32::MIN), i64::from(i32::MAX)),
             IntTy::U32 => (0, i64::from(u32::MAX)),
             IntTy::I64 | IntTy::U64 => (i64::MIN, i64::MAX),
+        }
+    }
+
+    /// The C spelling, for messages.
+    pub(crate) fn c_name(self) -> &'static str {
+        match self {
+            IntTy::Bool => "bool",
+            IntTy::I8 => "char",
+            IntTy::U8 => "unsigned char",
+            IntTy::I16 => "short",
+            IntTy::U16 => "unsigned short",
+            IntTy::I32 => "int",
+            IntTy::U32 => "unsigned",
+            IntTy::I64 => "long",
+            IntTy::U64 => "unsigned long",
         }
     }
 
@@ -93,6 +109,158 @@ pub(crate) enum BaseTy {
     /// `pthread_mutex_t`: a mutex (only as a global; see the module docs of the front end).
     Mutex,
     Void,
+    /// `struct S` (an index into [`TypeEnv::structs`]).
+    Struct(usize),
+}
+
+/// The full type of an object, a struct field or a pointee.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Ty {
+    /// An integer cell, plain or atomic.
+    Int {
+        ty: IntTy,
+        atomic: bool,
+    },
+    /// A pointer cell (its value is a pointer, see [`crate::ir::pointer_to`]), plain or
+    /// atomic (`_Atomic(T *)`); `to` is [`Ty::Void`] for `void *`.
+    Ptr {
+        to: Box<Ty>,
+        atomic: bool,
+    },
+    /// A `pthread_mutex_t` cell.
+    Mutex,
+    /// A `pthread_t` / `thrd_t` (never in memory: handles are registers of `main`).
+    Thread,
+    /// Only as a pointee.
+    Void,
+    Array(Box<Ty>, usize),
+    Struct(usize),
+}
+
+impl Ty {
+    /// The type of a declaration's base (before its declarator).
+    pub(crate) fn of_base(ty: BaseTy, atomic: bool) -> Ty {
+        match ty {
+            BaseTy::Int(ty) => Ty::Int { ty, atomic },
+            BaseTy::Thread => Ty::Thread,
+            BaseTy::Mutex => Ty::Mutex,
+            BaseTy::Void => Ty::Void,
+            BaseTy::Struct(id) => Ty::Struct(id),
+        }
+    }
+
+    /// A cell holding one value (integer, pointer or mutex).
+    pub(crate) fn is_scalar(&self) -> bool {
+        matches!(self, Ty::Int { .. } | Ty::Ptr { .. } | Ty::Mutex)
+    }
+
+    /// The integer type of the values a scalar cell holds (pointers: 64-bit).
+    pub(crate) fn int_ty(&self) -> IntTy {
+        match self {
+            Ty::Int { ty, .. } => *ty,
+            Ty::Mutex => IntTy::I32,
+            _ => IntTy::I64,
+        }
+    }
+
+    pub(crate) fn is_atomic(&self) -> bool {
+        match self {
+            Ty::Int { atomic, .. } | Ty::Ptr { atomic, .. } => *atomic,
+            Ty::Mutex => true,
+            _ => false,
+        }
+    }
+
+    /// The C spelling, for messages.
+    pub(crate) fn describe(&self, env: &TypeEnv) -> String {
+        match self {
+            Ty::Int { ty, atomic } => {
+                let base = ty.c_name();
+                if *atomic {
+                    format!("_Atomic {base}")
+                } else {
+                    base.to_string()
+                }
+            }
+            Ty::Ptr { to, atomic } => {
+                let inner = format!("{} *", to.describe(env));
+                if *atomic {
+                    format!("_Atomic({inner})")
+                } else {
+                    inner
+                }
+            }
+            Ty::Mutex => "pthread_mutex_t".into(),
+            Ty::Thread => "pthread_t".into(),
+            Ty::Void => "void".into(),
+            Ty::Array(t, n) => format!("{}[{n}]", t.describe(env)),
+            Ty::Struct(id) => match env.structs.get(*id).and_then(|s| s.name.as_deref()) {
+                Some(n) => format!("struct {n}"),
+                None => "struct <anonymous>".into(),
+            },
+        }
+    }
+}
+
+/// A struct definition.
+#[derive(Clone, Debug)]
+pub(crate) struct StructDef {
+    /// The tag (`struct node`), if any.
+    pub name: Option<String>,
+    /// The start byte of the `struct` specifier that defines it (finds anonymous structs).
+    pub start: usize,
+    pub fields: Vec<(String, Ty)>,
+}
+
+/// The struct definitions and typedefs seen so far, and where `_Atomic(T *)` was written.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TypeEnv {
+    pub structs: Vec<StructDef>,
+    /// `typedef` names: the base type and whether it is atomic.
+    pub typedefs: HashMap<String, (BaseTy, bool)>,
+    /// Start bytes of `_Atomic(...)` specifiers whose parentheses contain a `*`: the atomic
+    /// qualifier applies to the pointer, not to the pointee (the parentheses are blanked
+    /// before parsing, see `prepare_source`).
+    pub atomic_pointer_at: Vec<usize>,
+}
+
+impl TypeEnv {
+    /// The number of memory cells of an object of type `ty`.
+    pub(crate) fn size(&self, ty: &Ty) -> usize {
+        match ty {
+            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Mutex => 1,
+            Ty::Thread | Ty::Void => 0,
+            Ty::Array(t, n) => self.size(t).saturating_mul(*n),
+            Ty::Struct(id) => self
+                .structs
+                .get(*id)
+                .map(|s| s.fields.iter().map(|(_, t)| self.size(t)).sum())
+                .unwrap_or(0),
+        }
+    }
+
+    /// Field `name` of struct `id`: its offset in cells and its type.
+    pub(crate) fn field(&self, id: usize, name: &str) -> Option<(usize, Ty)> {
+        let s = self.structs.get(id)?;
+        let mut off = 0;
+        for (f, t) in &s.fields {
+            if f == name {
+                return Some((off, t.clone()));
+            }
+            off += self.size(t);
+        }
+        None
+    }
+
+    fn struct_by(&self, name: Option<&str>, start: usize) -> Option<usize> {
+        match name {
+            Some(n) => self
+                .structs
+                .iter()
+                .rposition(|s| s.name.as_deref() == Some(n)),
+            None => self.structs.iter().position(|s| s.start == start),
+        }
+    }
 }
 
 /// The specifiers of a declaration (or of a type name in a cast / parameter).
@@ -100,6 +268,8 @@ pub(crate) enum BaseTy {
 pub(crate) struct DeclSpec<'t> {
     pub ty: BaseTy,
     pub atomic: bool,
+    /// `_Atomic(T *)`: the first pointer level of the declarator is atomic.
+    pub atomic_pointer: bool,
     /// `static`, `extern`, `register`, ... if present, with its node.
     pub storage: Option<(String, Node<'t>)>,
 }
@@ -153,8 +323,9 @@ fn plain_typedef(name: &str) -> Option<BaseTy> {
 
 /// Classifies the specifiers of `node` (a `declaration`, `parameter_declaration`,
 /// `type_descriptor` or `function_definition`).
-pub(crate) fn decl_spec<'t>(src: &Src, node: Node<'t>) -> R<DeclSpec<'t>> {
+pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclSpec<'t>> {
     let mut atomic = false;
+    let mut atomic_pointer = false;
     let mut storage = None;
     let mut ty_node = None;
     let mut cursor = node.walk();
@@ -164,7 +335,13 @@ pub(crate) fn decl_spec<'t>(src: &Src, node: Node<'t>) -> R<DeclSpec<'t>> {
             continue;
         }
         match child.kind() {
-            "type_qualifier" if src.text(child) == "_Atomic" => atomic = true,
+            "type_qualifier" if src.text(child) == "_Atomic" => {
+                if env.atomic_pointer_at.contains(&child.start_byte()) {
+                    atomic_pointer = true;
+                } else {
+                    atomic = true;
+                }
+            }
             "storage_class_specifier" if storage.is_none() => {
                 storage = Some((src.text(child).to_string(), child));
             }
@@ -194,6 +371,9 @@ pub(crate) fn decl_spec<'t>(src: &Src, node: Node<'t>) -> R<DeclSpec<'t>> {
                 BaseTy::Int(t)
             } else if let Some(t) = plain_typedef(name) {
                 t
+            } else if let Some(&(t, a)) = env.typedefs.get(name) {
+                atomic |= a;
+                t
             } else {
                 return Err(src.unsupported(ty_node, &format!("type `{name}`")));
             }
@@ -203,7 +383,20 @@ pub(crate) fn decl_spec<'t>(src: &Src, node: Node<'t>) -> R<DeclSpec<'t>> {
             atomic |= a;
             BaseTy::Int(t)
         }
-        "struct_specifier" => return Err(src.unsupported(ty_node, "struct type")),
+        "struct_specifier" => {
+            let name = ty_node.child_by_field_name("name").map(|n| src.text(n));
+            match env.struct_by(name, ty_node.start_byte()) {
+                Some(id) => BaseTy::Struct(id),
+                None => {
+                    let what =
+                        name.map_or("anonymous struct".to_string(), |n| format!("`struct {n}`"));
+                    return Err(src.error(
+                        ty_node,
+                        &format!("{what} is not defined (define a struct before using it)"),
+                    ));
+                }
+            }
+        }
         "union_specifier" => return Err(src.unsupported(ty_node, "union type")),
         "enum_specifier" => return Err(src.unsupported(ty_node, "enum type")),
         _ => {
@@ -214,9 +407,13 @@ pub(crate) fn decl_spec<'t>(src: &Src, node: Node<'t>) -> R<DeclSpec<'t>> {
     if atomic && !matches!(ty, BaseTy::Int(_)) {
         return Err(src.unsupported(ty_node, "atomic non-integer type"));
     }
+    if atomic_pointer && atomic {
+        return Err(src.unsupported(ty_node, "atomic pointer to an atomic type"));
+    }
     Ok(DeclSpec {
         ty,
         atomic,
+        atomic_pointer,
         storage,
     })
 }
@@ -269,4 +466,86 @@ fn sized_type(src: &Src, node: Node) -> R<(IntTy, bool)> {
         _ => return Err(bad()),
     };
     Ok((ty, atomic))
+}
+
+/// A declarator split into its name node, the declared type and the initialiser.
+pub(crate) struct Declared<'t> {
+    pub name: Node<'t>,
+    pub ty: Ty,
+    pub init: Option<Node<'t>>,
+}
+
+/// Builds the type a declarator gives its name: `x`, `*p`, `a[N]`, `*a[N]`, `a[N][M]` over the
+/// base type of `spec` (`array_len` evaluates array sizes, which must be positive constants).
+/// Function, parenthesised and size-less array declarators are unsupported.
+pub(crate) fn declarator<'t>(
+    src: &Src,
+    spec: &DeclSpec,
+    d: Node<'t>,
+    array_len: &mut dyn FnMut(Node) -> R<i64>,
+) -> R<Declared<'t>> {
+    let (mut d, init) = match d.kind() {
+        "init_declarator" => (
+            d.child_by_field_name("declarator")
+                .ok_or_else(|| src.unsupported(d, "declarator"))?,
+            d.child_by_field_name("value"),
+        ),
+        _ => (d, None),
+    };
+    let mut ty = Ty::of_base(spec.ty, spec.atomic);
+    let mut first_pointer = true;
+    for _ in 0..64 {
+        match d.kind() {
+            "identifier" | "field_identifier" => {
+                if spec.atomic_pointer && first_pointer {
+                    return Err(src.unsupported(d, "`_Atomic(...)` of a non-pointer type here"));
+                }
+                return Ok(Declared { name: d, ty, init });
+            }
+            "pointer_declarator" => {
+                let mut c = d.walk();
+                let qualified = d
+                    .children(&mut c)
+                    .any(|q| q.kind() == "type_qualifier" && src.text(q) == "_Atomic");
+                if matches!(ty, Ty::Thread) {
+                    return Err(src.unsupported(d, "pointer to a thread handle"));
+                }
+                ty = Ty::Ptr {
+                    to: Box::new(ty),
+                    atomic: qualified || (first_pointer && spec.atomic_pointer),
+                };
+                first_pointer = false;
+                d = d
+                    .child_by_field_name("declarator")
+                    .ok_or_else(|| src.unsupported(d, "abstract pointer declarator"))?;
+            }
+            "array_declarator" => {
+                let Some(size) = d.child_by_field_name("size") else {
+                    return Err(src.unsupported(d, "array without a size"));
+                };
+                let n = array_len(size)?;
+                if n <= 0 || n > 1 << 16 {
+                    return Err(src.error(size, &format!("array size {n} is not in 1..=65536")));
+                }
+                if matches!(ty, Ty::Void) {
+                    return Err(src.error(d, "array of void"));
+                }
+                ty = Ty::Array(Box::new(ty), n as usize);
+                d = d
+                    .child_by_field_name("declarator")
+                    .ok_or_else(|| src.unsupported(d, "array declarator"))?;
+            }
+            "function_declarator" => {
+                return Err(src.unsupported(d, "function declarator in a variable declaration"))
+            }
+            "parenthesized_declarator" => {
+                return Err(src.unsupported(d, "parenthesised declarator"))
+            }
+            _ => {
+                let text = src.text(d);
+                return Err(src.unsupported(d, &format!("declarator `{text}`")));
+            }
+        }
+    }
+    Err(src.unsupported(d, "declarator nested too deeply"))
 }

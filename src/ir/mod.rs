@@ -141,6 +141,118 @@ pub type StmtId = usize;
 /// Index into [`Program::slots`].
 pub type SlotId = usize;
 
+/// The pointer value that addresses location `loc`: `loc + 1`, so that the null pointer is 0.
+///
+/// Pointers are plain integers in registers and in memory; `&x` in the source is the constant
+/// `pointer_to(x)`, and `a + i` on an array pointer moves by `i` cells.
+pub fn pointer_to(loc: Loc) -> i64 {
+    loc as i64 + 1
+}
+
+/// The location a memory instruction accesses.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Addr {
+    /// A location known from the program text (a global, a struct field, `a[2]`).
+    Fixed(Loc),
+    /// A location computed when the instruction runs (an element `a[i]`, a dereference `*p`):
+    /// `ptr` evaluates to a pointer value (see [`pointer_to`]); the location it addresses must
+    /// lie in `[lo, hi)` (the array, or every location for a pointer) and be atomic exactly when
+    /// the access is. Anything else (null, out of bounds, a plain access to an atomic location
+    /// or the converse) is undefined behaviour, reported as a bug of kind `Ub`.
+    Computed { ptr: Expr, lo: Loc, hi: Loc },
+}
+
+/// Why a computed address is invalid (undefined behaviour in C).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AddrError {
+    DivisionByZero,
+    Null,
+    OutOfBounds {
+        ptr: i64,
+        lo: Loc,
+        hi: Loc,
+    },
+    /// An atomic access to a plain location, or a plain access to an atomic one.
+    WrongKind {
+        loc: Loc,
+        atomic_access: bool,
+    },
+}
+
+impl fmt::Display for AddrError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AddrError::DivisionByZero => f.write_str("division by zero"),
+            AddrError::Null => f.write_str("null pointer dereference"),
+            AddrError::OutOfBounds { ptr, lo, hi } => {
+                let index = ptr - pointer_to(*lo);
+                write!(
+                    f,
+                    "out-of-bounds access (index {index} of {} elements)",
+                    hi - lo
+                )
+            }
+            AddrError::WrongKind { atomic_access, .. } => {
+                if *atomic_access {
+                    f.write_str("atomic access to a non-atomic location")
+                } else {
+                    f.write_str("non-atomic access to an atomic location")
+                }
+            }
+        }
+    }
+}
+
+impl From<Loc> for Addr {
+    fn from(loc: Loc) -> Addr {
+        Addr::Fixed(loc)
+    }
+}
+
+impl Addr {
+    /// The location, given the registers of the accessing thread and whether the access is
+    /// atomic.
+    pub fn resolve(
+        &self,
+        regs: &[i64],
+        globals: &[Global],
+        atomic: bool,
+    ) -> Result<Loc, AddrError> {
+        match self {
+            Addr::Fixed(l) => Ok(*l),
+            Addr::Computed { ptr, lo, hi } => {
+                let p = ptr.eval(regs).map_err(|_| AddrError::DivisionByZero)?;
+                if p == 0 {
+                    return Err(AddrError::Null);
+                }
+                let loc = usize::try_from(p - 1)
+                    .ok()
+                    .filter(|l| (*lo..*hi).contains(l) && *l < globals.len())
+                    .ok_or(AddrError::OutOfBounds {
+                        ptr: p,
+                        lo: *lo,
+                        hi: *hi,
+                    })?;
+                if globals[loc].atomic != atomic {
+                    return Err(AddrError::WrongKind {
+                        loc,
+                        atomic_access: atomic,
+                    });
+                }
+                Ok(loc)
+            }
+        }
+    }
+
+    /// The location if it is fixed.
+    pub fn fixed(&self) -> Option<Loc> {
+        match self {
+            Addr::Fixed(l) => Some(*l),
+            Addr::Computed { .. } => None,
+        }
+    }
+}
+
 /// A shared memory location.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Global {
@@ -282,10 +394,14 @@ impl RmwOp {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Instr {
     /// `dst := load(loc, order)`; `order` is `NonAtomic` for a plain read of a global.
-    Load { dst: Reg, loc: Loc, order: MemOrder },
+    Load {
+        dst: Reg,
+        loc: Addr,
+        order: MemOrder,
+    },
     /// `store(loc, val, order)`; `order` is `NonAtomic` for a plain write of a global.
     Store {
-        loc: Loc,
+        loc: Addr,
         val: Expr,
         order: MemOrder,
     },
@@ -293,7 +409,7 @@ pub enum Instr {
     /// value into `dst` and writes `op(old, val)`, atomically (RC11 atomicity).
     Rmw {
         dst: Reg,
-        loc: Loc,
+        loc: Addr,
         op: RmwOp,
         val: Expr,
         order: MemOrder,
@@ -305,7 +421,7 @@ pub enum Instr {
     Cas {
         ok: Reg,
         old: Reg,
-        loc: Loc,
+        loc: Addr,
         expected: Expr,
         desired: Expr,
         order: MemOrder,
@@ -465,18 +581,28 @@ impl Program {
                     Err(format!("{}: register out of range", f.name))
                 }
             };
+            let nlocs = self.globals.len();
+            let check_addr = |a: &Addr| -> Result<bool, String> {
+                Ok(match a {
+                    Addr::Fixed(l) => *l < nlocs,
+                    Addr::Computed { ptr, lo, hi } => {
+                        check_expr(ptr)?;
+                        lo < hi && *hi <= nlocs
+                    }
+                })
+            };
             for (pc, ins) in f.body.iter().enumerate() {
                 if f.stmt_of[pc] >= self.stmts.len() {
                     return Err(format!("{}: statement index out of range", f.name));
                 }
                 match ins {
                     Instr::Load { dst, loc, .. } => {
-                        if *dst >= nregs || *loc >= self.globals.len() {
+                        if *dst >= nregs || !check_addr(loc)? {
                             return Err(format!("{}: bad load", f.name));
                         }
                     }
                     Instr::Store { loc, val, .. } => {
-                        if *loc >= self.globals.len() {
+                        if !check_addr(loc)? {
                             return Err(format!("{}: bad store", f.name));
                         }
                         check_expr(val)?;
@@ -512,7 +638,7 @@ impl Program {
                         }
                     }
                     Instr::Rmw { dst, loc, val, .. } => {
-                        if *dst >= nregs || *loc >= self.globals.len() {
+                        if *dst >= nregs || !check_addr(loc)? {
                             return Err(format!("{}: bad rmw", f.name));
                         }
                         check_expr(val)?;
@@ -525,7 +651,7 @@ impl Program {
                         desired,
                         ..
                     } => {
-                        if *ok >= nregs || *old >= nregs || *loc >= self.globals.len() {
+                        if *ok >= nregs || *old >= nregs || !check_addr(loc)? {
                             return Err(format!("{}: bad cas", f.name));
                         }
                         check_expr(expected)?;

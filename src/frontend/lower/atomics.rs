@@ -1,9 +1,9 @@
 //! Lowering of atomic read-modify-writes: `atomic_exchange` / `atomic_fetch_*` calls, the
 //! compare-exchange family, and compound assignment / `++` / `--` on atomic globals.
 
-use super::{address_of, bin, promote, strip_parens, FnLower, Name, TExpr, R};
-use crate::frontend::types::IntTy;
-use crate::ir::{BinOp, Expr, Instr, Loc, MemOrder, Reg, RmwOp};
+use super::{address_of, bin, promote, strip_parens, FnLower, Name, Place, TExpr, R};
+use crate::frontend::types::{IntTy, Ty};
+use crate::ir::{BinOp, Expr, Instr, MemOrder, Reg, RmwOp};
 use tree_sitter::Node;
 
 impl FnLower<'_, '_> {
@@ -11,9 +11,17 @@ impl FnLower<'_, '_> {
     /// only accepted on `int`, `long`-sized and 64-bit unsigned atomics (on narrower or 32-bit
     /// unsigned types the written value would have to be reduced modulo 2^n), and no arithmetic
     /// or bitwise RMW is accepted on `atomic_bool`. Exchange is accepted on every type.
-    fn check_rmw_type(&self, at: Node, loc: Loc, op: RmwOp, what: &str) -> R<()> {
-        let ty = self.global_ty(loc);
-        let name = self.cx.globals.get(loc).map_or("", |g| g.name.as_str());
+    fn check_rmw_type(&self, at: Node, cell: &Place, op: RmwOp, what: &str) -> R<()> {
+        let ty = cell.ty.int_ty();
+        let name = match cell.addr.fixed() {
+            Some(loc) => self.cx.globals.get(loc).map_or("", |g| g.name.as_str()),
+            None => self.src.text(at),
+        };
+        if matches!(cell.ty, Ty::Ptr { .. }) && op != RmwOp::Xchg {
+            return Err(self
+                .src
+                .unsupported(at, &format!("{what} on pointer `{name}` (only exchange)")));
+        }
         let ok = match op {
             RmwOp::Xchg => true,
             RmwOp::Add | RmwOp::Sub => matches!(ty, IntTy::I32 | IntTy::I64 | IntTy::U64),
@@ -47,20 +55,27 @@ impl FnLower<'_, '_> {
             _ => return Err(self.src.unsupported(call, &format!("call to '{name}'"))),
         };
         self.arity(call, name, args, if explicit { 3 } else { 2 })?;
-        let loc = self.atomic_target(args[0])?;
-        self.check_rmw_type(call, loc, op, &format!("'{name}'"))?;
-        let v = self.expr(args[1])?;
+        let cell = self.atomic_place(args[0])?;
+        self.check_rmw_type(call, &cell, op, &format!("'{name}'"))?;
+        let v = if matches!(cell.ty, Ty::Ptr { .. }) {
+            self.ptr_value(args[1])?.0
+        } else {
+            self.expr(args[1])?
+        };
         let order = if explicit {
             self.mem_order(args[2])?.0
         } else {
             MemOrder::SeqCst
         };
-        let ty = self.global_ty(loc);
+        let ty = cell.ty.int_ty();
         let val = self.convert(v, ty);
         let dst = self.new_temp(ty);
+        if let Ty::Ptr { to, .. } = &cell.ty {
+            self.set_pointee(dst, (**to).clone());
+        }
         self.emit(Instr::Rmw {
             dst,
-            loc,
+            loc: cell.addr,
             op,
             val,
             order,
@@ -70,7 +85,7 @@ impl FnLower<'_, '_> {
 
     /// The register of the local variable `e` in a compare-exchange's `&e` argument, which must
     /// have the atomic's (non-atomic) type.
-    fn expected_local(&self, arg: Node, loc: Loc) -> R<Reg> {
+    fn expected_local(&self, arg: Node, cell: &Place) -> R<Reg> {
         let src = self.src;
         let id = address_of(&src, arg);
         let must = "the expected value of a compare-exchange must be given as `&local` (the \
@@ -82,7 +97,7 @@ impl FnLower<'_, '_> {
         match self.lookup(name) {
             Name::Local(r) if Some(r) != self.param => {
                 let ty = self.reg_tys.get(r).copied().unwrap_or(IntTy::I64);
-                if ty != self.global_ty(loc) {
+                if ty != cell.ty.int_ty() {
                     return Err(src.unsupported(
                         id,
                         &format!(
@@ -106,9 +121,13 @@ impl FnLower<'_, '_> {
         let src = self.src;
         let explicit = name.ends_with("_explicit");
         self.arity(call, name, args, if explicit { 5 } else { 3 })?;
-        let loc = self.atomic_target(args[0])?;
-        let e = self.expected_local(args[1], loc)?;
-        let d = self.expr(args[2])?;
+        let cell = self.atomic_place(args[0])?;
+        let e = self.expected_local(args[1], &cell)?;
+        let d = if matches!(cell.ty, Ty::Ptr { .. }) {
+            self.ptr_value(args[2])?.0
+        } else {
+            self.expr(args[2])?
+        };
         let (order, fail_order) = if explicit {
             let (order, _) = self.mem_order(args[3])?;
             let (fail, fname) = self.mem_order(args[4])?;
@@ -122,14 +141,14 @@ impl FnLower<'_, '_> {
         } else {
             (MemOrder::SeqCst, MemOrder::SeqCst)
         };
-        let ty = self.global_ty(loc);
+        let ty = cell.ty.int_ty();
         let desired = self.convert(d, ty);
         let ok = self.new_temp(IntTy::Bool);
         let old = self.new_temp(ty);
         self.emit(Instr::Cas {
             ok,
             old,
-            loc,
+            loc: cell.addr,
             expected: Expr::Reg(e),
             desired,
             order,
@@ -148,7 +167,7 @@ impl FnLower<'_, '_> {
     pub(super) fn atomic_compound(
         &mut self,
         target: Node,
-        loc: Loc,
+        cell: &Place,
         op: BinOp,
         op_text: &str,
         postfix: bool,
@@ -171,14 +190,14 @@ impl FnLower<'_, '_> {
                 ))
             }
         };
-        self.check_rmw_type(target, loc, rmw, &format!("`{op_text}`"))?;
-        let ty = self.global_ty(loc);
+        self.check_rmw_type(target, cell, rmw, &format!("`{op_text}`"))?;
+        let ty = cell.ty.int_ty();
         let (v, _) = rhs(self)?;
         let val = self.convert(v, ty);
         let dst = self.new_temp(ty);
         self.emit(Instr::Rmw {
             dst,
-            loc,
+            loc: cell.addr.clone(),
             op: rmw,
             val: val.clone(),
             order: MemOrder::SeqCst,
@@ -230,23 +249,31 @@ impl FnLower<'_, '_> {
             _ => return Ok(None),
         };
         let target = strip_parens(target);
-        if target.kind() != "identifier" {
-            return Ok(None);
-        }
-        let loc = match self.lookup(src.text(target)) {
-            Name::Global(loc) if self.global_atomic(loc) => loc,
-            m @ Name::Mutex(_) => {
-                return Err(self.name_error(target, src.text(target), m, true));
+        let cell = if target.kind() == "identifier" {
+            match self.lookup(src.text(target)) {
+                Name::Global(loc) if self.global_atomic(loc) => Place {
+                    addr: crate::ir::Addr::Fixed(loc),
+                    ty: self.cell_ty(loc),
+                },
+                m @ Name::Mutex(_) => {
+                    return Err(self.name_error(target, src.text(target), m, true));
+                }
+                _ => return Ok(None),
             }
-            _ => return Ok(None),
+        } else {
+            match self.place_of(target)? {
+                Some(p) if p.ty.is_atomic() && !matches!(p.ty, Ty::Mutex) => p,
+                _ => return Ok(None),
+            }
         };
         let op_text = src.text(op_node);
-        let v = self.atomic_compound(target, loc, op, op_text, postfix, &mut |l: &mut Self| {
-            match operand {
-                Some(r) => l.texpr(r),
-                None => Ok((Expr::Const(1), IntTy::I32)),
-            }
-        })?;
+        let v =
+            self.atomic_compound(target, &cell, op, op_text, postfix, &mut |l: &mut Self| {
+                match operand {
+                    Some(r) => l.texpr(r),
+                    None => Ok((Expr::Const(1), IntTy::I32)),
+                }
+            })?;
         Ok(Some(v))
     }
 }

@@ -178,6 +178,13 @@ impl<'a> FnLower<'_, 'a> {
                         reads = true;
                     }
                 }
+                // Elements, members and dereferences read memory.
+                "subscript_expression" | "field_expression" => reads = true,
+                "pointer_expression"
+                    if node.child_by_field_name("operator").map(|o| src.text(o)) == Some("*") =>
+                {
+                    reads = true
+                }
                 _ => {}
             }
             if cursor.goto_first_child() {

@@ -13,7 +13,7 @@
 //! `f`'s source text: every call site has its own copies, so several slots (one per call site)
 //! can share one [`SlotPlace`](crate::ir::SlotPlace).
 
-use super::{named_children, types, BaseTy, FnLower, IntTy, Mode, TExpr, R};
+use super::{named_children, types, BaseTy, FnLower, IntTy, Mode, TExpr, Ty, R};
 use crate::ir::{Expr, Instr};
 use tree_sitter::Node;
 
@@ -32,7 +32,14 @@ pub(super) struct Frame {
 }
 
 /// The signature of an inlinable function: return type (`None` = `void`) and parameters.
-type Signature = (Option<IntTy>, Vec<(String, IntTy)>);
+/// A pointer parameter has the pointee type.
+type Signature = (Option<IntTy>, Vec<(String, IntTy, Option<Ty>)>);
+
+impl Frame {
+    pub(super) fn name(&self) -> &str {
+        &self.name
+    }
+}
 
 impl<'a> FnLower<'_, 'a> {
     /// Inlines the call `call` of user function `name` with arguments `args`; `value` says
@@ -91,10 +98,18 @@ impl<'a> FnLower<'_, 'a> {
 
         // Arguments, left to right, into fresh parameter registers.
         let mut bound = Vec::with_capacity(params.len());
-        for ((pname, ty), a) in params.iter().zip(args) {
-            let v = self.expr(*a)?;
-            let val = self.convert(v, *ty);
+        for ((pname, ty, pointee), a) in params.iter().zip(args) {
+            let val = match pointee {
+                Some(_) => self.ptr_value(*a)?.0,
+                None => {
+                    let v = self.expr(*a)?;
+                    self.convert(v, *ty)
+                }
+            };
             let r = self.new_reg(pname, *ty);
+            if let Some(to) = pointee {
+                self.set_pointee(r, to.clone());
+            }
             self.emit(Instr::Assign { dst: r, val });
             bound.push((pname.clone(), super::Binding::Var(r)));
         }
@@ -177,7 +192,7 @@ impl<'a> FnLower<'_, 'a> {
         if declarator.kind() != "function_declarator" {
             return bad("which returns a pointer (pointers are not supported)");
         }
-        let spec = types::decl_spec(&src, def)?;
+        let spec = types::decl_spec(&src, &self.cx.types, def)?;
         if let Some((storage, _)) = &spec.storage {
             if !matches!(storage.as_str(), "static" | "inline") {
                 return bad(&format!("which is declared `{storage}`"));
@@ -197,31 +212,35 @@ impl<'a> FnLower<'_, 'a> {
             if p.kind() != "parameter_declaration" {
                 return bad("whose parameters are not supported (only integers by value)");
             }
-            let pspec = types::decl_spec(&src, *p)?;
-            let d = p.child_by_field_name("declarator");
-            match (pspec.ty, d) {
-                (BaseTy::Void, None) if plist.len() == 1 => {} // `(void)`
-                (BaseTy::Int(t), Some(d)) if !pspec.atomic && d.kind() == "identifier" => {
-                    params.push((src.text(d).to_string(), t));
+            let pspec = types::decl_spec(&src, &self.cx.types, *p)?;
+            let Some(d) = p.child_by_field_name("declarator") else {
+                if pspec.ty == BaseTy::Void && plist.len() == 1 {
+                    continue; // `(void)`
                 }
-                (_, Some(d))
-                    if matches!(
-                        d.kind(),
-                        "pointer_declarator" | "abstract_pointer_declarator" | "array_declarator"
-                    ) =>
-                {
-                    let text = src.text(*p);
-                    return bad(&format!(
-                        "whose parameter `{text}` is a pointer (pointers are not supported)"
-                    ));
+                let text = src.text(*p);
+                return bad(&format!("whose parameter `{text}` has no name"));
+            };
+            let unsupported = || {
+                let text = src.text(*p);
+                bad(&format!(
+                    "whose parameter `{text}` is not supported (only integers and pointers by \
+                     value)"
+                ))
+            };
+            if d.kind() == "abstract_pointer_declarator" || pspec.storage.is_some() {
+                return unsupported();
+            }
+            let decl = match types::declarator(&src, &pspec, d, &mut |_| Ok(1)) {
+                Ok(decl) => decl,
+                Err(_) => return unsupported(),
+            };
+            let pname = src.text(decl.name).to_string();
+            match decl.ty {
+                Ty::Int { ty, atomic: false } => params.push((pname, ty, None)),
+                Ty::Ptr { to, atomic: false } if *to != Ty::Thread => {
+                    params.push((pname, IntTy::I64, Some(*to)))
                 }
-                _ => {
-                    let text = src.text(*p);
-                    return bad(&format!(
-                        "whose parameter `{text}` is not supported (only named integer \
-                         parameters by value)"
-                    ));
-                }
+                _ => return unsupported(),
             }
         }
         Ok((ret, params))

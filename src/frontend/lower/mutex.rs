@@ -4,10 +4,10 @@
 //! `pthread_mutex_trylock` the same CAS without the assume, `pthread_mutex_unlock` a release
 //! store of 0, `pthread_mutex_init` a relaxed store of 0 and `pthread_mutex_destroy` nothing.
 
-use super::{address_of, bin, strip_parens, FnLower, Name, TExpr, R};
-use crate::frontend::types::IntTy;
+use super::{address_of, bin, strip_parens, FnLower, Name, Place, TExpr, R};
+use crate::frontend::types::{IntTy, Ty};
 use crate::frontend::{Diagnostic, Src};
-use crate::ir::{BinOp, Expr, Instr, Loc, MemOrder, Reg};
+use crate::ir::{Addr, BinOp, Expr, Instr, MemOrder, Reg};
 use tree_sitter::Node;
 
 /// `EBUSY`: the value of a `pthread_mutex_trylock` that failed (Linux).
@@ -31,53 +31,78 @@ pub(super) fn misuse(src: &Src, n: Node, name: &str, write: bool) -> Diagnostic 
 }
 
 impl FnLower<'_, '_> {
-    /// The mutex named by the first argument `arg` of the `pthread_mutex_*` function `func`,
-    /// which must be `&m` for a global `pthread_mutex_t m`.
-    fn mutex_target(&self, func: &str, arg: Node) -> R<Loc> {
+    /// The mutex addressed by the first argument `arg` of the `pthread_mutex_*` function
+    /// `func`: `&m` for a global (or static, array element, struct member) `pthread_mutex_t`,
+    /// or a `pthread_mutex_t *` value.
+    fn mutex_target(&mut self, func: &str, arg: Node) -> R<Place> {
         let src = self.src;
-        if let Some(id) = address_of(&src, arg) {
-            let name = src.text(id);
-            return match self.lookup(name) {
-                Name::Mutex(loc) => Ok(loc),
-                Name::Unknown => Err(src.error(id, &format!("undeclared identifier `{name}`"))),
-                _ => Err(src.error(
-                    id,
-                    &format!(
-                        "`{name}` is not a mutex (`{func}` expects the address of a \
-                         pthread_mutex_t)"
-                    ),
-                )),
-            };
-        }
         let a = strip_parens(arg);
         if a.kind() == "identifier" {
             let name = src.text(a);
-            if let Name::Mutex(_) = self.lookup(name) {
-                return Err(src.error(
-                    arg,
-                    &format!(
-                        "`{func}` expects the address of the mutex: write `&{name}`, not `{name}`"
-                    ),
-                ));
+            match self.lookup(name) {
+                Name::Mutex(_) => {
+                    return Err(src.error(
+                        arg,
+                        &format!(
+                            "`{func}` expects the address of the mutex: write `&{name}`, not \
+                             `{name}`"
+                        ),
+                    ))
+                }
+                Name::Unknown => {
+                    return Err(src.error(a, &format!("undeclared identifier `{name}`")))
+                }
+                _ => {}
             }
         }
-        let text = src.text(arg);
-        Err(src.unsupported(
-            arg,
-            &format!(
-                "`{func}` on `{text}` (only `&m` for a global pthread_mutex_t `m` is supported)"
-            ),
-        ))
+        if address_of(&src, arg)
+            .is_some_and(|id| matches!(self.lookup(src.text(id)), Name::Unknown))
+        {
+            let id = address_of(&src, arg).unwrap_or(arg);
+            let name = src.text(id);
+            return Err(src.error(id, &format!("undeclared identifier `{name}`")));
+        }
+        let (p, pointee) = match self.ptr_value(arg) {
+            Ok(v) => v,
+            Err(_) => {
+                let text = src.text(arg);
+                return Err(src.unsupported(
+                    arg,
+                    &format!("`{func}` on `{text}` (expected `&m` for a pthread_mutex_t `m`)"),
+                ));
+            }
+        };
+        if pointee != Ty::Mutex {
+            let at = address_of(&src, arg).unwrap_or(arg);
+            let text = src.text(at).to_string();
+            return Err(src.error(
+                at,
+                &format!(
+                    "`{text}` is not a mutex (`{func}` expects the address of a pthread_mutex_t)"
+                ),
+            ));
+        }
+        let addr = match p {
+            Expr::Const(v) if v > 0 && ((v - 1) as u64) < self.cx.globals.len() as u64 => {
+                Addr::Fixed(v as usize - 1)
+            }
+            p => Addr::Computed {
+                ptr: p,
+                lo: 0,
+                hi: super::ALL_LOCATIONS,
+            },
+        };
+        Ok(Place { addr, ty: pointee })
     }
 
-    /// The acquire CAS 0 → 1 on mutex `loc` into fresh `ok` / `old` temporaries; returns `ok`.
-    fn mutex_cas(&mut self, loc: Loc) -> Reg {
+    /// The acquire CAS 0 → 1 on mutex `m` into fresh `ok` / `old` temporaries; returns `ok`.
+    fn mutex_cas(&mut self, m: &Place) -> Reg {
         let ok = self.new_temp(IntTy::Bool);
-        let old = self.new_temp(self.global_ty(loc));
+        let old = self.new_temp(IntTy::I32);
         self.emit(Instr::Cas {
             ok,
             old,
-            loc,
+            loc: m.addr.clone(),
             expected: Expr::Const(0),
             desired: Expr::Const(1),
             order: MemOrder::Acquire,
@@ -91,17 +116,17 @@ impl FnLower<'_, '_> {
         let src = self.src;
         let arity = if name == "pthread_mutex_init" { 2 } else { 1 };
         self.arity(call, name, args, arity)?;
-        let loc = self.mutex_target(name, args[0])?;
+        let m = self.mutex_target(name, args[0])?;
         match name {
             "pthread_mutex_lock" => {
-                let ok = self.mutex_cas(loc);
+                let ok = self.mutex_cas(&m);
                 self.emit(Instr::Assume {
                     cond: Expr::Reg(ok),
                 });
             }
             "pthread_mutex_unlock" => {
                 self.emit(Instr::Store {
-                    loc,
+                    loc: m.addr,
                     val: Expr::Const(0),
                     order: MemOrder::Release,
                 });
@@ -115,7 +140,7 @@ impl FnLower<'_, '_> {
                 }
                 // Initialisation is modelled as a relaxed store (see the module doc).
                 self.emit(Instr::Store {
-                    loc,
+                    loc: m.addr,
                     val: Expr::Const(0),
                     order: MemOrder::Relaxed,
                 });
@@ -130,29 +155,13 @@ impl FnLower<'_, '_> {
     /// success and `EBUSY` (16) on failure.
     pub(super) fn trylock_call(&mut self, call: Node, name: &str, args: &[Node]) -> R<TExpr> {
         self.arity(call, name, args, 1)?;
-        let loc = self.mutex_target(name, args[0])?;
-        let ok = self.mutex_cas(loc);
+        let m = self.mutex_target(name, args[0])?;
+        let ok = self.mutex_cas(&m);
         let value = bin(
             BinOp::Mul,
             bin(BinOp::Sub, Expr::Const(1), Expr::Reg(ok)),
             Expr::Const(EBUSY),
         );
         Ok((value, IntTy::I32))
-    }
-
-    /// `&m` for a mutex `m` outside the first argument of a `pthread_mutex_*` call.
-    pub(super) fn mutex_address_misuse(&self, n: Node) -> Option<Diagnostic> {
-        let src = self.src;
-        let id = address_of(&src, n)?;
-        let name = src.text(id);
-        matches!(self.lookup(name), Name::Mutex(_)).then(|| {
-            src.unsupported(
-                n,
-                &format!(
-                    "address of mutex `{name}` outside a pthread_mutex_* call (pointers are not \
-                     supported)"
-                ),
-            )
-        })
     }
 }
