@@ -542,6 +542,12 @@ struct Walker<'a> {
     out: Vec<Run>,
 }
 
+thread_local! {
+    /// Whether weak CASes may fail spuriously, in both the oracle and the explorer (set by the
+    /// tests that compare with spurious failures enabled).
+    static SPURIOUS_CAS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// The location an access touches: a fixed one, or a computed pointer value (location + 1)
 /// that must lie in the bounds and hit a cell of the access's atomicity (else the thread fails).
 fn oracle_addr(a: &Addr, regs: &[i64], prog: &Program, atomic: bool) -> Option<usize> {
@@ -671,6 +677,7 @@ impl Walker<'_> {
                     desired,
                     order,
                     fail_order,
+                    weak,
                 } => {
                     let Some(loc) = &oracle_addr(loc, &regs, prog, true) else {
                         return self.stop(run, End::Failed);
@@ -679,12 +686,22 @@ impl Walker<'_> {
                     let (Ok(exp), Ok(des)) = (expected.eval(&regs), desired.eval(&regs)) else {
                         return self.stop(run, End::Failed);
                     };
+                    // A weak CAS may also fail when it reads the expected value (with
+                    // spurious failures enabled): `succeed` false for that branch.
+                    let spurious = *weak && SPURIOUS_CAS.with(|s| s.get());
+                    let mut outcomes = Vec::new();
                     for &v in &dom[*loc] {
+                        outcomes.push((v, v == exp));
+                        if v == exp && spurious {
+                            outcomes.push((v, false));
+                        }
+                    }
+                    for (v, succeed) in outcomes {
                         let mut regs2 = regs.clone();
                         regs2[*old] = v;
-                        regs2[*ok] = i64::from(v == exp);
+                        regs2[*ok] = i64::from(succeed);
                         let mut run2 = run.clone();
-                        if v == exp {
+                        if succeed {
                             let (ro, wo) = rmw_parts(*order);
                             run2.events
                                 .push(OEvent::new(EventKind::Read, Some(*loc), ro, v));
@@ -1132,6 +1149,7 @@ fn explorer_with(prog: &Program, model: Model, unroll: u32) -> Explored {
     let mut duplicates = Vec::new();
     let limits = Limits {
         unroll: Some(unroll),
+        spurious_cas: SPURIOUS_CAS.with(|s| s.get()),
         ..Limits::default()
     };
     let stats = explore(prog, model, limits, |g| {
@@ -1936,6 +1954,7 @@ fn function(name: &str, nregs: usize, param: Option<usize>, body: Vec<Instr>) ->
 
 fn ir_program(globals: &[(&str, bool, i64)], functions: Vec<Function>, main: FuncId) -> Program {
     let prog = Program {
+        notes: vec![],
         globals: globals
             .iter()
             .map(|&(name, atomic, init)| Global {
@@ -2225,6 +2244,7 @@ fn cas(
         desired,
         order,
         fail_order,
+        weak: false,
     }
 }
 
@@ -2801,6 +2821,7 @@ fn random_program(rng: &mut Rng) -> Program {
                 desired: c(1 + rng.below(2) as i64),
                 order,
                 fail_order: rng.pick(&[Relaxed, Acquire, SeqCst]),
+                weak: rng.below(2) == 0,
             };
         }
         // Now and then a computed address: `loc + (v & 1)` for a value `v` read before,
@@ -2968,6 +2989,8 @@ fn random_programs_agree_with_the_oracle() {
     let mut total = [0u64; 4];
     for i in 0..count {
         let prog = random_program(&mut rng);
+        // Every other program with spurious weak-CAS failures.
+        SPURIOUS_CAS.with(|s| s.set(i % 2 == 1));
         for model in [Model::Rc11, Model::Sc] {
             match compare_with(&format!("random #{i}"), &prog, model, 1) {
                 Ok(n) => (0..4).for_each(|k| total[k] += n[k]),
@@ -2975,6 +2998,7 @@ fn random_programs_agree_with_the_oracle() {
             }
         }
     }
+    SPURIOUS_CAS.with(|s| s.set(false));
     eprintln!(
         "{count} random programs agree, [executions, blocked, bounded, buggy] = {total:?} ({:?})",
         t.elapsed()

@@ -1,10 +1,12 @@
 //! No panic on any input: every fixture truncated at every 7th byte (and a few byte-level
-//! corruptions) goes through the front end, and whatever parses through a bounded check.
+//! corruptions) goes through the front end, and whatever parses through a bounded check;
+//! every fixture truncated at *every* byte goes through the front end alone.
 
 mod common;
 
 use common::*;
 use fensyn::checker::{self, CheckOptions, Limits};
+use std::path::Path;
 
 #[test]
 fn truncated_fixtures_never_panic() {
@@ -69,4 +71,117 @@ fn corrupted_bytes_never_panic() {
             let _ = fensyn::frontend::parse_c("c.c", &text);
         }
     }
+}
+
+/// The front end for `path`'s language. Only C exists today (`fixtures()` lists `*.c`
+/// files); a C++ front end would be selected here by extension.
+fn parse_for(
+    path: &Path,
+) -> fn(&str, &str) -> Result<fensyn::ir::Program, fensyn::frontend::Diagnostic> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("c") => fensyn::frontend::parse_c,
+        other => panic!("no front end for {} ({other:?})", path.display()),
+    }
+}
+
+/// Every prefix (cut at every char boundary) of every fixture goes through the front end
+/// alone: it never panics, a successful parse validates, and every diagnostic has a
+/// position ≥ 1:1 and renders as `FILE:LINE:COL: ...`. The prefixes are split between
+/// threads; a panic is caught and reported with the fixture and the cut.
+#[test]
+fn every_prefix_of_every_fixture_parses_or_is_refused() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+
+    let files: Vec<_> = fixtures()
+        .into_iter()
+        .map(|p| {
+            let src = std::fs::read_to_string(&p).unwrap();
+            (rel(&p), parse_for(&p), src)
+        })
+        .collect();
+    assert!(!files.is_empty());
+    // One job per (file, cut); jobs are handed out in chunks.
+    let jobs: Vec<(usize, usize)> = files
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (_, _, src))| {
+            (0..=src.len())
+                .filter(|&end| src.is_char_boundary(end))
+                .map(move |end| (i, end))
+        })
+        .collect();
+    let next = AtomicUsize::new(0);
+    let parsed = AtomicUsize::new(0);
+    let rejected = AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::<String>::new());
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    const CHUNK: usize = 64;
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let start = next.fetch_add(CHUNK, Ordering::Relaxed);
+                if start >= jobs.len() {
+                    break;
+                }
+                for &(i, end) in &jobs[start..(start + CHUNK).min(jobs.len())] {
+                    let (name, parse, src) = &files[i];
+                    let text = &src[..end];
+                    let result = catch_unwind(AssertUnwindSafe(|| {
+                        parse(name, text).map(|prog| prog.validate())
+                    }));
+                    let problem = match result {
+                        Err(_) => Some("panicked".to_string()),
+                        Ok(Ok(Ok(()))) => {
+                            parsed.fetch_add(1, Ordering::Relaxed);
+                            None
+                        }
+                        Ok(Ok(Err(e))) => Some(format!("parsed but does not validate: {e}")),
+                        Ok(Err(d)) => {
+                            rejected.fetch_add(1, Ordering::Relaxed);
+                            let msg = d.to_string();
+                            let head = format!("{name}:{}:{}: ", d.line, d.column);
+                            if d.line < 1
+                                || d.column < 1
+                                || d.file != *name
+                                || !msg.starts_with(&head)
+                            {
+                                Some(format!("bad diagnostic: {msg}"))
+                            } else {
+                                None
+                            }
+                        }
+                    };
+                    if let Some(p) = problem {
+                        failures
+                            .lock()
+                            .unwrap()
+                            .push(format!("{name} cut at byte {end}: {p}"));
+                    }
+                }
+            });
+        }
+    });
+    let mut failures = failures.into_inner().unwrap();
+    failures.sort();
+    let parsed = parsed.into_inner();
+    let rejected = rejected.into_inner();
+    assert!(
+        failures.is_empty(),
+        "{} of {} prefixes fail:\n{}",
+        failures.len(),
+        jobs.len(),
+        failures
+            .iter()
+            .take(50)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert_eq!(parsed + rejected, jobs.len());
+    assert!(
+        parsed > 0 && rejected > 0,
+        "parsed {parsed}, rejected {rejected}"
+    );
 }

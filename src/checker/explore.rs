@@ -65,6 +65,10 @@ pub struct Limits {
     /// How many times one thread may reach one loop's head ([`DEFAULT_UNROLL`] when `None`).
     /// A `for`/`while` loop of k iterations reaches its head k + 1 times.
     pub unroll: Option<u32>,
+    /// Let weak compare-exchanges fail spuriously: a weak CAS that reads the expected value
+    /// may also fail (a read with its failure order, `ok` = 0), as C11 allows. Off by default
+    /// (weak CASes then behave like strong ones, which explores fewer executions).
+    pub spurious_cas: bool,
 }
 
 /// The default loop bound: how often a thread may reach one loop's head.
@@ -631,30 +635,33 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             .collect();
         let any = !sources.is_empty();
         let regs = &st.th[t].regs;
-        for w in sources {
-            let mut next = st.clone();
+        'sources: for w in sources {
             let value = st.g.events[w].value;
-            let (read_order, write, sets) = read_effect(&ins, regs, value);
-            let ev = self.event(st, t, EventKind::Read, Some(loc), read_order, value);
-            let id = next.g.push(ev);
-            next.g.rf[id] = Some(w);
-            if let Some((wo, v)) = write {
-                // Atomicity: the write part is immediately mo-after the write it read from.
-                let wev = self.event(st, t, EventKind::Write, Some(loc), wo, v);
-                let wid = next.g.push(wev);
-                let pos = next.g.mo[loc].iter().position(|&x| x == w).unwrap_or(0) + 1;
-                next.g.mo[loc].insert(pos, wid);
-                next.g.rmw.push((id, wid));
-            }
-            for (r, v) in sets {
-                next.th[t].regs[r] = v;
-            }
-            Self::note_move(&mut next, t, id);
-            if self.model.violation(&next.g).is_none() {
-                self.run(next);
-            }
-            if self.should_stop() {
-                break;
+            for (read_order, write, sets) in
+                read_effects(&ins, regs, value, self.limits.spurious_cas)
+            {
+                let mut next = st.clone();
+                let ev = self.event(st, t, EventKind::Read, Some(loc), read_order, value);
+                let id = next.g.push(ev);
+                next.g.rf[id] = Some(w);
+                if let Some((wo, v)) = write {
+                    // Atomicity: the write part is immediately mo-after the write it read from.
+                    let wev = self.event(st, t, EventKind::Write, Some(loc), wo, v);
+                    let wid = next.g.push(wev);
+                    let pos = next.g.mo[loc].iter().position(|&x| x == w).unwrap_or(0) + 1;
+                    next.g.mo[loc].insert(pos, wid);
+                    next.g.rmw.push((id, wid));
+                }
+                for (r, v) in sets {
+                    next.th[t].regs[r] = v;
+                }
+                Self::note_move(&mut next, t, id);
+                if self.model.violation(&next.g).is_none() {
+                    self.run(next);
+                }
+                if self.should_stop() {
+                    break 'sources;
+                }
             }
         }
         any
@@ -753,6 +760,25 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
 /// What a reading instruction does when it reads `value`: the order of its read event, the
 /// write part of an RMW (order and value) if it writes, and the registers it sets.
 type ReadEffect = (MemOrder, Option<(MemOrder, i64)>, Vec<(usize, i64)>);
+
+/// The possible effects of a pending read that reads `value`: one, except for a weak CAS that
+/// reads the expected value when spurious failures are enabled (success, then failure).
+fn read_effects(ins: &Instr, regs: &[i64], value: i64, spurious_cas: bool) -> Vec<ReadEffect> {
+    let mut effects = vec![read_effect(ins, regs, value)];
+    if let Instr::Cas {
+        ok,
+        old,
+        weak: true,
+        fail_order,
+        ..
+    } = ins
+    {
+        if spurious_cas && effects[0].1.is_some() {
+            effects.push((*fail_order, None, vec![(*old, value), (*ok, 0)]));
+        }
+    }
+    effects
+}
 
 fn read_effect(ins: &Instr, regs: &[i64], value: i64) -> ReadEffect {
     match ins {

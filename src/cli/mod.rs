@@ -73,6 +73,10 @@ pub struct CommonArgs {
     /// reaches it k + 1 times). Executions that need more are cut and reported.
     #[arg(long, value_name = "N", default_value_t = checker::DEFAULT_UNROLL)]
     pub unroll: u32,
+    /// Let `compare_exchange_weak` fail spuriously (as C11 allows) even when it reads the
+    /// expected value. Off by default: weak CASes then behave like strong ones.
+    #[arg(long)]
+    pub spurious_cas: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -150,7 +154,16 @@ fn load(path: &Path, err: Out) -> Result<(String, Program), i32> {
         }
     };
     match frontend::parse_c(&name, &src) {
-        Ok(p) => Ok((src, p)),
+        Ok(p) => {
+            for n in &p.notes {
+                let _ = writeln!(
+                    err,
+                    "{name}:{}:{}: note: {}",
+                    n.span.line, n.span.column, n.message
+                );
+            }
+            Ok((src, p))
+        }
         Err(d) => {
             let _ = writeln!(err, "{d}");
             Err(EXIT_INPUT)
@@ -166,6 +179,7 @@ fn limits(common: &CommonArgs) -> Limits {
             .filter(|t| t.is_finite() && *t >= 0.0)
             .map(|t| Instant::now() + Duration::from_secs_f64(t)),
         unroll: Some(common.unroll),
+        spurious_cas: common.spurious_cas,
     }
 }
 

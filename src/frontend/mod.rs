@@ -14,13 +14,18 @@
 //! # What is lowered
 //!
 //! * **Top level** (classified with `queries/c/toplevel.scm`): `#include`s and comments are
-//!   ignored; function prototypes are ignored; global integer variables (plain or atomic:
-//!   `atomic_int`, `_Atomic int`, `_Atomic(int)`, `atomic_bool`, ...) become [`Global`]s with a
-//!   constant initial value (missing initialiser = 0, `ATOMIC_VAR_INIT(c)` accepted); global
-//!   `pthread_t` and C11 `thrd_t` variables become registers of `main`; global `pthread_mutex_t` variables
-//!   (several declarators allowed, optionally `= PTHREAD_MUTEX_INITIALIZER`) become atomic
-//!   [`Global`]s with `mutex: true` and initial value 0 (unlocked). Everything else is
-//!   unsupported.
+//!   ignored; function prototypes are ignored; struct definitions (`struct S { ... };`, also
+//!   inside a declaration) and `typedef`s of integer and struct types are recorded; global
+//!   variables become [`Global`] memory cells: integers (plain or atomic: `atomic_int`,
+//!   `_Atomic int`, `_Atomic(int)`, `atomic_bool`, `atomic_flag`, ...), pointers (plain, or
+//!   atomic with `_Atomic(T *)`), `pthread_mutex_t`s (atomic cells with `mutex: true`,
+//!   initial value 0 = unlocked, optionally `= PTHREAD_MUTEX_INITIALIZER`), and arrays and
+//!   structs of these, laid out as consecutive cells named `a[1]`, `s.f`, `pool[0].next`
+//!   (see `types::Ty`). Initialisers are constants (`ATOMIC_VAR_INIT(c)`,
+//!   `ATOMIC_FLAG_INIT`), `{ ... }` lists for aggregates (missing elements are zero;
+//!   designators unsupported), and `NULL`, `&global` or an array name for pointers; no
+//!   initialiser means 0. Global `pthread_t` / `thrd_t` variables and arrays of them become
+//!   registers of `main`. Everything else is unsupported.
 //! * **Functions**: `main` and the functions passed to `pthread_create` or `thrd_create` in
 //!   `main` (found with `queries/c/threads.scm`) are lowered, in source order, to
 //!   [`Function`]s; other function definitions are only lowered where they are called (see
@@ -30,7 +35,10 @@
 //!   `int user_main(int argc, char **argv)` (or `(void)`) is the main thread, with everything
 //!   said here of `main` (its parameters cannot be used), and `MODEL_ASSERT(c)` is `assert(c)`
 //!   everywhere.
-//! * **Threads**: `pthread_t` / `thrd_t` handles are declared in `main` (globally or locally);
+//! * **Threads**: `pthread_t` / `thrd_t` handles, or arrays of them, are declared in `main`
+//!   (globally or locally); an element `t[i]` with a computed index is selected arithmetically
+//!   (an index out of bounds stops `main` with undefined behaviour), so threads can be created
+//!   and joined in loops;
 //!   `pthread_create(&h, NULL, f, arg)` and C11 `thrd_create(&h, f, arg)` (statements only) are
 //!   [`Instr::Spawn`](crate::ir::Instr::Spawn); `pthread_join(h, NULL)` and `thrd_join(h, NULL)`
 //!   (`NULL` or `0`; a result pointer is unsupported) are
@@ -45,15 +53,35 @@
 //!   `__VERIFIER_assume` / `assume` ([`Instr::Assume`](crate::ir::Instr::Assume): the thread
 //!   blocks when the condition is false), the thread calls above (`pthread_*`, `thrd_*`),
 //!   `return` (anywhere), the mutex calls below, calls to user functions (below), and the
-//!   control flow below. `goto`, labels, `atomic_flag` and calls to undefined functions are
-//!   unsupported.
+//!   control flow below, `atomic_flag_test_and_set[_explicit]` (an exchange of 1; its value is
+//!   the old one) and `atomic_flag_clear[_explicit]` (a store of 0). `goto`, labels and calls
+//!   to undefined functions are unsupported. **Output calls** (`printf`, `fprintf` to
+//!   `stdout`/`stderr`, `puts`, `fputs`, `putchar`, `fputc`, `fflush`), as statements, are
+//!   ignored with a [`Note`](crate::ir::Note): their arguments (except format strings and the
+//!   stream) are evaluated for their effects and the values discarded. The CDSChecker
+//!   dialect's trailing `__FILE__, __LINE__` arguments of `atomic_*`, `pthread_*` and `thrd_*`
+//!   calls and `MODEL_ASSERT` are dropped.
+//! * **Data** (`src/frontend/lower/memory.rs`): an lvalue in memory is a `Place` — an
+//!   [`Addr`](crate::ir::Addr) and a type: a global scalar or `s.f` / `a[2]` is fixed; `a[i]`
+//!   with a non-constant index is computed and bounded by the array (a constant index out of
+//!   bounds is an error); `*p`, `p->f` and `p[i]` are computed over every location. Pointer
+//!   values are integers ([`pointer_to`](crate::ir::pointer_to)): `&place`, an array name
+//!   (its first element), `NULL`/`0`, casts to pointer types, `p ± i` (scaled by the pointee's
+//!   size in cells), pointer variables, and values loaded from pointer cells (including by
+//!   `atomic_load` / `exchange` / compare-exchange on an atomic pointer). The pointee type of a
+//!   pointer value travels with the register that holds it, so `p->f` resolves `f` statically;
+//!   at run time the interpreter checks that the target cell exists, lies in the bounds and has
+//!   the access's atomicity (undefined behaviour otherwise). Local variables may be integers or
+//!   pointers; local arrays, structs, atomics and mutexes are unsupported, as is taking the
+//!   address of a local. A **`static` local** is a global object allocated once per
+//!   declaration (named `f::x`), shared by every thread and every inlined copy.
 //! * **Calls to user functions are inlined** (`src/frontend/lower/inline.rs`), as statements
 //!   or in expressions, in `main`, threads and inlined functions. The callee must be defined in
 //!   the file **before** the top-level function being lowered (a call to a function defined
 //!   later, e.g. after a prototype, is unsupported), return an integer type or `void` (not a
-//!   pointer), and take only named integer parameters by value (pointer parameters are
-//!   unsupported; so a `pthread_create` thread function cannot be called, a `thrd_create`
-//!   one only if it is `int f(void)`). The arguments are evaluated left to right, converted to
+//!   pointer), and take only named integer or (non-atomic) pointer parameters by value (a
+//!   pointer parameter keeps its pointee type, so `void lock(atomic_int *l)` works on any
+//!   atomic int it is given). The arguments are evaluated left to right, converted to
 //!   the parameter types and assigned to fresh registers named after the parameters; the body
 //!   is lowered in the caller's [`Function`] in a fresh scope (only the parameters; the
 //!   caller's locals are invisible; only globals declared before the callee are visible; its
@@ -105,7 +133,9 @@
 //!   `ok`. `e` must be a local variable of the atomic's type (a global is unsupported). The
 //!   failure order must not be `release` or `acq_rel` (an error). **The weak forms are lowered
 //!   like the strong ones: spurious failures are not modelled** (every execution of a weak CAS
-//!   is one a strong CAS could have; the extra failing executions are not explored).
+//!   is one a strong CAS could have; the extra failing executions are not explored) unless
+//!   the checker is asked to (`Limits::spurious_cas`, `--spurious-cas`): the `Cas` is marked
+//!   `weak`.
 //! * **Mutexes** (GenMC's model; `src/frontend/lower/mutex.rs`), in threads and in `main`; the
 //!   argument must be `&m` for a global `pthread_mutex_t m`:
 //!   `pthread_mutex_lock(&m)` is `Cas { expected: 0, desired: 1, order: acquire, fail_order:
@@ -378,6 +408,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) object_index: HashMap<String, usize>,
     /// Struct definitions, typedefs, `_Atomic(T *)` positions.
     pub(crate) types: types::TypeEnv,
+    /// Notes for the user (ignored output calls), in source order.
+    pub(crate) notes: Vec<crate::ir::Note>,
     /// `static` locals by the tree-sitter id of their declarator: first cell and object index.
     pub(crate) statics: HashMap<usize, (Loc, Option<usize>)>,
     pub(crate) functions: Vec<Option<Function>>,
@@ -523,6 +555,7 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
         objects: Vec::new(),
         object_index: HashMap::new(),
         statics: HashMap::new(),
+        notes: Vec::new(),
         types: types::TypeEnv {
             atomic_pointer_at,
             ..Default::default()
@@ -589,6 +622,7 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
         functions.push(f.ok_or_else(|| src.internal("a thread function was not lowered"))?);
     }
     let mut program = Program {
+        notes: cx.notes,
         globals: cx.globals,
         functions,
         main: cx.main,

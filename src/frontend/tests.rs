@@ -1412,6 +1412,7 @@ fn compare_exchange_strong_and_weak() {
                 desired: k(1),
                 order: SeqCst,
                 fail_order: SeqCst,
+                weak: false,
             },
             assign(0, r(2)), // expected := old
             biz(r(1), 5),
@@ -1424,6 +1425,7 @@ fn compare_exchange_strong_and_weak() {
                 desired: b(BinOp::Add, r(0), k(1)),
                 order: Release,
                 fail_order: Relaxed,
+                weak: true,
             },
             assign(0, r(4)),
             assign(5, r(3)),
@@ -1448,6 +1450,7 @@ fn compare_exchange_strong_and_weak() {
                 desired: k(1),
                 order: Acquire,
                 fail_order: Relaxed,
+                weak: false,
             },
             assign(0, r(2)),
             biz(not(r(1)), 7),
@@ -1840,6 +1843,7 @@ fn lock_cas(ok: Reg, old: Reg, loc: Loc) -> Instr {
         desired: k(1),
         order: Acquire,
         fail_order: Relaxed,
+        weak: false,
     }
 }
 

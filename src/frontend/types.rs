@@ -276,7 +276,7 @@ pub(crate) struct DeclSpec<'t> {
 
 fn atomic_typedef(name: &str) -> Option<IntTy> {
     Some(match name {
-        "atomic_bool" => IntTy::Bool,
+        "atomic_bool" | "atomic_flag" => IntTy::Bool,
         "atomic_char" | "atomic_schar" | "atomic_int8_t" | "atomic_int_least8_t" => IntTy::I8,
         "atomic_uchar" | "atomic_uint8_t" | "atomic_uint_least8_t" => IntTy::U8,
         "atomic_short" | "atomic_int16_t" | "atomic_int_least16_t" => IntTy::I16,

@@ -426,6 +426,9 @@ pub enum Instr {
         desired: Expr,
         order: MemOrder,
         fail_order: MemOrder,
+        /// `compare_exchange_weak`: may fail spuriously when the checker is asked to model
+        /// that (`Limits::spurious_cas`).
+        weak: bool,
     },
     /// `assume(cond)` / the exit condition of an await loop: when false, the thread blocks
     /// forever (the execution is reported as blocked, not as a bug).
@@ -523,6 +526,15 @@ pub struct Program {
     pub main: FuncId,
     pub stmts: Vec<Stmt>,
     pub slots: Vec<Slot>,
+    /// Things the front end accepted but wants the user to know (e.g. an ignored `printf`).
+    pub notes: Vec<Note>,
+}
+
+/// A remark about the source that does not stop the analysis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    pub span: Span,
+    pub message: String,
 }
 
 impl Program {
@@ -682,6 +694,7 @@ mod tests {
             body,
         };
         let mut p = Program {
+            notes: vec![],
             globals: vec![],
             functions: vec![
                 f(vec![Instr::Slot(0)]),

@@ -153,6 +153,7 @@ impl FnLower<'_, '_> {
             desired,
             order,
             fail_order,
+            weak: name.contains("_weak"),
         });
         self.emit(Instr::Assign {
             dst: e,

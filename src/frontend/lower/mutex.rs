@@ -107,6 +107,7 @@ impl FnLower<'_, '_> {
             desired: Expr::Const(1),
             order: MemOrder::Acquire,
             fail_order: MemOrder::Relaxed,
+            weak: false,
         });
         ok
     }
