@@ -658,14 +658,6 @@ fn diagnostics_positions() {
             (3, 15, Unsupported, "label (goto and labels are not supported)"),
         ),
         (
-            "atomic_flag f;\nint main() { }",
-            (1, 1, Unsupported, "type `atomic_flag`"),
-        ),
-        (
-            "int main() { printf(\"%d\", 1); }",
-            (1, 14, Unsupported, "call to 'printf'"),
-        ),
-        (
             "int g(int n) { return n ? g(n - 1) : 0; }\nint main() { int r = g(2); }",
             (1, 27, Unsupported, "recursive call to `g`"),
         ),
@@ -1637,14 +1629,6 @@ fn control_flow_and_rmw_diagnostics() {
         (
             "atomic_int x;\nint main() { atomic_compare_exchange_strong(&x, &e, 1); }",
             (2, 50, Error, "undeclared identifier `e`"),
-        ),
-        (
-            "atomic_int x;\nint main() { atomic_flag_test_and_set(&x); }",
-            (2, 14, Unsupported, "call to 'atomic_flag_test_and_set' (atomic_flag is not supported)"),
-        ),
-        (
-            "atomic_int x;\nint main() { if (atomic_flag_test_and_set_explicit(&x, memory_order_acquire)) { } }",
-            (2, 18, Unsupported, "call to 'atomic_flag_test_and_set_explicit' (atomic_flag is not supported)"),
         ),
         (
             "atomic_uint u;\nint main() { atomic_fetch_add(&u, 1); }",
