@@ -212,6 +212,8 @@ mod lower;
 mod types;
 
 #[cfg(test)]
+mod data_tests;
+#[cfg(test)]
 mod tests;
 
 use crate::ir::{Addr, Function, Global, Instr, Loc, Program, Slot, Span, Stmt};
