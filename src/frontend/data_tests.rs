@@ -205,7 +205,8 @@ fn atomic_flag_output_calls_and_dialect_arguments() {
 #[test]
 fn data_diagnostics() {
     use DiagKind::*;
-    let cases: Vec<(&str, (usize, usize, DiagKind, &str))> = vec![
+    type Case = (&'static str, (usize, usize, DiagKind, &'static str));
+    let cases: Vec<Case> = vec![
         (
             "int a[2];\nint main() { a[2] = 1; }",
             (2, 14, Error, "index 2 is out of bounds of an array of 2 elements"),
