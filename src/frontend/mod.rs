@@ -1123,7 +1123,7 @@ fn spawned_functions(
         for cap in m.captures().iter().filter(|c| c.index == args_idx) {
             let args = named_children(cap.node);
             if let Some(f) = args.get(if c11 { 1 } else { 2 }) {
-                let f = lower::strip_parens(*f);
+                let f = lower::thread_fn_node(src, *f);
                 if f.kind() == "identifier" {
                     let by = out.entry(src.text(f).to_string()).or_default();
                     if c11 {

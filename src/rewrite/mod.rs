@@ -338,7 +338,8 @@ pub fn unified_diff(old: &str, new: &str, path: &str) -> String {
     if old == new {
         return String::new();
     }
-    let path = path.trim_start_matches("./");
+    // `a/` + a relative path, as git and `patch -p1` expect (an absolute path loses its `/`).
+    let path = path.trim_start_matches("./").trim_start_matches('/');
     similar::TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(3)
