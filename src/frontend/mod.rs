@@ -30,8 +30,10 @@
 //!   `main` (found with `queries/c/threads.scm`) are lowered, in source order, to
 //!   [`Function`]s; other function definitions are only lowered where they are called (see
 //!   *Calls* below). A thread function passed to `pthread_create` must be `void *f(void *)`, one
-//!   passed to `thrd_create` `int f(void *)` (or either with `(void)` / `()`); its return value
-//!   is evaluated and discarded. **CDSChecker/FenSying test dialect:** when there is no `main`,
+//!   passed to `thrd_create` `int f(void *)` or `void f(void *)` (CDSChecker's `thrd_start_t`)
+//!   (or any of these with `(void)` / `()`); its return value is evaluated and discarded. The
+//!   function argument may be written `f`, `&f` or `(thrd_start_t)&f`, and CDSChecker's
+//!   one-argument `thrd_join(t)` is accepted. **CDSChecker/FenSying test dialect:** when there is no `main`,
 //!   `int user_main(int argc, char **argv)` (or `(void)`) is the main thread, with everything
 //!   said here of `main` (its parameters cannot be used), and `MODEL_ASSERT(c)` is `assert(c)`
 //!   everywhere.
