@@ -25,7 +25,8 @@
 //! bug); the other threads run to completion, and a join on the failed thread waits forever.
 
 use super::graph::{Bug, BugKind, Event, EventKind, ExecutionGraph, ThreadEnd, ThreadTrace};
-use super::model::{races, Model, Relations};
+use super::incremental::Views;
+use super::model::Model;
 use crate::ir::{Instr, MemOrder, Program};
 use std::time::Instant;
 
@@ -69,6 +70,9 @@ pub struct Limits {
     /// may also fail (a read with its failure order, `ok` = 0), as C11 allows. Off by default
     /// (weak CASes then behave like strong ones, which explores fewer executions).
     pub spurious_cas: bool,
+    /// Test aid: after every step, also check the graph with the full (non-incremental)
+    /// axioms and panic if the incremental check disagrees.
+    pub verify_incremental: bool,
 }
 
 /// The default loop bound: how often a thread may reach one loop's head.
@@ -132,6 +136,12 @@ enum Pending {
 struct State {
     g: ExecutionGraph,
     th: Vec<ThreadState>,
+    /// hb clocks and coherence bookkeeping of `g` (see `incremental`).
+    views: Views,
+    /// Every event added so far is a seq_cst access: then RC11 consistency is SC consistency
+    /// (Lahav et al., PLDI 2017: programs with only SC accesses have SC semantics), which is
+    /// checked incrementally and exactly, without psc.
+    all_sc: bool,
 }
 
 struct Explorer<'a, F: FnMut(&ExecutionGraph) -> Control> {
@@ -158,7 +168,10 @@ where
         end: None,
     });
     let main = &prog.functions[prog.main];
+    let views = Views::new(&g);
     let state = State {
+        views,
+        all_sc: true,
         g,
         th: vec![ThreadState {
             pc: 0,
@@ -464,6 +477,66 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         st.g.threads[t].end = Some(end);
     }
 
+    /// The coherence frontier of thread `t`'s next access to `loc` (see `incremental`).
+    fn frontier(&self, st: &State, t: usize, loc: usize) -> usize {
+        match self.model {
+            Model::Sc => st.views.sc_frontier(&st.g, t, loc),
+            Model::Rc11 if st.all_sc && self.pending_is_sc(st, t) => {
+                st.views.sc_frontier(&st.g, t, loc)
+            }
+            Model::Rc11 => {
+                let clock = st.views.pre_clock(&st.g, t);
+                st.views.frontier(&st.g, &clock, loc)
+            }
+        }
+    }
+
+    /// Whether `next` — a consistent graph extended by the event `e` (and, for an RMW, its read
+    /// part just before it) that passed the coherence and atomicity checks — is consistent.
+    /// For RC11 the SC axiom is checked, on recomputed relations, only when a new event can
+    /// add a psc edge; for SC the frontier check is complete.
+    fn consistent(&self, next: &State, e: usize) -> bool {
+        let verdict = match self.model {
+            Model::Sc => true,
+            Model::Rc11 if next.all_sc => true,
+            Model::Rc11 => {
+                let g = &next.g;
+                let sc_fences: Vec<usize> = (0..g.len())
+                    .filter(|&f| g.events[f].is_fence() && g.events[f].order.is_sc())
+                    .collect();
+                let touched = |x: usize| next.views.may_extend_psc(g, x, &sc_fences);
+                let rmw_read = g.rmw.iter().find(|&&(_, w)| w == e).map(|&(r, _)| r);
+                if touched(e) || rmw_read.is_some_and(touched) {
+                    self.model.violation(g).is_none()
+                } else {
+                    true
+                }
+            }
+        };
+        if self.limits.verify_incremental {
+            assert_eq!(
+                verdict,
+                self.model.violation(&next.g).is_none(),
+                "incremental consistency disagrees with the axioms"
+            );
+        }
+        verdict
+    }
+
+    /// Whether thread `t`'s pending memory instruction is a seq_cst access (all of its parts,
+    /// for an RMW or CAS).
+    fn pending_is_sc(&self, st: &State, t: usize) -> bool {
+        match self.instr(st, t) {
+            Instr::Load { order, .. } | Instr::Store { order, .. } | Instr::Rmw { order, .. } => {
+                order.is_sc()
+            }
+            Instr::Cas {
+                order, fail_order, ..
+            } => order.is_sc() && fail_order.is_sc(),
+            _ => false,
+        }
+    }
+
     /// The location of a pending access, already validated by `run_local` (which stops the
     /// thread on an invalid address before it becomes pending).
     fn resolved(&self, addr: &crate::ir::Addr, regs: &[i64], atomic: bool) -> usize {
@@ -537,17 +610,40 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 let v = val.eval(regs).unwrap_or(0);
                 let loc = self.resolved(&loc, regs, order.is_atomic());
                 let positions = st.g.mo[loc].len();
-                for pos in 1..=positions {
+                // Coherence: the write goes after every write its hb-prefix has seen.
+                let first = self.frontier(st, t, loc) + 1;
+                for pos in first..=positions {
+                    if !st.views.may_insert_at(&st.g, loc, pos) {
+                        continue;
+                    }
                     let mut next = st.clone();
                     let ev = self.event(st, t, EventKind::Write, Some(loc), order, v);
                     let id = next.g.push(ev);
                     next.g.mo[loc].insert(pos, id);
+                    next.views.add(&next.g, id);
+                    next.all_sc &= order.is_sc();
                     Self::note_move(&mut next, t, id);
-                    if self.model.violation(&next.g).is_none() {
+                    if self.consistent(&next, id) {
                         self.run(next);
                     }
                     if self.should_stop() {
                         return;
+                    }
+                }
+                if self.limits.verify_incremental {
+                    // Positions skipped by the incremental check must be inconsistent.
+                    for pos in 1..=positions {
+                        if pos >= first && st.views.may_insert_at(&st.g, loc, pos) {
+                            continue;
+                        }
+                        let mut next = st.clone();
+                        let ev = self.event(st, t, EventKind::Write, Some(loc), order, v);
+                        let id = next.g.push(ev);
+                        next.g.mo[loc].insert(pos, id);
+                        assert!(
+                            self.model.violation(&next.g).is_some(),
+                            "incremental check skipped a consistent mo position"
+                        );
                     }
                 }
             }
@@ -555,8 +651,10 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 let mut next = st.clone();
                 let ev = self.event(st, t, EventKind::Fence, None, order, 0);
                 let id = next.g.push(ev);
+                next.views.add(&next.g, id);
+                next.all_sc = false;
                 Self::note_move(&mut next, t, id);
-                if !order.is_sc() || self.model.violation(&next.g).is_none() {
+                if self.consistent(&next, id) {
                     self.run(next);
                 }
             }
@@ -572,6 +670,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     0,
                 );
                 let id = next.g.push(ev);
+                next.views.add(&next.g, id);
                 let f = &self.prog.functions[func];
                 let mut regs = vec![0; f.reg_names.len()];
                 if let Some(p) = f.param {
@@ -609,6 +708,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     0,
                 );
                 let id = next.g.push(ev);
+                next.views.add(&next.g, id);
                 Self::note_move(&mut next, t, id);
                 self.run(next);
             }
@@ -634,16 +734,31 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             .filter(|&w| w >= bound)
             .collect();
         let any = !sources.is_empty();
+        // Coherence: only writes at or after the frontier can be read.
+        let frontier = self.frontier(st, t, loc);
+        let sc_pending = self.pending_is_sc(st, t);
+        let allowed: Vec<usize> = st.g.mo[loc][frontier..].to_vec();
         let regs = &st.th[t].regs;
         'sources: for w in sources {
             let value = st.g.events[w].value;
+            let coherent = allowed.contains(&w);
             for (read_order, write, sets) in
                 read_effects(&ins, regs, value, self.limits.spurious_cas)
             {
+                // Atomicity: no two RMWs read from the same write.
+                let ok = coherent && (write.is_none() || st.views.free_for_rmw(w));
+                if !ok && !self.limits.verify_incremental {
+                    continue;
+                }
                 let mut next = st.clone();
                 let ev = self.event(st, t, EventKind::Read, Some(loc), read_order, value);
                 let id = next.g.push(ev);
                 next.g.rf[id] = Some(w);
+                let mut last = id;
+                if ok {
+                    next.views.add(&next.g, id);
+                }
+                next.all_sc &= sc_pending;
                 if let Some((wo, v)) = write {
                     // Atomicity: the write part is immediately mo-after the write it read from.
                     let wev = self.event(st, t, EventKind::Write, Some(loc), wo, v);
@@ -651,12 +766,24 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     let pos = next.g.mo[loc].iter().position(|&x| x == w).unwrap_or(0) + 1;
                     next.g.mo[loc].insert(pos, wid);
                     next.g.rmw.push((id, wid));
+                    if ok {
+                        next.views.add(&next.g, wid);
+                    }
+                    last = wid;
+                }
+                if !ok {
+                    // Only reached when verifying: the skipped choice must be inconsistent.
+                    assert!(
+                        self.model.violation(&next.g).is_some(),
+                        "incremental check skipped a consistent rf choice"
+                    );
+                    continue;
                 }
                 for (r, v) in sets {
                     next.th[t].regs[r] = v;
                 }
                 Self::note_move(&mut next, t, id);
-                if self.model.violation(&next.g).is_none() {
+                if self.consistent(&next, last) {
                     self.run(next);
                 }
                 if self.should_stop() {
@@ -669,8 +796,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
 
     fn complete(&mut self, mut st: State) {
         self.find_deadlocks(&mut st.g);
-        let rels = Relations::compute(&st.g);
-        for (a, b) in races(&st.g, &rels) {
+        for (a, b) in st.views.races(&st.g) {
             let (ea, eb) = (&st.g.events[a], &st.g.events[b]);
             let loc = ea.loc.unwrap_or(0);
             let name = &self.prog.globals[loc].name;

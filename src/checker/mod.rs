@@ -10,6 +10,7 @@
 
 pub mod explore;
 pub mod graph;
+pub mod incremental;
 pub mod model;
 pub mod relation;
 

@@ -180,6 +180,7 @@ fn limits(common: &CommonArgs) -> Limits {
             .map(|t| Instant::now() + Duration::from_secs_f64(t)),
         unroll: Some(common.unroll),
         spurious_cas: common.spurious_cas,
+        ..Limits::default()
     }
 }
 

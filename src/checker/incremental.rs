@@ -1,0 +1,426 @@
+//! Incremental consistency: what the explorer needs to know about a partial graph to add one
+//! more event, without recomputing every relation.
+//!
+//! The explorer adds events in a po ∪ rf-respecting order, and `hb` only ever points from an
+//! event to events added after it (po, spawn and join edges do; an sw edge ends at a read or an
+//! acquire fence, added after the write it synchronises with). So the happens-before
+//! predecessors of an event are fixed when it is added, and are kept as a **vector clock**:
+//! `vc[e][u]` is how many events of thread `u` (slot 0 is the initialisation) are hb-before or
+//! equal to `e`; `a` is hb-before `e` iff `index(a) < vc[e][thread(a)]` (hb-predecessors are
+//! po-downward closed). sw is added with **message views**: the clock a release write carries
+//! (its release head's clock or that of a release fence before it, extended along the release
+//! sequence through RMWs), joined into an acquire read, or remembered by a relaxed read for a
+//! later acquire fence.
+//!
+//! **Coherence** (`hb ; eco?` irreflexive) of a consistent graph extended by one access `e` to
+//! location `x` fails exactly when `e` would be eco-before something hb-before it. In a coherent
+//! graph the *coherence position* (a write: itself; a read: the write it reads) of a thread's
+//! accesses to `x` never decreases along po, so it is enough to look at the last access to `x`
+//! of every thread within `e`'s hb-prefix: the greatest of their positions in `mo` is the
+//! **frontier**. A read may read from any write mo-at-or-after the frontier; a write may be
+//! inserted anywhere after it. (The sw edges into an acquire read only add hb-predecessors whose
+//! positions are at or before the write it reads, so the frontier is computed from the read's
+//! po-predecessors.) **Atomicity**: an RMW may not read from a write another RMW already read,
+//! and a write may not be inserted between an RMW and the write it read.
+//!
+//! For `sc` the same frontier is taken over the backward closure of `po ∪ rf ∪ mo ∪ fr` from the
+//! new event (a breadth-first search), since there is no hb. RC11's SC axiom (psc acyclic) is
+//! still checked on recomputed relations, but only when the new event can add a psc edge (see
+//! [`Views::may_extend_psc`]).
+
+use super::graph::{EventId, EventKind, ExecutionGraph, INIT_THREAD};
+use crate::ir::Loc;
+use std::sync::Arc;
+
+/// A vector clock: per thread (slot 0 = initialisation, slot t + 1 = thread t), how many of its
+/// events are hb-before or equal to the event.
+pub type Clock = Arc<[u32]>;
+
+fn slot(thread: usize) -> usize {
+    if thread == INIT_THREAD {
+        0
+    } else {
+        thread + 1
+    }
+}
+
+fn join_into(acc: &mut Vec<u32>, other: &[u32]) {
+    if acc.len() < other.len() {
+        acc.resize(other.len(), 0);
+    }
+    for (a, b) in acc.iter_mut().zip(other) {
+        *a = (*a).max(*b);
+    }
+}
+
+/// Per-event views of a partial graph, grown with [`Views::add`].
+#[derive(Clone, Debug, Default)]
+pub struct Views {
+    /// hb vector clock of every event.
+    vc: Vec<Clock>,
+    /// Index of every event in its thread (init events: 0).
+    index: Vec<u32>,
+    /// The message view of every atomic write (`None`: carries nothing).
+    msg: Vec<Option<Clock>>,
+    /// Join of the message views of the atomic reads po-before or equal to the event, in its
+    /// thread (what an acquire fence after it synchronises with).
+    reads_msg: Vec<Option<Clock>>,
+    /// The clock of the latest release fence po-before or equal to the event, in its thread.
+    rel_fence: Vec<Option<Clock>>,
+    /// Per write: whether an RMW read it (no other RMW may).
+    rmw_read: Vec<bool>,
+}
+
+impl Views {
+    /// The views of a graph that holds only initialisation writes.
+    pub fn new(g: &ExecutionGraph) -> Views {
+        let n = g.len();
+        let init: Clock = Arc::from(vec![n as u32]);
+        Views {
+            vc: vec![init; n],
+            index: vec![0; n],
+            msg: vec![None; n],
+            reads_msg: vec![None; n],
+            rel_fence: vec![None; n],
+            rmw_read: vec![false; n],
+        }
+    }
+
+    /// `a` is hb-before or equal to `b` (both already added).
+    pub fn hb_eq(&self, g: &ExecutionGraph, a: EventId, b: EventId) -> bool {
+        if g.events[a].thread == INIT_THREAD {
+            return true;
+        }
+        let s = slot(g.events[a].thread);
+        self.vc[b].get(s).is_some_and(|&c| self.index[a] < c)
+    }
+
+    /// The clock an event of thread `t` about to be added starts from: its po-predecessor's,
+    /// or for the first event of a spawned thread the spawn's (main starts after the
+    /// initialisation). Joins add the joined thread's last event separately.
+    pub fn pre_clock(&self, g: &ExecutionGraph, t: usize) -> Vec<u32> {
+        self.clock_after(g, t, g.threads[t].events.len())
+    }
+
+    /// The clock after the first `k` events of thread `t` (see [`Views::pre_clock`]).
+    fn clock_after(&self, g: &ExecutionGraph, t: usize, k: usize) -> Vec<u32> {
+        let tr = &g.threads[t];
+        let init = self.vc_init_only();
+        let base: &[u32] = match k.checked_sub(1).map(|i| tr.events[i]) {
+            Some(p) => &self.vc[p],
+            None => match tr.spawned_by {
+                Some(sp) => &self.vc[sp],
+                None => &init,
+            },
+        };
+        let mut v = base.to_vec();
+        if v.len() < slot(t) + 1 {
+            v.resize(slot(t) + 1, 0);
+        }
+        if v[0] == 0 {
+            v[0] = u32::MAX; // every initialisation write
+        }
+        v
+    }
+
+    fn vc_init_only(&self) -> [u32; 1] {
+        [u32::MAX]
+    }
+
+    /// Records event `e`, the last one added to `g` (with its rf and rmw already set).
+    pub fn add(&mut self, g: &ExecutionGraph, e: EventId) {
+        let ev = &g.events[e];
+        let t = ev.thread;
+        let index = g.threads[t].events.len() as u32 - 1;
+        let mut v = self.clock_after(g, t, index as usize);
+        let prev = if index > 0 {
+            Some(g.threads[t].events[index as usize - 1])
+        } else {
+            None
+        };
+        if let EventKind::Join { child } = ev.kind {
+            if let Some(&last) = g.threads[child].events.last() {
+                join_into(&mut v, &self.vc[last]);
+            }
+        }
+        let mut reads_msg = prev.and_then(|p| self.reads_msg[p].clone());
+        let mut rel_fence = prev.and_then(|p| self.rel_fence[p].clone());
+        match ev.kind {
+            EventKind::Read => {
+                if let Some(w) = g.rf[e] {
+                    if ev.order.is_atomic() {
+                        if let Some(m) = &self.msg[w] {
+                            if ev.order.is_acquire() {
+                                join_into(&mut v, m);
+                            }
+                            let mut acc = reads_msg.map(|c| c.to_vec()).unwrap_or_default();
+                            join_into(&mut acc, m);
+                            reads_msg = Some(Arc::from(acc));
+                        }
+                    }
+                }
+            }
+            EventKind::Fence if ev.order.is_acquire() => {
+                if let Some(m) = &reads_msg {
+                    join_into(&mut v, m);
+                }
+            }
+            _ => {}
+        }
+        v[slot(t)] = index + 1;
+        let clock: Clock = Arc::from(v);
+        if ev.is_fence() && ev.order.is_release() {
+            rel_fence = Some(clock.clone());
+        }
+        // The message of an atomic write: its release head (itself if a release write, else
+        // the latest release write to the location before it in its thread: po|loc is part
+        // of the release sequence), the latest release fence before it, and — for the write
+        // part of an RMW — the message of the write the RMW read.
+        let mut msg = None;
+        if ev.kind == EventKind::Write && ev.order.is_atomic() {
+            let mut m: Vec<u32> = Vec::new();
+            if let Some(f) = &rel_fence {
+                join_into(&mut m, f);
+            }
+            if ev.order.is_release() {
+                join_into(&mut m, &clock);
+            } else if let Some(h) = self.last_release_write(g, t, ev.loc, index) {
+                join_into(&mut m, &self.vc[h]);
+            }
+            if let Some(&(r, _)) = g.rmw.iter().rev().find(|&&(_, w)| w == e) {
+                if let Some(src) = g.rf[r] {
+                    if let Some(sm) = &self.msg[src] {
+                        join_into(&mut m, sm);
+                    }
+                }
+            }
+            if !m.is_empty() {
+                msg = Some(Arc::from(m));
+            }
+        }
+        if let Some(&(r, _)) = g.rmw.iter().rev().find(|&&(_, w)| w == e) {
+            if let Some(src) = g.rf[r] {
+                self.rmw_read[src] = true;
+            }
+        }
+        self.vc.push(clock);
+        self.index.push(index);
+        self.msg.push(msg);
+        self.reads_msg.push(reads_msg);
+        self.rel_fence.push(rel_fence);
+        self.rmw_read.push(false);
+    }
+
+    /// The latest write of thread `t` to `loc` with a release order, before index `before`.
+    fn last_release_write(
+        &self,
+        g: &ExecutionGraph,
+        t: usize,
+        loc: Option<Loc>,
+        before: u32,
+    ) -> Option<EventId> {
+        let x = loc?;
+        g.threads[t].events[..before as usize]
+            .iter()
+            .rev()
+            .copied()
+            .find(|&a| {
+                let ev = &g.events[a];
+                ev.loc == Some(x) && ev.kind == EventKind::Write && ev.order.is_release()
+            })
+    }
+
+    /// The write an access stands for in coherence order: a write itself, a read its source.
+    fn coherence_write(g: &ExecutionGraph, a: EventId) -> Option<EventId> {
+        if g.events[a].is_write() {
+            Some(a)
+        } else {
+            g.rf[a]
+        }
+    }
+
+    /// The position in `mo[x]` of the mo-greatest coherence write among the accesses to `x`
+    /// hb-before an event whose clock is `clock` (0: only the initialisation write).
+    pub fn frontier(&self, g: &ExecutionGraph, clock: &[u32], x: Loc) -> usize {
+        let mut candidates: Vec<EventId> = Vec::new();
+        for (t, tr) in g.threads.iter().enumerate() {
+            let limit = clock
+                .get(slot(t))
+                .map_or(0, |&c| c as usize)
+                .min(tr.events.len());
+            // The last access to `x` among the thread's first `limit` events.
+            let last = tr.events[..limit]
+                .iter()
+                .rev()
+                .copied()
+                .find(|&a| g.events[a].loc == Some(x));
+            if let Some(w) = last.and_then(|a| Self::coherence_write(g, a)) {
+                candidates.push(w);
+            }
+        }
+        Self::max_position(g, x, &candidates)
+    }
+
+    fn max_position(g: &ExecutionGraph, x: Loc, candidates: &[EventId]) -> usize {
+        if candidates.is_empty() {
+            return 0;
+        }
+        g.mo[x]
+            .iter()
+            .rposition(|w| candidates.contains(w))
+            .unwrap_or(0)
+    }
+
+    /// The `sc` frontier: the mo-greatest write to `x` from which the new event of thread `t`
+    /// can be reached by `po ∪ rf ∪ mo ∪ fr` (a read must read at or after it, a write be
+    /// inserted after it).
+    pub fn sc_frontier(&self, g: &ExecutionGraph, t: usize, x: Loc) -> usize {
+        let n = g.len();
+        // The readers of every write, as a compressed list.
+        let mut start = vec![0u32; n + 1];
+        for w in g.rf.iter().flatten() {
+            start[*w + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut readers = vec![0usize; start[n] as usize];
+        for (r, w) in g.rf.iter().enumerate() {
+            if let Some(w) = w {
+                readers[fill[*w] as usize] = r;
+                fill[*w] += 1;
+            }
+        }
+        let mut seen = vec![false; n];
+        let mut stack: Vec<EventId> = Vec::new();
+        let tr = &g.threads[t];
+        if let Some(&p) = tr.events.last() {
+            stack.push(p);
+        } else if let Some(sp) = tr.spawned_by {
+            stack.push(sp);
+        }
+        let mut best: Vec<EventId> = Vec::new();
+        while let Some(e) = stack.pop() {
+            if std::mem::replace(&mut seen[e], true) {
+                continue;
+            }
+            let ev = &g.events[e];
+            if ev.thread == INIT_THREAD {
+                continue;
+            }
+            if ev.loc == Some(x) && ev.is_write() {
+                best.push(e);
+            }
+            // po (and spawn / join) predecessors.
+            let et = ev.thread;
+            let i = self.index[e] as usize;
+            if i > 0 {
+                stack.push(g.threads[et].events[i - 1]);
+            } else if let Some(sp) = g.threads[et].spawned_by {
+                stack.push(sp);
+            }
+            if let EventKind::Join { child } = ev.kind {
+                if let Some(&last) = g.threads[child].events.last() {
+                    stack.push(last);
+                }
+            }
+            match ev.kind {
+                EventKind::Read => {
+                    if let Some(w) = g.rf[e] {
+                        stack.push(w);
+                        // fr: a read is after... (fr edges leave reads; nothing to add here)
+                    }
+                }
+                EventKind::Write => {
+                    // mo and fr predecessors: the previous write and its readers.
+                    if let Some(y) = ev.loc {
+                        if let Some(p) = g.mo[y].iter().position(|&w| w == e) {
+                            if p > 0 {
+                                let prev = g.mo[y][p - 1];
+                                stack.push(prev);
+                                let (a, b) = (start[prev] as usize, start[prev + 1] as usize);
+                                stack.extend(readers[a..b].iter().copied());
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Reads reached read from writes that reach them: those writes were pushed too, so
+        // `best` holds every write to `x` in the closure.
+        Self::max_position(g, x, &best)
+    }
+
+    /// Whether `w` may be the source of an RMW (no other RMW read it already).
+    pub fn free_for_rmw(&self, w: EventId) -> bool {
+        !self.rmw_read[w]
+    }
+
+    /// Whether a write may be inserted at position `pos` of `mo[x]` without separating an RMW
+    /// from the write it read.
+    pub fn may_insert_at(&self, g: &ExecutionGraph, x: Loc, pos: usize) -> bool {
+        let mo = &g.mo[x];
+        match mo.get(pos) {
+            Some(&next) => !g
+                .rmw
+                .iter()
+                .any(|&(r, w)| w == next && g.rf[r] == Some(mo[pos - 1])),
+            None => true,
+        }
+    }
+
+    /// Whether adding `e` (the last event of `g`) can add an edge to RC11's psc: it is an sc
+    /// event, or an sc fence is hb-before it and it has outgoing mo / fr edges (a write not at
+    /// the end of mo, a read not from the mo-last write).
+    pub fn may_extend_psc(&self, g: &ExecutionGraph, e: EventId, sc_fences: &[EventId]) -> bool {
+        let ev = &g.events[e];
+        if ev.order.is_sc() {
+            return true;
+        }
+        let Some(x) = ev.loc else {
+            return false;
+        };
+        let has_out = match ev.kind {
+            EventKind::Write => g.mo[x].last() != Some(&e),
+            EventKind::Read => g.rf[e].is_some_and(|w| g.mo[x].last() != Some(&w)),
+            _ => false,
+        };
+        has_out && sc_fences.iter().any(|&f| f != e && self.hb_eq(g, f, e))
+    }
+
+    /// Data races of a complete graph: accesses to one location from different threads, at
+    /// least one a write and one non-atomic, unordered by hb.
+    pub fn races(&self, g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
+        let ev = &g.events;
+        let mut out = Vec::new();
+        let mut by_loc: Vec<Vec<EventId>> = vec![Vec::new(); g.num_locs()];
+        for (e, event) in ev.iter().enumerate() {
+            if let (Some(x), false) = (event.loc, event.thread == INIT_THREAD) {
+                by_loc[x].push(e);
+            }
+        }
+        for acc in by_loc {
+            if !acc.iter().any(|&a| !ev[a].order.is_atomic()) {
+                continue;
+            }
+            for (i, &a) in acc.iter().enumerate() {
+                for &b in &acc[i + 1..] {
+                    let (p, q) = (&ev[a], &ev[b]);
+                    if p.thread == q.thread
+                        || !(p.is_write() || q.is_write())
+                        || (p.order.is_atomic() && q.order.is_atomic())
+                    {
+                        continue;
+                    }
+                    if !self.hb_eq(g, a, b) && !self.hb_eq(g, b, a) {
+                        out.push((a, b));
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+}
