@@ -265,3 +265,28 @@ fn data_diagnostics() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+#[test]
+fn tentative_definitions_are_one_object() {
+    let p =
+        ok("int x;\nint x = 3;\nint x;\nint a[2];\nint a[2] = {4, 5};\nint main() { return x; }\n");
+    assert_eq!(names(&p), ["x", "a[0]", "a[1]"]);
+    let inits: Vec<i64> = p.globals.iter().map(|g| g.init).collect();
+    assert_eq!(inits, [3, 4, 5]);
+    assert_eq!(
+        diag("int x = 1;\nint x = 2;\nint main() { }"),
+        (2, 5, DiagKind::Error, "redefinition of `x`".to_string())
+    );
+    assert_eq!(
+        diag("int x;\nlong x;\nint main() { }"),
+        (
+            2,
+            6,
+            DiagKind::Error,
+            "conflicting types for `x`".to_string()
+        )
+    );
+    // A size-less array takes its size from its initialiser.
+    let p = ok("int a[] = {1, 2, 3};\nint main() { return a[2]; }\n");
+    assert_eq!(p.globals.len(), 3);
+}

@@ -764,7 +764,11 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "continue_statement" => self.continue_stmt(s),
             "case_statement" => {
                 if self.jumps.iter().any(|j| !j.is_loop) {
-                    unsupported("'case' label nested inside a statement of the switch body")
+                    if s.child_by_field_name("value").is_none() {
+                        unsupported("'default' label nested inside a statement of the switch body")
+                    } else {
+                        unsupported("'case' label nested inside a statement of the switch body")
+                    }
                 } else if s.child_by_field_name("value").is_none() {
                     Err(src.error(s, "'default' label not within a switch statement"))
                 } else {
@@ -773,7 +777,13 @@ impl<'c, 'a> FnLower<'c, 'a> {
             }
             "goto_statement" => unsupported("'goto' statement (goto and labels are not supported)"),
             "labeled_statement" => unsupported("label (goto and labels are not supported)"),
-            "type_definition" => unsupported("typedef"),
+            "type_definition" => unsupported("typedef inside a function"),
+            "struct_specifier" if s.child_by_field_name("body").is_some() => {
+                self.cx.define_struct(s).map(|_| false)
+            }
+            "struct_specifier" => Ok(false), // `struct S;`
+            "union_specifier" => unsupported("union definition"),
+            "enum_specifier" => unsupported("enum definition"),
             "function_definition" => unsupported("nested function definition"),
             "attributed_statement" => unsupported("attribute"),
             k if k.starts_with("preproc") => {
@@ -804,7 +814,11 @@ impl<'c, 'a> FnLower<'c, 'a> {
             return Err(src.unsupported(n, "declaration that declares no variable"));
         }
         for d in decls {
-            if function_declarator(d).is_some() {
+            if let Some(f) = function_declarator(d) {
+                if super::function_name(&src, f).is_none() {
+                    return Err(src
+                        .unsupported(d, "function pointer (function pointers are not supported)"));
+                }
                 return Err(src.unsupported(d, "function declaration inside a function"));
             }
             let decl = types::declarator(&src, &spec, d, &mut |n| const_eval(self.cx, n))?;
@@ -1663,12 +1677,12 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 Ok((Expr::Reg(dst), IntTy::I32))
             }
             "atomic_flag_clear" | "atomic_flag_clear_explicit" => {
-                Err(src.unsupported(call, &format!("'{name}' used as a value")))
+                Err(src.unsupported(call, &format!("`{name}` used as a value")))
             }
             "printf" | "fprintf" | "puts" | "fputs" | "putchar" | "fputc" | "fflush" => Err(src
                 .unsupported(
                     call,
-                    &format!("'{name}' used as a value (its result is not modelled)"),
+                    &format!("`{name}` used as a value (its result is not modelled)"),
                 )),
             "atomic_store"
             | "atomic_store_explicit"
@@ -1688,9 +1702,22 @@ impl<'c, 'a> FnLower<'c, 'a> {
             | "pthread_mutex_unlock"
             | "pthread_mutex_init"
             | "pthread_mutex_destroy" => {
-                Err(src.unsupported(call, &format!("'{name}' used as a value")))
+                Err(src.unsupported(call, &format!("`{name}` used as a value")))
             }
-            _ => Err(src.unsupported(call, &format!("call to '{name}'"))),
+            "malloc" | "calloc" | "realloc" | "free" | "aligned_alloc" => Err(src.unsupported(
+                call,
+                &format!(
+                    "call to `{name}` (dynamic allocation is not supported: use a global array \
+                     or a static pool of objects)"
+                ),
+            )),
+            _ => Err(src.unsupported(
+                call,
+                &format!(
+                    "call to `{name}`, which is not defined in this file and not a supported \
+                     library function"
+                ),
+            )),
         }
     }
 

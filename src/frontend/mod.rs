@@ -381,7 +381,7 @@ pub(crate) fn function_declarator(d: Node) -> Option<Node> {
 }
 
 /// The declared name of a function declarator, if it is a plain identifier.
-fn function_name<'a>(src: &Src<'a>, fdecl: Node) -> Option<&'a str> {
+pub(crate) fn function_name<'a>(src: &Src<'a>, fdecl: Node) -> Option<&'a str> {
     let name = fdecl.child_by_field_name("declarator")?;
     (name.kind() == "identifier").then(|| src.text(name))
 }
@@ -421,6 +421,11 @@ pub(crate) struct Ctx<'a> {
     pub(crate) func_ids: HashMap<String, usize>,
     /// Every function defined or declared in the file.
     pub(crate) fn_names: HashSet<String>,
+    /// The start byte of the first declaration or definition of every function.
+    pub(crate) fn_first: HashMap<String, usize>,
+    /// Globals that have had an initialiser (C allows several tentative definitions of a
+    /// global, but only one with an initialiser).
+    pub(crate) initialised: HashSet<String>,
     /// The first definition of every function defined in the file (what a call inlines).
     pub(crate) fn_defs: HashMap<String, Node<'a>>,
     /// The statements of inlined function bodies, by tree-sitter node id: every inlined copy
@@ -494,6 +499,7 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
 
     // Pre-pass: function names, `main`, and the thread functions it spawns.
     let mut fn_names = HashSet::new();
+    let mut fn_first: HashMap<String, usize> = HashMap::new();
     let mut defs: Vec<(&str, Node)> = Vec::new();
     for &(node, item) in &items {
         match item {
@@ -504,6 +510,9 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
                     .and_then(|f| function_name(&src, f))
                 {
                     fn_names.insert(name.to_string());
+                    fn_first
+                        .entry(name.to_string())
+                        .or_insert(node.start_byte());
                     defs.push((name, node));
                 }
             }
@@ -513,6 +522,9 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
                     if let Some(name) = function_declarator(d).and_then(|f| function_name(&src, f))
                     {
                         fn_names.insert(name.to_string());
+                        fn_first
+                            .entry(name.to_string())
+                            .or_insert(node.start_byte());
                     }
                 }
             }
@@ -567,6 +579,8 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
         functions: vec![None; lowered_defs.len()],
         func_ids,
         fn_names,
+        fn_first,
+        initialised: HashSet::new(),
         fn_defs,
         inline_stmts: HashMap::new(),
         stmts: Vec::new(),
@@ -666,8 +680,12 @@ impl Ctx<'_> {
         if !decls.is_empty() && decls.iter().all(|d| is_prototype(*d)) {
             for d in &decls {
                 if let Some(f) = function_declarator(*d) {
-                    if function_name(&src, f).is_none() {
+                    let Some(name) = function_name(&src, f) else {
                         return Err(src.unsupported(f, "function pointer"));
+                    };
+                    if self.is_variable(name) {
+                        let at = f.child_by_field_name("declarator").unwrap_or(f);
+                        return Err(src.error(at, &format!("redefinition of `{name}`")));
                     }
                 }
             }
@@ -696,19 +714,60 @@ impl Ctx<'_> {
             }
             let decl = types::declarator(&src, &spec, d, &mut |n| lower::const_eval(self, n))?;
             let name = src.text(decl.name);
-            if self.is_defined(name) {
+            let function_before = self
+                .fn_first
+                .get(name)
+                .is_some_and(|&b| b < node.start_byte());
+            if function_before || self.handles.iter().any(|(h, _)| h == name) {
                 return Err(src.error(decl.name, &format!("redefinition of `{name}`")));
+            }
+            if self.is_variable(name) {
+                self.tentative(name, decl.name, &decl.ty, decl.init)?;
+                continue;
+            }
+            if decl.init.is_some() {
+                self.initialised.insert(name.to_string());
             }
             self.global_object(name, decl.name, &decl.ty, decl.init)?;
         }
         Ok(())
     }
 
-    fn is_defined(&self, name: &str) -> bool {
-        self.global_index.contains_key(name)
-            || self.object_index.contains_key(name)
-            || self.handles.iter().any(|(h, _)| h == name)
-            || self.fn_names.contains(name)
+    /// A global variable (not a thread handle) of this name exists.
+    fn is_variable(&self, name: &str) -> bool {
+        self.global_index.contains_key(name) || self.object_index.contains_key(name)
+    }
+
+    /// A second declaration of global `name`: C's tentative definitions (`int x; int x = 1;`)
+    /// are one object, provided the types agree and at most one has an initialiser.
+    fn tentative(&mut self, name: &str, at: Node, ty: &types::Ty, init: Option<Node>) -> R<()> {
+        let src = self.src;
+        let (base, existing) = match (self.global_index.get(name), self.object_index.get(name)) {
+            (Some(&loc), _) => (loc, self.cell_tys.get(loc).cloned()),
+            (None, Some(&i)) => match self.objects.get(i) {
+                Some(o) => (o.base, Some(o.ty.clone())),
+                None => return Err(src.internal("object index")),
+            },
+            (None, None) => return Err(src.internal("tentative definition of nothing")),
+        };
+        if existing.as_ref() != Some(ty) {
+            return Err(src.error(at, &format!("conflicting types for `{name}`")));
+        }
+        let Some(v) = init else {
+            return Ok(());
+        };
+        if !self.initialised.insert(name.to_string()) {
+            return Err(src.error(at, &format!("redefinition of `{name}`")));
+        }
+        let mut values = vec![0i64; self.types.size(ty)];
+        self.init_values(ty, v, &mut values, 0)?;
+        for (k, value) in values.into_iter().enumerate() {
+            let cell_ty = self.global_tys.get(base + k).copied().unwrap_or(IntTy::I64);
+            if let Some(g) = self.globals.get_mut(base + k) {
+                g.init = cell_ty.wrap(value);
+            }
+        }
+        Ok(())
     }
 
     /// Declares global `name` (declarator name node `at`) of type `ty`.
@@ -1160,6 +1219,13 @@ fn unsupported_item(src: &Src, node: Node) -> Diagnostic {
         "union_specifier" => "union definition".to_string(),
         "enum_specifier" => "enum definition".to_string(),
         "linkage_specification" => "linkage specification".to_string(),
+        "expression_statement"
+            if named_children(node)
+                .first()
+                .is_some_and(|e| e.kind() == "gnu_asm_expression") =>
+        {
+            "inline assembly".to_string()
+        }
         k if k.ends_with("_statement") => "statement outside a function".to_string(),
         k => format!("top-level `{k}`"),
     };

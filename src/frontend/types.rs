@@ -520,10 +520,22 @@ pub(crate) fn declarator<'t>(
                     .ok_or_else(|| src.unsupported(d, "abstract pointer declarator"))?;
             }
             "array_declarator" => {
-                let Some(size) = d.child_by_field_name("size") else {
-                    return Err(src.unsupported(d, "array without a size"));
+                let n = match d.child_by_field_name("size") {
+                    Some(size) => array_len(size)?,
+                    // `a[] = {...}`: the first dimension (the innermost declarator node, around
+                    // the name) comes from the initialiser.
+                    None => match init {
+                        Some(v)
+                            if v.kind() == "initializer_list"
+                                && d.child_by_field_name("declarator")
+                                    .is_some_and(|i| i.kind() == "identifier") =>
+                        {
+                            super::named_children(v).len() as i64
+                        }
+                        _ => return Err(src.unsupported(d, "array without a size")),
+                    },
                 };
-                let n = array_len(size)?;
+                let size = d.child_by_field_name("size").unwrap_or(d);
                 if n <= 0 || n > 1 << 16 {
                     return Err(src.error(size, &format!("array size {n} is not in 1..=65536")));
                 }
@@ -536,10 +548,21 @@ pub(crate) fn declarator<'t>(
                     .ok_or_else(|| src.unsupported(d, "array declarator"))?;
             }
             "function_declarator" => {
-                return Err(src.unsupported(d, "function declarator in a variable declaration"))
+                let pointer = d
+                    .child_by_field_name("declarator")
+                    .is_some_and(|i| i.kind() == "parenthesized_declarator");
+                let what = if pointer {
+                    "function pointer (function pointers are not supported)"
+                } else {
+                    "function declarator in a variable declaration"
+                };
+                return Err(src.unsupported(d, what));
             }
             "parenthesized_declarator" => {
-                return Err(src.unsupported(d, "parenthesised declarator"))
+                return Err(src.unsupported(
+                    d,
+                    "parenthesised declarator (pointers to arrays and functions are not supported)",
+                ))
             }
             _ => {
                 let text = src.text(d);

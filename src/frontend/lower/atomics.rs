@@ -52,11 +52,11 @@ impl FnLower<'_, '_> {
             "atomic_fetch_and" => RmwOp::And,
             "atomic_fetch_or" => RmwOp::Or,
             "atomic_fetch_xor" => RmwOp::Xor,
-            _ => return Err(self.src.unsupported(call, &format!("call to '{name}'"))),
+            _ => return Err(self.src.unsupported(call, &format!("call to `{name}`, which is not defined in this file and not a supported library function"))),
         };
         self.arity(call, name, args, if explicit { 3 } else { 2 })?;
         let cell = self.atomic_place(args[0])?;
-        self.check_rmw_type(call, &cell, op, &format!("'{name}'"))?;
+        self.check_rmw_type(call, &cell, op, &format!("`{name}`"))?;
         let v = if matches!(cell.ty, Ty::Ptr { .. }) {
             self.ptr_value(args[1])?.0
         } else {

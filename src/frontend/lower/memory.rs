@@ -65,6 +65,10 @@ impl FnLower<'_, '_> {
                     addr: Addr::Fixed(o.base),
                     ty: o.ty.clone(),
                 }),
+                Name::Unknown => {
+                    let name = src.text(n);
+                    return Err(src.error(n, &format!("undeclared identifier `{name}`")));
+                }
                 _ => None,
             }),
             "subscript_expression" => {
@@ -126,8 +130,14 @@ impl FnLower<'_, '_> {
                     match self.place_of(arg)? {
                         Some(p) => p,
                         None => {
+                            let inner = strip_parens(arg);
+                            if inner.kind() == "compound_literal_expression" {
+                                return Err(src.unsupported(inner, "compound literal"));
+                            }
                             let text = src.text(arg);
-                            return Err(src.error(arg, &format!("`{text}` is not a struct")));
+                            return Err(
+                                src.error(arg, &format!("`{text}` is not a struct in memory"))
+                            );
                         }
                     }
                 };

@@ -147,7 +147,7 @@ impl FnLower<'_, '_> {
                 });
             }
             "pthread_mutex_destroy" => {}
-            _ => return Err(src.unsupported(call, &format!("call to '{name}'"))),
+            _ => return Err(src.unsupported(call, &format!("call to `{name}`, which is not defined in this file and not a supported library function"))),
         }
         Ok(())
     }
