@@ -1,9 +1,11 @@
-//! Criterion benchmarks of the pipeline stages on the bundled litmus fixtures.
+//! Criterion benchmarks of the pipeline stages on the bundled litmus fixtures, and of the
+//! explorer on parametric programs (`explore-MODEL/FAMILY-N`, with their execution counts as
+//! criterion throughput, so `scripts/bench` can print executions per second).
 //!
 //! `scripts/bench` runs these and prints each figure as a ratio to the `check/sb` baseline
 //! measured in the same run.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fensyn::checker::{self, CheckOptions, Limits, Model};
 use fensyn::synth::Mode;
 use std::hint::black_box;
@@ -36,9 +38,61 @@ fn bench(c: &mut Criterion) {
     }
 }
 
+#[path = "../tests/common/families.rs"]
+mod families;
+
+fn explore_families(c: &mut Criterion) {
+    let cases: Vec<(String, String, u32, u64)> = vec![
+        (
+            "readers-6".into(),
+            families::readers(6),
+            2,
+            families::readers_count(6),
+        ),
+        (
+            "readers-9".into(),
+            families::readers(9),
+            2,
+            families::readers_count(9),
+        ),
+        (
+            "lastzero-5".into(),
+            families::lastzero(5),
+            7,
+            families::lastzero_count(5),
+        ),
+        (
+            "lastzero-8".into(),
+            families::lastzero(8),
+            10,
+            families::lastzero_count(8),
+        ),
+    ];
+    for model in [Model::Sc, Model::Rc11] {
+        let mut group = c.benchmark_group(format!("explore-{model}"));
+        for (name, src, unroll, count) in &cases {
+            let prog = fensyn::frontend::parse_c("family.c", src).expect("parses");
+            let opts = CheckOptions {
+                model,
+                limits: Limits {
+                    unroll: Some(*unroll),
+                    ..Limits::default()
+                },
+                ..CheckOptions::default()
+            };
+            assert_eq!(checker::check(&prog, &opts).stats.executions, *count);
+            group.throughput(Throughput::Elements(*count));
+            group.bench_function(name.as_str(), |b| {
+                b.iter(|| checker::check(black_box(&prog), &opts))
+            });
+        }
+        group.finish();
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20).warm_up_time(std::time::Duration::from_millis(500)).measurement_time(std::time::Duration::from_secs(2));
-    targets = bench
+    targets = bench, explore_families
 }
 criterion_main!(benches);

@@ -24,6 +24,7 @@
 //! eagerly; they create no events. A failed assertion stops its thread (the graph records the
 //! bug); the other threads run to completion, and a join on the failed thread waits forever.
 
+use super::future::Future;
 use super::graph::{Bug, BugKind, Event, EventKind, ExecutionGraph, ThreadEnd, ThreadTrace};
 use super::incremental::Views;
 use super::model::Model;
@@ -102,6 +103,11 @@ pub struct Stats {
     pub incomplete: Option<Incomplete>,
     /// Set when a visitor asked to stop.
     pub stopped: bool,
+    /// Partial graphs explored (each a consistent prefix of some execution).
+    pub states: u64,
+    /// Prefixes dropped because no thread could move in canonical order (they are explored
+    /// as other prefixes already): the explorer's redundant work.
+    pub dead_ends: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -146,6 +152,8 @@ struct State {
 
 struct Explorer<'a, F: FnMut(&ExecutionGraph) -> Control> {
     prog: &'a Program,
+    /// What each thread may still write (to avoid waiting for writes that cannot come).
+    future: Future,
     model: Model,
     limits: Limits,
     visit: F,
@@ -183,6 +191,7 @@ where
     };
     let mut ex = Explorer {
         prog,
+        future: Future::new(prog),
         model,
         limits,
         visit,
@@ -210,6 +219,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         if self.should_stop() {
             return;
         }
+        self.stats.states += 1;
         // Run every thread up to its next event. A thread that stops can make another stop too
         // (a join of a failed thread waits forever), so repeat until nothing changes.
         loop {
@@ -253,7 +263,18 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     if self.add_read(&st, t) {
                         moved = true;
                     }
-                    waiting = true;
+                    // The read may wait for a later write only if another thread may still
+                    // write its location; otherwise it must read now, and no higher thread
+                    // may move first.
+                    if self.write_may_come(&st, t) {
+                        waiting = true;
+                    } else {
+                        if !moved {
+                            self.stats.dead_ends += 1;
+                            return;
+                        }
+                        break;
+                    }
                 }
             }
             if self.should_stop() {
@@ -262,6 +283,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         }
         if !moved && !waiting {
             self.complete(st);
+        } else if !moved {
+            self.stats.dead_ends += 1;
         }
         // Otherwise: nothing could move canonically; this prefix is a duplicate. Drop it.
     }
@@ -521,6 +544,24 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             );
         }
         verdict
+    }
+
+    /// Whether a thread other than `t` may still write the location of `t`'s pending read.
+    fn write_may_come(&self, st: &State, t: usize) -> bool {
+        let loc = match self.instr(st, t) {
+            Instr::Load { loc, order, .. } => self.resolved(loc, &st.th[t].regs, order.is_atomic()),
+            Instr::Rmw { loc, .. } | Instr::Cas { loc, .. } => {
+                self.resolved(loc, &st.th[t].regs, true)
+            }
+            _ => return true,
+        };
+        (0..st.th.len()).any(|u| {
+            u != t
+                && st.th[u].status == Status::Running
+                && self
+                    .future
+                    .may_write(st.g.threads[u].func, st.th[u].pc, loc)
+        })
     }
 
     /// Whether thread `t`'s pending memory instruction is a seq_cst access (all of its parts,

@@ -9,6 +9,7 @@
 //! same order.
 
 pub mod explore;
+pub mod future;
 pub mod graph;
 pub mod incremental;
 pub mod model;
