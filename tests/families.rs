@@ -57,6 +57,8 @@ fn explorer_work_on_families() {
     for (name, src, unroll) in [
         ("readers(8)", readers(8), 2),
         ("lastzero(7)", lastzero(7), 9),
+        ("lastzero(9)", lastzero(9), 11),
+        ("lastzero(10)", lastzero(10), 12),
     ] {
         let prog = fensyn::frontend::parse_c("family.c", &src).unwrap();
         let opts = CheckOptions {

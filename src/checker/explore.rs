@@ -74,6 +74,22 @@ pub struct Limits {
     /// Test aid: after every step, also check the graph with the full (non-incremental)
     /// axioms and panic if the incremental check disagrees.
     pub verify_incremental: bool,
+    /// Called with the running totals (executions of every kind, buggy ones) every
+    /// [`PROGRESS_EVERY`] complete executions: how the CLI draws its progress bar.
+    pub progress: Option<Progress>,
+}
+
+/// How often [`Limits::progress`] is called, in complete executions.
+pub const PROGRESS_EVERY: u64 = 256;
+
+/// A progress callback: `(executions so far, buggy so far)`.
+#[derive(Clone)]
+pub struct Progress(pub std::sync::Arc<dyn Fn(u64, u64) + Send + Sync>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress")
+    }
 }
 
 /// The default loop bound: how often a thread may reach one loop's head.
@@ -873,6 +889,12 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         }
         if !st.g.bugs.is_empty() {
             self.stats.buggy += 1;
+        }
+        if let Some(p) = &self.limits.progress {
+            let total = self.stats.executions + self.stats.blocked + self.stats.bounded;
+            if total % PROGRESS_EVERY == 0 {
+                (p.0)(total, self.stats.buggy);
+            }
         }
         if (self.visit)(&st.g) == Control::Stop {
             self.stats.stopped = true;

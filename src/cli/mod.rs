@@ -180,7 +180,46 @@ fn limits(common: &CommonArgs) -> Limits {
             .map(|t| Instant::now() + Duration::from_secs_f64(t)),
         unroll: Some(common.unroll),
         spurious_cas: common.spurious_cas,
+        progress: progress_bar(),
         ..Limits::default()
+    }
+}
+
+/// The progress bar on stderr: only when stderr is a terminal, and only once a run has taken
+/// more than a second (short runs print nothing extra). Cleared by [`clear_progress`].
+fn progress_bar() -> Option<checker::Progress> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let start = Instant::now();
+    PROGRESS.get_or_init(|| std::sync::Mutex::new(None));
+    Some(checker::Progress(std::sync::Arc::new(
+        move |done, buggy| {
+            if start.elapsed() < Duration::from_secs(1) {
+                return;
+            }
+            let Some(slot) = PROGRESS.get() else { return };
+            let Ok(mut bar) = slot.lock() else { return };
+            // No steady tick thread: the explorer's calls redraw the spinner (indicatif limits the
+            // redraw rate).
+            let bar = bar.get_or_insert_with(indicatif::ProgressBar::new_spinner);
+            bar.set_message(format!("{done} executions explored, {buggy} buggy"));
+        },
+    )))
+}
+
+static PROGRESS: std::sync::OnceLock<std::sync::Mutex<Option<indicatif::ProgressBar>>> =
+    std::sync::OnceLock::new();
+
+/// Removes the progress bar, if one was drawn.
+fn clear_progress() {
+    if let Some(slot) = PROGRESS.get() {
+        if let Ok(mut bar) = slot.lock() {
+            if let Some(b) = bar.take() {
+                b.finish_and_clear();
+            }
+        }
     }
 }
 
@@ -197,6 +236,7 @@ fn cmd_check(common: &CommonArgs, first: bool, out: Out, err: Out) -> i32 {
         keep_buggy: 1000,
     };
     let res = checker::check(&prog, &opts);
+    clear_progress();
     let stats = &res.stats;
     match common.format {
         Format::Json => {
@@ -382,6 +422,7 @@ fn cmd_fix(common: &CommonArgs, mode: Mode, write: bool, out: Out, err: Out) -> 
         diff: None,
     };
     let repair = repair(&name, &src, &prog, common.model, mode, limits(common));
+    clear_progress();
     let code = match repair {
         Repair::Clean { executions } => {
             j.executions = executions;
