@@ -11,7 +11,7 @@ impl FnLower<'_, '_> {
     /// only accepted on `int`, `long`-sized and 64-bit unsigned atomics (on narrower or 32-bit
     /// unsigned types the written value would have to be reduced modulo 2^n), and no arithmetic
     /// or bitwise RMW is accepted on `atomic_bool`. Exchange is accepted on every type.
-    fn check_rmw_type(&self, at: Node, loc: Loc, op: RmwOp, what: &str) -> R<()> {
+    pub(super) fn check_rmw_type(&self, at: Node, loc: Loc, op: RmwOp, what: &str) -> R<()> {
         let ty = self.global_ty(loc);
         let name = self.cx.globals.get(loc).map_or("", |g| g.name.as_str());
         let ok = match op {
@@ -55,6 +55,12 @@ impl FnLower<'_, '_> {
         } else {
             MemOrder::SeqCst
         };
+        Ok(self.emit_rmw(loc, op, v, order))
+    }
+
+    /// The [`Instr::Rmw`] of an exchange / fetch-op on `loc` with operand `v` (converted to the
+    /// atomic's type); its value is the old value.
+    pub(super) fn emit_rmw(&mut self, loc: Loc, op: RmwOp, v: Expr, order: MemOrder) -> TExpr {
         let ty = self.global_ty(loc);
         let val = self.convert(v, ty);
         let dst = self.new_temp(ty);
@@ -65,7 +71,7 @@ impl FnLower<'_, '_> {
             val,
             order,
         });
-        Ok((Expr::Reg(dst), promote(ty)))
+        (Expr::Reg(dst), promote(ty))
     }
 
     /// The register of the local variable `e` in a compare-exchange's `&e` argument, which must
@@ -78,6 +84,13 @@ impl FnLower<'_, '_> {
         let Some(id) = id else {
             return Err(src.unsupported(arg, must));
         };
+        self.expected_var(arg, id, loc, must)
+    }
+
+    /// The register of the local variable named by `id` (in argument `arg`) holding the
+    /// expected value of a compare-exchange on `loc`; `must` says how it must be given.
+    pub(super) fn expected_var(&self, arg: Node, id: Node, loc: Loc, must: &str) -> R<Reg> {
+        let src = self.src;
         let name = src.text(id);
         match self.lookup(name) {
             Name::Local(r) if Some(r) != self.param => {
@@ -122,6 +135,19 @@ impl FnLower<'_, '_> {
         } else {
             (MemOrder::SeqCst, MemOrder::SeqCst)
         };
+        Ok(self.emit_cas(loc, e, d, order, fail_order))
+    }
+
+    /// The [`Instr::Cas`] on `loc` expecting the value of local `e` and writing `d`, then
+    /// `e := old`; its value is `ok`.
+    pub(super) fn emit_cas(
+        &mut self,
+        loc: Loc,
+        e: Reg,
+        d: Expr,
+        order: MemOrder,
+        fail_order: MemOrder,
+    ) -> TExpr {
         let ty = self.global_ty(loc);
         let desired = self.convert(d, ty);
         let ok = self.new_temp(IntTy::Bool);
@@ -139,7 +165,7 @@ impl FnLower<'_, '_> {
             dst: e,
             val: Expr::Reg(old),
         });
-        Ok((Expr::Reg(ok), IntTy::I32))
+        (Expr::Reg(ok), IntTy::I32)
     }
 
     /// `x op= v`, `x++`, `++x`, `x--`, `--x` on the atomic global `x` (`target`, at `loc`): a

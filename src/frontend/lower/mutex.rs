@@ -71,7 +71,7 @@ impl FnLower<'_, '_> {
     }
 
     /// The acquire CAS 0 → 1 on mutex `loc` into fresh `ok` / `old` temporaries; returns `ok`.
-    fn mutex_cas(&mut self, loc: Loc) -> Reg {
+    pub(super) fn mutex_cas(&mut self, loc: Loc) -> Reg {
         let ok = self.new_temp(IntTy::Bool);
         let old = self.new_temp(self.global_ty(loc));
         self.emit(Instr::Cas {
