@@ -1936,6 +1936,7 @@ fn ir_program(globals: &[(&str, bool, i64)], functions: Vec<Function>, main: Fun
                 close: Span::default(),
             },
         }],
+        lang: fensyn::ir::Lang::C,
     };
     prog.validate().unwrap();
     prog

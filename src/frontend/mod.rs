@@ -177,12 +177,17 @@
 //! Functions that fall off their end get an implicit [`Instr::Return`](crate::ir::Instr::Return). The output
 //! is deterministic.
 
+mod cpp;
 mod literal;
 mod lower;
 mod types;
 
 #[cfg(test)]
+mod cpp_tests;
+#[cfg(test)]
 mod tests;
+
+pub use crate::ir::Lang;
 
 use crate::ir::{Function, Global, Loc, Program, Slot, Span, Stmt};
 use std::collections::{HashMap, HashSet};
@@ -192,6 +197,8 @@ use types::IntTy;
 
 const TOPLEVEL_QUERY: &str = include_str!("../../queries/c/toplevel.scm");
 const THREADS_QUERY: &str = include_str!("../../queries/c/threads.scm");
+const CPP_TOPLEVEL_QUERY: &str = include_str!("../../queries/cpp/toplevel.scm");
+const CPP_THREADS_QUERY: &str = include_str!("../../queries/cpp/threads.scm");
 
 /// What kind of problem a [`Diagnostic`] reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -253,6 +260,7 @@ pub(crate) type R<T> = Result<T, Diagnostic>;
 pub(crate) struct Src<'a> {
     file: &'a str,
     text: &'a str,
+    lang: Lang,
 }
 
 impl<'a> Src<'a> {
@@ -335,8 +343,12 @@ impl<'a> Src<'a> {
             _ => (Some(d), None),
         };
         let name = name.ok_or_else(|| self.unsupported(d, "declarator"))?;
+        let init = cpp::direct_init(self, d, init)?;
         match name.kind() {
             "identifier" => {}
+            "reference_declarator" => {
+                return Err(self.unsupported(name, "reference (references are not supported)"))
+            }
             "pointer_declarator" => {
                 return Err(self.unsupported(name, "pointer variable (pointers are not supported)"))
             }
@@ -432,6 +444,8 @@ pub(crate) struct SpawnedBy {
     pub(crate) pthread: bool,
     /// Passed to C11 `thrd_create`: must be `int f(void *)`.
     pub(crate) c11: bool,
+    /// Passed to a C++ `std::thread`: must be `void f()` or `void f(int)`.
+    pub(crate) cpp: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -443,17 +457,40 @@ enum Item {
     Other,
 }
 
-/// Parses `source` (named `file` in messages) and lowers it to the IR.
+/// Parses the C program `source` (named `file` in messages) and lowers it to the IR.
 ///
 /// Returns the first problem found as a [`Diagnostic`]; never panics.
 pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
-    let src = Src { file, text: source };
+    parse(file, source, Lang::C)
+}
+
+/// Parses the C++ program `source` (named `file` in messages) and lowers it to the IR.
+pub fn parse_cpp(file: &str, source: &str) -> Result<Program, Diagnostic> {
+    parse(file, source, Lang::Cpp)
+}
+
+/// Parses `source` (named `file` in messages) as `lang` and lowers it to the IR.
+///
+/// Returns the first problem found as a [`Diagnostic`]; never panics.
+pub fn parse(file: &str, source: &str, lang: Lang) -> Result<Program, Diagnostic> {
+    let src = Src {
+        file,
+        text: source,
+        lang,
+    };
     let prepared = prepare_source(source);
-    let language: Language = tree_sitter_c::LANGUAGE.into();
+    let (language, toplevel_query, threads_query): (Language, _, _) = match lang {
+        Lang::C => (tree_sitter_c::LANGUAGE.into(), TOPLEVEL_QUERY, THREADS_QUERY),
+        Lang::Cpp => (
+            tree_sitter_cpp::LANGUAGE.into(),
+            CPP_TOPLEVEL_QUERY,
+            CPP_THREADS_QUERY,
+        ),
+    };
     let mut parser = Parser::new();
     parser
         .set_language(&language)
-        .map_err(|e| src.internal(&format!("cannot load the C grammar: {e}")))?;
+        .map_err(|e| src.internal(&format!("cannot load the grammar: {e}")))?;
     let tree = parser
         .parse(prepared.as_bytes(), None)
         .ok_or_else(|| src.internal("the parser gave up"))?;
@@ -461,9 +498,9 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
     if let Some(bad) = first_syntax_error(root) {
         return Err(syntax_error(&src, bad));
     }
-    let top = Query::new(&language, TOPLEVEL_QUERY)
+    let top = Query::new(&language, toplevel_query)
         .map_err(|e| src.internal(&format!("bad query toplevel.scm: {e}")))?;
-    let threads = Query::new(&language, THREADS_QUERY)
+    let threads = Query::new(&language, threads_query)
         .map_err(|e| src.internal(&format!("bad query threads.scm: {e}")))?;
 
     let items = classify_items(root, &top, prepared.as_bytes());
@@ -505,7 +542,8 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
     let Some(&(_, main_def)) = defs.iter().find(|(name, _)| *name == main_name) else {
         return Err(src.error_at_start("no `main` function"));
     };
-    let spawned = spawned_functions(&src, main_def, &threads, prepared.as_bytes());
+    let mut spawned = spawned_functions(&src, main_def, &threads, prepared.as_bytes());
+    cpp::std_thread_functions(&src, main_def, &threads, prepared.as_bytes(), &mut spawned);
     let mut func_ids = HashMap::new();
     let mut lowered_defs = Vec::new();
     for &(name, node) in &defs {
@@ -591,6 +629,7 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
         main: cx.main,
         stmts: cx.stmts,
         slots: cx.slots,
+        lang,
     };
     // Inlined copies of a function share its source places: one slot each.
     program.merge_duplicate_slots();
@@ -604,6 +643,7 @@ impl Ctx<'_> {
     /// A top-level declaration: prototypes (ignored), global variables, global thread handles.
     fn global_decl(&mut self, node: Node) -> R<()> {
         let src = self.src;
+        cpp::check_global_decl(&src, node)?;
         let mut c = node.walk();
         let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
         let is_prototype = |d: Node| function_declarator(d).is_some();
@@ -790,7 +830,7 @@ fn unsupported_item(src: &Src, node: Node) -> Diagnostic {
         "enum_specifier" => "enum definition".to_string(),
         "linkage_specification" => "linkage specification".to_string(),
         k if k.ends_with("_statement") => "statement outside a function".to_string(),
-        k => format!("top-level `{k}`"),
+        k => cpp::unsupported_toplevel(k).unwrap_or_else(|| format!("top-level `{k}`")),
     };
     src.unsupported(node, &what)
 }

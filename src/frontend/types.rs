@@ -104,7 +104,7 @@ pub(crate) struct DeclSpec<'t> {
     pub storage: Option<(String, Node<'t>)>,
 }
 
-fn atomic_typedef(name: &str) -> Option<IntTy> {
+pub(super) fn atomic_typedef(name: &str) -> Option<IntTy> {
     Some(match name {
         "atomic_bool" => IntTy::Bool,
         "atomic_char" | "atomic_schar" | "atomic_int8_t" | "atomic_int_least8_t" => IntTy::I8,
@@ -131,7 +131,7 @@ fn atomic_typedef(name: &str) -> Option<IntTy> {
     })
 }
 
-fn plain_typedef(name: &str) -> Option<BaseTy> {
+pub(super) fn plain_typedef(name: &str) -> Option<BaseTy> {
     Some(BaseTy::Int(match name {
         "bool" | "_Bool" => IntTy::Bool,
         "char" | "int8_t" | "int_least8_t" | "int_fast8_t" => IntTy::I8,
@@ -177,6 +177,10 @@ pub(crate) fn decl_spec<'t>(src: &Src, node: Node<'t>) -> R<DeclSpec<'t>> {
     let Some(ty_node) = ty_node else {
         return Err(src.unsupported(node, "declaration without a type"));
     };
+    if let Some((ty, a)) = super::cpp::std_type(src, ty_node)? {
+        let atomic = atomic || a;
+        return Ok(DeclSpec { ty, atomic, storage });
+    }
     let ty = match ty_node.kind() {
         "primitive_type" => {
             let name = src.text(ty_node);

@@ -1,0 +1,1 @@
+//! Tests of the C++ front end (see `tests.rs` for the C front end).
