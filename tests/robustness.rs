@@ -12,6 +12,7 @@ fn truncated_fixtures_never_panic() {
     let mut rejected = 0;
     for path in fixtures() {
         let src = std::fs::read_to_string(&path).unwrap();
+        let lang = fensyn::ir::Lang::from_path(&path);
         let bytes = src.as_bytes();
         let mut cut = 0;
         while cut <= bytes.len() {
@@ -21,7 +22,7 @@ fn truncated_fixtures_never_panic() {
                 end -= 1;
             }
             let text = &src[..end];
-            match fensyn::frontend::parse_c("t.c", text) {
+            match fensyn::frontend::parse("t.c", text, lang) {
                 Ok(prog) => {
                     parsed += 1;
                     prog.validate().unwrap();
@@ -54,6 +55,7 @@ fn truncated_fixtures_never_panic() {
 fn corrupted_bytes_never_panic() {
     for path in fixtures() {
         let src = std::fs::read_to_string(&path).unwrap();
+        let lang = fensyn::ir::Lang::from_path(&path);
         for (i, repl) in [(0usize, "}"), (1, "("), (2, "/*"), (3, "\"")]
             .iter()
             .cycle()
@@ -66,7 +68,7 @@ fn corrupted_bytes_never_panic() {
                 at -= 1;
             }
             let text = format!("{}{}{}", &src[..at], repl.1, &src[at..]);
-            let _ = fensyn::frontend::parse_c("c.c", &text);
+            let _ = fensyn::frontend::parse("c.c", &text, lang);
         }
     }
 }

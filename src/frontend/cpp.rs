@@ -5,7 +5,7 @@
 
 use super::lower::strip_parens;
 use super::types::{self, BaseTy};
-use super::{named_children, Lang, Src, SpawnedBy, R};
+use super::{named_children, Lang, SpawnedBy, Src, R};
 use std::collections::HashMap;
 use tree_sitter::{Node, Query, QueryCursor, StreamingIterator};
 
@@ -72,8 +72,7 @@ pub(crate) fn std_type(src: &Src, ty: Node) -> R<Option<(BaseTy, bool)>> {
             let [arg] = args.as_slice() else {
                 return Err(bad());
             };
-            if arg.kind() != "type_descriptor" || arg.child_by_field_name("declarator").is_some()
-            {
+            if arg.kind() != "type_descriptor" || arg.child_by_field_name("declarator").is_some() {
                 return Err(bad());
             }
             let spec = types::decl_spec(src, *arg)?;
@@ -106,7 +105,11 @@ pub(crate) fn std_type(src: &Src, ty: Node) -> R<Option<(BaseTy, bool)>> {
 /// C++ direct initialisation of a variable: `x{v}`, `x{}` and `x(v)` (`value` of the
 /// `init_declarator` `d`) initialise like `x = v` (`x{}` like no initialiser: zero, as for a
 /// global). Other initialisers are returned unchanged. Several values are unsupported.
-pub(crate) fn direct_init<'t>(src: &Src, d: Node<'t>, init: Option<Node<'t>>) -> R<Option<Node<'t>>> {
+pub(crate) fn direct_init<'t>(
+    src: &Src,
+    d: Node<'t>,
+    init: Option<Node<'t>>,
+) -> R<Option<Node<'t>>> {
     let Some(v) = init else {
         return Ok(None);
     };
@@ -131,27 +134,25 @@ pub(crate) fn direct_init<'t>(src: &Src, d: Node<'t>, init: Option<Node<'t>>) ->
 
 /// Messages for C++-only top-level items (used for the `unsupported` diagnostic).
 pub(crate) fn unsupported_toplevel(kind: &str) -> Option<String> {
-    Some(
-        match kind {
-            "namespace_definition" => {
-                "namespace (only `using namespace std;` is supported)".to_string()
-            }
-            "using_declaration" => {
-                "`using` declaration (only `using namespace std;` is supported)".to_string()
-            }
-            "alias_declaration" => "type alias".to_string(),
-            "namespace_alias_definition" => "namespace alias".to_string(),
-            "template_declaration" | "template_instantiation" => {
-                "template (only std::atomic, std::lock_guard and std::unique_lock are supported)"
-                    .to_string()
-            }
-            "class_specifier" => "class definition (classes are not supported)".to_string(),
-            "static_assert_declaration" => "static_assert".to_string(),
-            "concept_definition" => "concept".to_string(),
-            "friend_declaration" => "friend declaration".to_string(),
-            _ => return None,
-        },
-    )
+    Some(match kind {
+        "namespace_definition" => {
+            "namespace (only `using namespace std;` is supported)".to_string()
+        }
+        "using_declaration" => {
+            "`using` declaration (only `using namespace std;` is supported)".to_string()
+        }
+        "alias_declaration" => "type alias".to_string(),
+        "namespace_alias_definition" => "namespace alias".to_string(),
+        "template_declaration" | "template_instantiation" => {
+            "template (only std::atomic, std::lock_guard and std::unique_lock are supported)"
+                .to_string()
+        }
+        "class_specifier" => "class definition (classes are not supported)".to_string(),
+        "static_assert_declaration" => "static_assert".to_string(),
+        "concept_definition" => "concept".to_string(),
+        "friend_declaration" => "friend declaration".to_string(),
+        _ => return None,
+    })
 }
 
 /// One argument of a `std::thread` constructor: an expression, or (in the most vexing parse
@@ -228,7 +229,9 @@ pub(crate) fn ctor_args<'t>(src: &Src, d: Node<'t>) -> R<(Node<'t>, Vec<CtorArg<
                 .collect();
             Ok((name, args))
         }
-        "reference_declarator" => Err(src.unsupported(d, "reference (references are not supported)")),
+        "reference_declarator" => {
+            Err(src.unsupported(d, "reference (references are not supported)"))
+        }
         "pointer_declarator" => {
             Err(src.unsupported(d, "pointer variable (pointers are not supported)"))
         }

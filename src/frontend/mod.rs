@@ -480,7 +480,11 @@ pub fn parse(file: &str, source: &str, lang: Lang) -> Result<Program, Diagnostic
     };
     let prepared = prepare_source(source);
     let (language, toplevel_query, threads_query): (Language, _, _) = match lang {
-        Lang::C => (tree_sitter_c::LANGUAGE.into(), TOPLEVEL_QUERY, THREADS_QUERY),
+        Lang::C => (
+            tree_sitter_c::LANGUAGE.into(),
+            TOPLEVEL_QUERY,
+            THREADS_QUERY,
+        ),
         Lang::Cpp => (
             tree_sitter_cpp::LANGUAGE.into(),
             CPP_TOPLEVEL_QUERY,

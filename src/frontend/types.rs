@@ -179,7 +179,11 @@ pub(crate) fn decl_spec<'t>(src: &Src, node: Node<'t>) -> R<DeclSpec<'t>> {
     };
     if let Some((ty, a)) = super::cpp::std_type(src, ty_node)? {
         let atomic = atomic || a;
-        return Ok(DeclSpec { ty, atomic, storage });
+        return Ok(DeclSpec {
+            ty,
+            atomic,
+            storage,
+        });
     }
     let ty = match ty_node.kind() {
         "primitive_type" => {

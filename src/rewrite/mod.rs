@@ -87,7 +87,11 @@ pub fn fence_text_in(lang: Lang, order: MemOrder) -> String {
 fn order_like(old: &str, order: MemOrder) -> String {
     let compact: String = old.chars().filter(|c| !c.is_whitespace()).collect();
     let name = order.c_name();
-    let std = if compact.starts_with("std::") { "std::" } else { "" };
+    let std = if compact.starts_with("std::") {
+        "std::"
+    } else {
+        ""
+    };
     let rest = compact.strip_prefix("std::").unwrap_or(&compact);
     if rest.starts_with("memory_order::") {
         format!("{std}memory_order::{name}")
@@ -423,7 +427,10 @@ mod tests {
     #[test]
     fn orders_keep_the_spelling_they_replace() {
         use MemOrder::*;
-        assert_eq!(order_like("memory_order_acquire", SeqCst), "memory_order_seq_cst");
+        assert_eq!(
+            order_like("memory_order_acquire", SeqCst),
+            "memory_order_seq_cst"
+        );
         assert_eq!(
             order_like("std::memory_order_acquire", SeqCst),
             "std::memory_order_seq_cst"
@@ -436,7 +443,10 @@ mod tests {
             order_like("std :: memory_order :: release", SeqCst),
             "std::memory_order::seq_cst"
         );
-        assert_eq!(order_like("memory_order::release", SeqCst), "memory_order::seq_cst");
+        assert_eq!(
+            order_like("memory_order::release", SeqCst),
+            "memory_order::seq_cst"
+        );
         assert_eq!(
             fence_text_in(Lang::Cpp, Release),
             "std::atomic_thread_fence(std::memory_order_release);"

@@ -230,6 +230,10 @@ impl<'a> FnLower<'_, 'a> {
                 }
                 _ => Ok(None),
             },
+            "lambda_expression" => Err(src.unsupported(
+                call,
+                "lambda (a lambda is supported only as the function of a std::thread)",
+            )),
             "template_function" => Err(src.unsupported(
                 call,
                 &format!("call to `{text}` (templates other than std::atomic and the lock guards are not supported)"),
@@ -448,7 +452,13 @@ impl<'a> FnLower<'_, 'a> {
             .scopes
             .last()
             .is_some_and(|s| s.iter().any(|(n, _)| n == name));
-        if redefined || self.cpp.guards.iter().any(|g| g.name == name && g.depth == self.scopes.len()) {
+        if redefined
+            || self
+                .cpp
+                .guards
+                .iter()
+                .any(|g| g.name == name && g.depth == self.scopes.len())
+        {
             return Err(self
                 .src
                 .error(name_node, &format!("redefinition of `{name}`")));
@@ -539,7 +549,13 @@ impl<'a> FnLower<'_, 'a> {
 
     /// The thread argument for a thread function with parameter `param` and the remaining
     /// constructor arguments `rest` (`at` names the function in messages).
-    fn thread_arg(&mut self, at: Node, fname: &str, param: Option<IntTy>, rest: &[CtorArg]) -> R<Expr> {
+    fn thread_arg(
+        &mut self,
+        at: Node,
+        fname: &str,
+        param: Option<IntTy>,
+        rest: &[CtorArg],
+    ) -> R<Expr> {
         let src = self.src;
         match (param, rest) {
             (None, []) => Ok(Expr::Const(0)),
@@ -555,10 +571,9 @@ impl<'a> FnLower<'_, 'a> {
                 at,
                 &format!("thread function `{fname}` expects one argument"),
             )),
-            (Some(_), [_, b, ..]) => Err(src.unsupported(
-                b.node(),
-                "more than one argument for a thread function",
-            )),
+            (Some(_), [_, b, ..]) => {
+                Err(src.unsupported(b.node(), "more than one argument for a thread function"))
+            }
         }
     }
 
@@ -756,7 +771,9 @@ impl<'a> FnLower<'_, 'a> {
                 }
                 "identifier" => explicit.push(part),
                 "this" => {
-                    return Err(src.unsupported(part, "capture of `this` (classes are not supported)"))
+                    return Err(
+                        src.unsupported(part, "capture of `this` (classes are not supported)")
+                    )
                 }
                 "lambda_capture_initializer" => {
                     return Err(src.unsupported(part, "init capture"));
@@ -1014,15 +1031,14 @@ impl<'a> FnLower<'_, 'a> {
             )),
             Name::Mutex(loc) => self.mutex_member(call, loc, method, args, used),
             Name::Handle(h) => self.thread_member(call, obj, h, method, args, used),
-            Name::Unknown if self.cpp.guards.iter().any(|g| g.name == name) => {
-                Err(src.unsupported(
+            Name::Unknown if self.cpp.guards.iter().any(|g| g.name == name) => Err(src
+                .unsupported(
                     call,
                     &format!(
                         "member call on lock guard `{name}` (a guard holds its mutex until the \
                          end of its block)"
                     ),
-                ))
-            }
+                )),
             Name::Local(_) => Err(src.error(
                 obj,
                 &format!("`{name}` is an integer: it has no member `{method}`"),
@@ -1032,7 +1048,14 @@ impl<'a> FnLower<'_, 'a> {
     }
 
     /// Checks the number of arguments of `x.method(...)`: between `min` and `max`.
-    fn member_arity(&self, call: Node, method: &str, args: &[Node], min: usize, max: usize) -> R<()> {
+    fn member_arity(
+        &self,
+        call: Node,
+        method: &str,
+        args: &[Node],
+        min: usize,
+        max: usize,
+    ) -> R<()> {
         if args.len() < min || args.len() > max {
             let expected = if min == max {
                 format!("{min}")
@@ -1042,7 +1065,10 @@ impl<'a> FnLower<'_, 'a> {
             let s = if max == 1 { "" } else { "s" };
             return Err(self.src.error(
                 call,
-                &format!("`{method}` expects {expected} argument{s}, got {}", args.len()),
+                &format!(
+                    "`{method}` expects {expected} argument{s}, got {}",
+                    args.len()
+                ),
             ));
         }
         Ok(())
@@ -1169,14 +1195,10 @@ impl<'a> FnLower<'_, 'a> {
                 };
                 Ok(self.emit_cas(loc, e, d, order, fail_order))
             }
-            "is_lock_free" | "wait" | "notify_one" | "notify_all" => Err(src.unsupported(
-                call,
-                &format!("std::atomic member `{method}`"),
-            )),
-            _ => Err(src.unsupported(
-                call,
-                &format!("member `{method}` of std::atomic"),
-            )),
+            "is_lock_free" | "wait" | "notify_one" | "notify_all" => {
+                Err(src.unsupported(call, &format!("std::atomic member `{method}`")))
+            }
+            _ => Err(src.unsupported(call, &format!("member `{method}` of std::atomic"))),
         }
     }
 
@@ -1265,19 +1287,13 @@ impl<'a> FnLower<'_, 'a> {
                 call,
                 "`detach` (detached threads are not supported: join every thread)",
             )),
-            _ => Err(src.unsupported(
-                call,
-                &format!("member `{method}` of std::thread"),
-            )),
+            _ => Err(src.unsupported(call, &format!("member `{method}` of std::thread"))),
         }
     }
 }
 
 /// `using namespace std;` (whitespace-insensitive).
 fn is_using_namespace_std(text: &str) -> bool {
-    let words: Vec<&str> = text
-        .trim_end_matches(';')
-        .split_whitespace()
-        .collect();
+    let words: Vec<&str> = text.trim_end_matches(';').split_whitespace().collect();
     words == ["using", "namespace", "std"]
 }
