@@ -776,6 +776,9 @@ fn errors_in_cpp_forms() {
     assert!(m.contains("undeclared"), "{m}");
     let (_, _, m) = e("int g;\nint main() {\n    std::lock_guard<std::mutex> l(g);\n}\n");
     assert!(m.contains("not a std::mutex"), "{m}");
+    let (l, c, m) = e("std::atomic<int> x;\nint y = x.load();\nint main() { }\n");
+    assert_eq!((l, c), (2, 9));
+    assert!(m.contains("constant expression"), "{m}");
     let (_, _, m) = e("std::atomic<int> x;\nint main() {\n    x.store(1, 2, 3);\n}\n");
     assert!(m.contains("expects 1 to 2 arguments"), "{m}");
 }

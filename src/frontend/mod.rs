@@ -1,9 +1,10 @@
 //! The C front end: parses a litmus-style C11 program with tree-sitter and lowers it to the thread
-//! IR of [`crate::ir`].
+//! IR of [`crate::ir`]. C++ programs (tree-sitter-cpp) go through the same lowering, with the
+//! additions of the section *C++* below.
 //!
 //! # Contract
 //!
-//! [`parse_c`] returns either a [`Program`] that satisfies [`Program::validate`] or exactly one
+//! [`parse_c`] (and [`parse_cpp`], [`parse`]) returns either a [`Program`] that satisfies [`Program::validate`] or exactly one
 //! [`Diagnostic`] (the first problem found, in document order as far as practical). It never
 //! panics, whatever the input: syntax errors are reported from tree-sitter's `ERROR`/`MISSING`
 //! nodes, every recursive walk is bounded by a nesting limit (deeper programs are rejected as
@@ -141,6 +142,74 @@
 //! identifier); it also cannot parse `_Atomic(T)`, which is rewritten to `_Atomic T` before parsing by blanking the parentheses (byte offsets, hence spans, are
 //! unchanged). Blocks, control statements and expressions nested deeper than 100 levels (counted
 //! together; an else-if chain nests one level per `else if`) are rejected as unsupported.
+//!
+//! # C++
+//!
+//! [`parse_cpp`] (or [`parse`] with [`Lang::Cpp`]; the CLI picks it for `.cpp .cc .cxx .c++
+//! .hpp .hh .C` files) parses with tree-sitter-cpp and lowers everything the two languages share
+//! with the C code above: statements, control flow, expressions, the C `atomic_*` functions
+//! (which C++23's `<stdatomic.h>` also has), `assert`, pthreads and C11 threads, inlining. The
+//! C++-only forms are mapped onto the same lowering (`src/frontend/cpp.rs` for types,
+//! initialisers and top-level items, `src/frontend/lower/cpp.rs` for function bodies,
+//! `queries/cpp/*.scm`); the resulting [`Program`] has `lang: Lang::Cpp`, which is all that
+//! differs in the IR. **Every `std::` name below may also be written unqualified** (as after
+//! `using namespace std;`), whether or not the file says `using namespace std;` — fensyn does
+//! not check that the program compiles, only that it means what is lowered.
+//!
+//! * **Top level**: `#include`s are ignored (`<atomic>`, `<thread>`, `<mutex>`, `<cassert>`,
+//!   ...), and so is `using namespace std;` (`queries/cpp/toplevel.scm`). Globals:
+//!   `std::atomic<T>` for the integer types `T` of C (`int`, `bool`, `long`, `unsigned`,
+//!   `unsigned long`, `char`, `std::size_t`, ...), the `std::atomic_int`-style names, plain
+//!   integers and `bool` (`true`/`false` are 1/0), and `std::mutex` (a mutex as in C, initially
+//!   unlocked). Initialisers: `x = v`, `x{v}`, `x(v)`, `x{}` (zero); copy-initialising an
+//!   atomic (`std::atomic<int> x = 1;`, ill-formed before C++17) is accepted.
+//! * **Memory orders**: `std::memory_order_X`, `std::memory_order::X`, `memory_order::X` and
+//!   `memory_order_X`; `consume` is `acquire`, as in C.
+//! * **Atomics** (the object must be an atomic global, like C's `&x`): `x.load([mo])` is a
+//!   load, `x.store(v[, mo])` a store (statement only), `x.exchange(v[, mo])` and
+//!   `x.fetch_{add,sub,and,or,xor}(v[, mo])` read-modify-writes (the C `atomic_fetch_*`
+//!   lowering, same type restrictions), `x.compare_exchange_{strong,weak}(e, d[, mo[, fail]])`
+//!   the C compare-and-swap (`e` a local of the atomic's type, by reference; weak = strong;
+//!   with one order the failure order is derived as C++ says: `acq_rel` → `acquire`,
+//!   `release` → `relaxed`, others unchanged); `x = v`, `x++`, `x += v`, ... and reading `x` by
+//!   name are the seq_cst accesses C already lowers. The `std::atomic_*` free functions and
+//!   `std::atomic_thread_fence(mo)` are the C functions.
+//! * **Threads** (created and joined in `main` only, like pthreads): `std::thread t(f);` (which
+//!   tree-sitter parses as a function declaration — the most vexing parse), `std::thread
+//!   t{f};` and `std::thread t(f, arg);` declare the handle `t` and are an
+//!   [`Instr::Spawn`](crate::ir::Instr::Spawn) of `f`; `t.join()` is an
+//!   [`Instr::Join`](crate::ir::Instr::Join). A thread function is `void f()` or `void f(T p)`
+//!   for an integer type `T`; the one argument is converted to `T` and passed like pthread's
+//!   argument. A **lambda** `std::thread t([captures](params) { ... }, args)` is lowered as a
+//!   thread function of its own, named `lambda@LINE:COL`, at the declaration (its statements
+//!   and slots are its own; the functions it calls must be defined before `main`). It may pass
+//!   one value: an int local of `main` captured by value (`[v]`, or used under `[=]`) or one
+//!   int parameter with its argument; `[&]` is accepted when the body uses no local of `main`;
+//!   `-> void` and `mutable` are allowed. The `std::thread` destructor's `std::terminate` on a
+//!   thread that was never joined is not modelled.
+//! * **Mutexes**: `m.lock()` and `m.unlock()` are `pthread_mutex_lock(&m)` /
+//!   `pthread_mutex_unlock(&m)`; `m.try_lock()` is the trylock CAS, but its value is `ok`
+//!   (true on success: the opposite convention of `pthread_mutex_trylock`). **Lock guards**
+//!   `std::lock_guard<std::mutex> g(m);`, `std::unique_lock<std::mutex> g(m);` and
+//!   `std::scoped_lock g(m);` (also `{m}`, and without template arguments) lock `m` at the
+//!   declaration and unlock it (a release store of 0, an instruction of the declaration's
+//!   statement: its destructor) at **every exit from the enclosing block**: its end (after the
+//!   block-end slot, so a fence written before the `}` runs before the unlock), `return` (in a
+//!   thread function after the returned expression is evaluated, in an inlined function after
+//!   the result is assigned), and `break` / `continue` that leave the block (the guards
+//!   declared inside the loop or switch they leave). A guard must be declared directly in a
+//!   block; guard member calls (`g.unlock()`), `std::defer_lock`-style options and a
+//!   `std::scoped_lock` of several mutexes are unsupported.
+//! * **Conditions**: C++'s `condition_clause` (`if (c)`, `while (c)`, `switch (c)`) is its
+//!   expression; a declaration or init-statement in a condition is unsupported.
+//! * **Refused** (`unsupported` at the construct's position): classes, structs with methods,
+//!   templates other than `std::atomic` and the lock guards, namespaces (other than `using
+//!   namespace std;`), other `using`s and type aliases, `new` / `delete`, references,
+//!   exceptions (`try`, `throw`), lambdas other than a `std::thread`'s function, `auto`,
+//!   casts like `static_cast`, range-based `for`, coroutines, `std::atomic_signal_fence`,
+//!   `t.detach()` and other `std::thread` members, `std::async`, `std::condition_variable` and
+//!   the other synchronisation types of the library, global `std::thread`s and lock guards,
+//!   any other `std::` function and anything else the C front end refuses.
 //!
 //! # Statements and slots
 //!

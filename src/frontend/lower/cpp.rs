@@ -996,6 +996,12 @@ impl<'a> FnLower<'_, 'a> {
     /// `obj.method(args)`.
     fn member_call(&mut self, call: Node, f: Node, args: &[Node], used: bool) -> R<TExpr> {
         let src = self.src;
+        if self.mode == Mode::Const {
+            return Err(src.error(
+                call,
+                "initialiser of a global must be a constant expression",
+            ));
+        }
         let (Some(obj), Some(field)) = (
             f.child_by_field_name("argument"),
             f.child_by_field_name("field"),
