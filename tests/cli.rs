@@ -220,3 +220,30 @@ fn output_is_deterministic() {
     let b = fensyn(&["fix", "fixtures/litmus/isa2.c", "--format", "json"]);
     assert_eq!(a.stdout, b.stdout);
 }
+
+#[test]
+fn lang_follows_the_extension_unless_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("fixtures/cpp/sb.cpp")).unwrap();
+    std::fs::write(dir.path().join("sb.txt"), &text).unwrap();
+    std::fs::write(dir.path().join("sb.cc"), &text).unwrap();
+    // By extension: .cc is C++; .txt is C, where `std::atomic<int>` is not understood.
+    let out = fensyn_in(dir.path(), &["check", "sb.cc"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let out = fensyn_in(dir.path(), &["check", "sb.txt"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    // Told: the fix is re-parsed as C++ and its fences are spelled in C++.
+    let out = fensyn_in(dir.path(), &["fix", "sb.txt", "--lang", "c++"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("+    std::atomic_thread_fence(std::memory_order_seq_cst);"),
+        "{}",
+        stdout(&out)
+    );
+    let out = fensyn_in(dir.path(), &["check", "sb.cc", "--lang", "c"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    let out = fensyn_in(dir.path(), &["fix", "sb.cc", "--lang", "c++", "--write"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let written = std::fs::read_to_string(dir.path().join("sb.cc")).unwrap();
+    assert_eq!(written.matches("std::atomic_thread_fence").count(), 2);
+}

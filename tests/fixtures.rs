@@ -180,3 +180,87 @@ fn fixtures_match_expectations() {
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The C fixture a C++ fixture translates, named in its leading comment (`C++ version of
+/// fixtures/….c` or `C twin: fixtures/….c`).
+fn c_twin(cpp: &Path) -> Option<std::path::PathBuf> {
+    let text = std::fs::read_to_string(cpp).ok()?;
+    text.lines()
+        .take_while(|l| l.starts_with("//"))
+        .filter(|l| l.contains("C++ version of") || l.contains("C twin:"))
+        .flat_map(|l| l.split_whitespace())
+        .map(|w| w.trim_end_matches([':', ',', '.', ')']))
+        .find(|w| w.starts_with("fixtures/") && w.ends_with(".c"))
+        .map(|w| root().join(w))
+}
+
+/// The counts of `check` and the cost of `fix` (JSON), for comparing a C++ fixture with its C
+/// twin.
+fn summary(file: &Path, extra: &[String]) -> Value {
+    let name = rel(file);
+    let run = |cmd: &str| -> Value {
+        let mut args = vec![
+            cmd.to_string(),
+            name.clone(),
+            "--format".into(),
+            "json".into(),
+        ];
+        args.extend(extra.iter().cloned());
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = fensyn(&refs);
+        serde_json::from_str(&stdout(&out))
+            .unwrap_or_else(|e| panic!("{name}: {cmd} JSON: {e}\n{}", stderr(&out)))
+    };
+    let c = run("check");
+    let f = run("fix");
+    let mut kinds: Vec<String> = c["errors"]
+        .as_array()
+        .map(|a| a.iter().map(|e| e["kind"].to_string()).collect())
+        .unwrap_or_default();
+    kinds.sort();
+    kinds.dedup();
+    let mut orders: Vec<String> = f["fences"]
+        .as_array()
+        .map(|a| a.iter().map(|e| e["order"].to_string()).collect())
+        .unwrap_or_default();
+    orders.sort();
+    serde_json::json!({
+        "executions": c["executions"], "blocked": c["blocked"], "bounded": c["bounded"],
+        "buggy": c["buggy"], "complete": c["complete"], "kinds": kinds,
+        "status": f["status"], "inserted": f["inserted"], "strengthened": f["strengthened"],
+        "weight": f["weight"], "orders": orders,
+    })
+}
+
+/// Every C++ fixture is the same program as a C fixture (its twin), so it must have the same
+/// executions, bugs and fix cost: the C++ front end lowers the same constructs to the same IR.
+#[test]
+fn cpp_fixtures_match_their_c_twins() {
+    let mut problems = Vec::new();
+    let mut n = 0;
+    for cpp in fixtures()
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
+    {
+        let Some(c) = c_twin(&cpp) else {
+            problems.push(format!("{}: names no C twin in its header", rel(&cpp)));
+            continue;
+        };
+        assert!(c.exists(), "{}: twin {} does not exist", rel(&cpp), rel(&c));
+        let extra: Vec<String> = expect_of(&cpp)
+            .and_then(|e| e["args"].as_array().cloned())
+            .map(|a| a.iter().map(|v| v.as_str().unwrap().to_string()).collect())
+            .unwrap_or_default();
+        let (a, b) = (summary(&cpp, &extra), summary(&c, &extra));
+        if a != b {
+            problems.push(format!(
+                "{}: {a}\n  differs from {}: {b}",
+                rel(&cpp),
+                rel(&c)
+            ));
+        }
+        n += 1;
+    }
+    assert!(n >= 20, "expected at least 20 C++ fixtures, found {n}");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

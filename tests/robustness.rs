@@ -16,6 +16,7 @@ fn truncated_fixtures_never_panic() {
     let mut rejected = 0;
     for path in fixtures() {
         let src = std::fs::read_to_string(&path).unwrap();
+        let lang = fensyn::ir::Lang::from_path(&path);
         let bytes = src.as_bytes();
         let mut cut = 0;
         while cut <= bytes.len() {
@@ -25,7 +26,7 @@ fn truncated_fixtures_never_panic() {
                 end -= 1;
             }
             let text = &src[..end];
-            match fensyn::frontend::parse_c("t.c", text) {
+            match fensyn::frontend::parse("t.c", text, lang) {
                 Ok(prog) => {
                     parsed += 1;
                     prog.validate().unwrap();
@@ -58,6 +59,7 @@ fn truncated_fixtures_never_panic() {
 fn corrupted_bytes_never_panic() {
     for path in fixtures() {
         let src = std::fs::read_to_string(&path).unwrap();
+        let lang = fensyn::ir::Lang::from_path(&path);
         for (i, repl) in [(0usize, "}"), (1, "("), (2, "/*"), (3, "\"")]
             .iter()
             .cycle()
@@ -70,20 +72,18 @@ fn corrupted_bytes_never_panic() {
                 at -= 1;
             }
             let text = format!("{}{}{}", &src[..at], repl.1, &src[at..]);
-            let _ = fensyn::frontend::parse_c("c.c", &text);
+            let _ = fensyn::frontend::parse("c.c", &text, lang);
         }
     }
 }
 
-/// The front end for `path`'s language. Only C exists today (`fixtures()` lists `*.c`
-/// files and `fensyn::frontend` has only `parse_c`); another language would be selected
-/// here by extension.
+/// The front end for a fixture, by its extension (`Lang::from_path`).
 fn parse_for(
     path: &Path,
 ) -> fn(&str, &str) -> Result<fensyn::ir::Program, fensyn::frontend::Diagnostic> {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("c") => fensyn::frontend::parse_c,
-        other => panic!("no front end for {} ({other:?})", path.display()),
+    match fensyn::frontend::Lang::from_path(path) {
+        fensyn::frontend::Lang::C => fensyn::frontend::parse_c,
+        fensyn::frontend::Lang::Cpp => fensyn::frontend::parse_cpp,
     }
 }
 

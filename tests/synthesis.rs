@@ -12,8 +12,8 @@ mod common;
 use common::*;
 use fensyn::checker::{self, CheckOptions, Limits, Model};
 use fensyn::cli::{repair, Repair};
-use fensyn::frontend::parse_c;
-use fensyn::ir::{MemOrder, Program};
+use fensyn::frontend::parse;
+use fensyn::ir::{Lang, MemOrder, Program};
 use fensyn::rewrite;
 use fensyn::synth::{self, Mode, Outcome};
 use fensyn::trace::{candidate_sites, requirements, Assignment, Candidate, Site};
@@ -21,7 +21,7 @@ use fensyn::trace::{candidate_sites, requirements, Assignment, Candidate, Site};
 fn load(path: &std::path::Path) -> (String, String, Program) {
     let name = rel(path);
     let src = std::fs::read_to_string(path).unwrap();
-    let prog = parse_c(&name, &src).unwrap_or_else(|d| panic!("{d}"));
+    let prog = parse(&name, &src, Lang::from_path(path)).unwrap_or_else(|d| panic!("{d}"));
     (name, src, prog)
 }
 
@@ -55,7 +55,7 @@ fn buggy_with(
 ) -> u64 {
     let (edits, _) = rewrite::fence_edits(src, prog, fences).unwrap();
     let text = rewrite::apply(src, &edits).unwrap();
-    let p = parse_c(name, &text).unwrap_or_else(|d| panic!("{d}\n{text}"));
+    let p = parse(name, &text, prog.lang).unwrap_or_else(|d| panic!("{d}\n{text}"));
     let opts = CheckOptions {
         limits: limits.clone(),
         ..CheckOptions::default()

@@ -14,7 +14,7 @@
 
 use crate::checker::{self, CheckOptions, Limits, Model};
 use crate::frontend;
-use crate::ir::Program;
+use crate::ir::{Lang, Program};
 use crate::report::{self, CheckJson, FixJson, Verified};
 use crate::rewrite::{self, Position};
 use crate::synth::{self, Mode, Outcome};
@@ -34,7 +34,7 @@ pub const EXIT_INTERNAL: i32 = 5;
 #[command(
     name = "fensyn",
     version,
-    about = "Repairs concurrent C programs with the fewest, weakest C11 fences",
+    about = "Repairs concurrent C and C++ programs with the fewest, weakest C11 fences",
     long_about = "fensyn explores every execution of a C program with threads and atomics under \
                   a weak memory model (RC11 by default), finds the executions that fail an \
                   assertion or race, and inserts the cheapest set of atomic_thread_fence calls \
@@ -53,10 +53,34 @@ pub enum Format {
     Dot,
 }
 
+/// The `--lang` option: the source language, or `auto` to go by the file extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LangArg {
+    /// C++ for `.cpp .cc .cxx .c++ .hpp .hh .C`, C otherwise.
+    Auto,
+    C,
+    #[value(name = "c++")]
+    Cpp,
+}
+
+impl LangArg {
+    /// The language to parse `path` as.
+    pub fn resolve(self, path: &Path) -> Lang {
+        match self {
+            LangArg::Auto => Lang::from_path(path),
+            LangArg::C => Lang::C,
+            LangArg::Cpp => Lang::Cpp,
+        }
+    }
+}
+
 #[derive(clap::Args, Debug, Clone)]
 pub struct CommonArgs {
-    /// The C file to analyse.
+    /// The C or C++ file to analyse.
     pub file: PathBuf,
+    /// Source language (auto: by the file extension).
+    #[arg(long, value_enum, default_value_t = LangArg::Auto)]
+    pub lang: LangArg,
     /// Memory model to check against.
     #[arg(long, value_enum, default_value_t = Model::Rc11)]
     pub model: Model,
@@ -126,7 +150,7 @@ fn display_path(p: &Path) -> String {
 }
 
 /// Reads and parses the input; on failure prints the diagnostic.
-fn load(path: &Path, err: Out) -> Result<(String, Program), i32> {
+fn load(path: &Path, lang: LangArg, err: Out) -> Result<(String, Program), i32> {
     let name = display_path(path);
     let src = match std::fs::read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
@@ -153,7 +177,7 @@ fn load(path: &Path, err: Out) -> Result<(String, Program), i32> {
             return Err(EXIT_INPUT);
         }
     };
-    match frontend::parse_c(&name, &src) {
+    match frontend::parse(&name, &src, lang.resolve(path)) {
         Ok(p) => {
             for n in &p.notes {
                 let _ = writeln!(
@@ -224,7 +248,7 @@ fn clear_progress() {
 }
 
 fn cmd_check(common: &CommonArgs, first: bool, out: Out, err: Out) -> i32 {
-    let (src, prog) = match load(&common.file, err) {
+    let (src, prog) = match load(&common.file, common.lang, err) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -360,7 +384,7 @@ pub fn repair(
         Ok(s) => s,
         Err(e) => return Repair::Internal(format!("cannot apply the edits: {e}")),
     };
-    let fixed_prog = match frontend::parse_c(name, &fixed_source) {
+    let fixed_prog = match frontend::parse(name, &fixed_source, prog.lang) {
         Ok(p) => p,
         Err(d) => return Repair::Internal(format!("the fixed program does not parse: {d}")),
     };
@@ -399,7 +423,7 @@ pub fn repair(
 }
 
 fn cmd_fix(common: &CommonArgs, mode: Mode, write: bool, out: Out, err: Out) -> i32 {
-    let (src, prog) = match load(&common.file, err) {
+    let (src, prog) = match load(&common.file, common.lang, err) {
         Ok(x) => x,
         Err(code) => return code,
     };

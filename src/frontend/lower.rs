@@ -11,6 +11,7 @@ use tree_sitter::Node;
 
 mod atomics;
 mod control;
+mod cpp;
 mod inline;
 mod memory;
 mod mutex;
@@ -98,6 +99,8 @@ struct FnLower<'c, 'a> {
     visible_before: usize,
     /// The calls being inlined, innermost last.
     inlines: Vec<inline::Frame>,
+    /// C++ lock guards and loops in scope (`src/frontend/lower/cpp.rs`).
+    cpp: cpp::State,
 }
 
 /// Evaluates the initialiser of a global: a constant integer expression.
@@ -353,6 +356,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             root_start: usize::MAX,
             visible_before: usize::MAX,
             inlines: Vec::new(),
+            cpp: cpp::State::default(),
         }
     }
 
@@ -474,6 +478,24 @@ impl<'c, 'a> FnLower<'c, 'a> {
         });
         let id = self.cx.slots.len() - 1;
         self.emit(Instr::Slot(id));
+    }
+
+    fn global_ty(&self, loc: Loc) -> IntTy {
+        self.cx.global_tys.get(loc).copied().unwrap_or(IntTy::I64)
+    }
+
+    /// The place of the global scalar (or mutex) at `loc`.
+    fn fixed_place(&self, loc: Loc) -> Place {
+        Place {
+            addr: Addr::Fixed(loc),
+            ty: self.cell_ty(loc),
+        }
+    }
+
+    /// A load of the global scalar at `loc` into a fresh temporary.
+    fn load(&mut self, loc: Loc, order: MemOrder) -> Expr {
+        let p = self.fixed_place(loc);
+        self.load_place(&p, order)
     }
 
     fn global_atomic(&self, loc: Loc) -> bool {
@@ -605,6 +627,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
     fn thread_signature(&mut self, def: Node, fdecl: Node, name: &str) -> R<()> {
         let src = self.src;
         let by = self.cx.spawned.get(name).copied().unwrap_or_default();
+        if by.cpp {
+            return self.cpp_thread_signature(def, fdecl, name, by);
+        }
         if by.pthread && by.c11 {
             return Err(src.unsupported(
                 def,
@@ -701,6 +726,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             let close = self.src.close_span(n);
             self.slot(SlotPlace::BlockEnd { after: last, close });
         }
+        self.cpp_block_end(returned);
         self.scopes.pop();
         self.depth -= 1;
         Ok(returned)
@@ -741,6 +767,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
     /// `pthread_exit`, `break`, `continue`, a block ending with one, or an `if`/`else` both of
     /// whose branches do (loops and `switch` are conservatively assumed to fall through).
     fn stmt(&mut self, s: Node, sid: StmtId) -> R<bool> {
+        if let Some(diverts) = self.cpp_stmt(s, sid)? {
+            return Ok(diverts);
+        }
         let src = self.src;
         let unsupported = |what: &str| Err(src.unsupported(s, what));
         match s.kind() {
@@ -1163,6 +1192,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
         let f = call
             .child_by_field_name("function")
             .ok_or_else(|| src.unsupported(call, "call"))?;
+        let f = self.std_callee(f);
         if f.kind() != "identifier" {
             return Err(src.unsupported(call, "call through a function pointer"));
         }
@@ -1200,6 +1230,11 @@ impl<'c, 'a> FnLower<'c, 'a> {
 
     fn mem_order(&self, n: Node) -> R<(MemOrder, &'a str)> {
         let n = strip_parens(n);
+        if let Some(o) = super::cpp::mem_order_c_name(&self.src, n) {
+            if let Some(o) = mem_order_name(&o) {
+                return Ok((o, self.src.text(n)));
+            }
+        }
         if n.kind() == "identifier" {
             let name = self.src.text(n);
             if let Some(o) = mem_order_name(name) {
@@ -1410,6 +1445,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
 
     /// A call in statement position; returns whether it ends the thread.
     fn call_stmt(&mut self, call: Node) -> R<bool> {
+        if self.cpp_call(call, false)?.is_some() {
+            return Ok(false);
+        }
         let src = self.src;
         let (name, args) = self.callee(call)?;
         match self.lookup(name) {
@@ -1598,6 +1636,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
 
     /// A call whose value is used (or an expression-only call in statement position).
     fn call_value(&mut self, call: Node) -> R<TExpr> {
+        if let Some(v) = self.cpp_call(call, true)? {
+            return Ok(v);
+        }
         let src = self.src;
         let (name, args) = self.callee(call)?;
         match self.lookup(name) {
@@ -1907,6 +1948,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "generic_expression" => Err(src.unsupported(n, "_Generic")),
             "gnu_asm_expression" => Err(src.unsupported(n, "inline assembly")),
             "initializer_list" => Err(src.unsupported(n, "initializer list")),
+            _ if self.src.lang == super::Lang::Cpp => self.cpp_expr(n),
             k => Err(src.unsupported(n, &format!("expression `{k}`"))),
         }
     }

@@ -1,9 +1,10 @@
 //! The C front end: parses a litmus-style C11 program with tree-sitter and lowers it to the thread
-//! IR of [`crate::ir`].
+//! IR of [`crate::ir`]. C++ programs (tree-sitter-cpp) go through the same lowering, with the
+//! additions of the section *C++* below.
 //!
 //! # Contract
 //!
-//! [`parse_c`] returns either a [`Program`] that satisfies [`Program::validate`] or exactly one
+//! [`parse_c`] (and [`parse_cpp`], [`parse`]) returns either a [`Program`] that satisfies [`Program::validate`] or exactly one
 //! [`Diagnostic`] (the first problem found, in document order as far as practical). It never
 //! panics, whatever the input: syntax errors are reported from tree-sitter's `ERROR`/`MISSING`
 //! nodes, every recursive walk is bounded by a nesting limit (deeper programs are rejected as
@@ -174,6 +175,74 @@
 //! unchanged). Blocks, control statements and expressions nested deeper than 100 levels (counted
 //! together; an else-if chain nests one level per `else if`) are rejected as unsupported.
 //!
+//! # C++
+//!
+//! [`parse_cpp`] (or [`parse`] with [`Lang::Cpp`]; the CLI picks it for `.cpp .cc .cxx .c++
+//! .hpp .hh .C` files) parses with tree-sitter-cpp and lowers everything the two languages share
+//! with the C code above: statements, control flow, expressions, the C `atomic_*` functions
+//! (which C++23's `<stdatomic.h>` also has), `assert`, pthreads and C11 threads, inlining. The
+//! C++-only forms are mapped onto the same lowering (`src/frontend/cpp.rs` for types,
+//! initialisers and top-level items, `src/frontend/lower/cpp.rs` for function bodies,
+//! `queries/cpp/*.scm`); the resulting [`Program`] has `lang: Lang::Cpp`, which is all that
+//! differs in the IR. **Every `std::` name below may also be written unqualified** (as after
+//! `using namespace std;`), whether or not the file says `using namespace std;` — fensyn does
+//! not check that the program compiles, only that it means what is lowered.
+//!
+//! * **Top level**: `#include`s are ignored (`<atomic>`, `<thread>`, `<mutex>`, `<cassert>`,
+//!   ...), and so is `using namespace std;` (`queries/cpp/toplevel.scm`). Globals:
+//!   `std::atomic<T>` for the integer types `T` of C (`int`, `bool`, `long`, `unsigned`,
+//!   `unsigned long`, `char`, `std::size_t`, ...), the `std::atomic_int`-style names, plain
+//!   integers and `bool` (`true`/`false` are 1/0), and `std::mutex` (a mutex as in C, initially
+//!   unlocked). Initialisers: `x = v`, `x{v}`, `x(v)`, `x{}` (zero); copy-initialising an
+//!   atomic (`std::atomic<int> x = 1;`, ill-formed before C++17) is accepted.
+//! * **Memory orders**: `std::memory_order_X`, `std::memory_order::X`, `memory_order::X` and
+//!   `memory_order_X`; `consume` is `acquire`, as in C.
+//! * **Atomics** (the object must be an atomic global, like C's `&x`): `x.load([mo])` is a
+//!   load, `x.store(v[, mo])` a store (statement only), `x.exchange(v[, mo])` and
+//!   `x.fetch_{add,sub,and,or,xor}(v[, mo])` read-modify-writes (the C `atomic_fetch_*`
+//!   lowering, same type restrictions), `x.compare_exchange_{strong,weak}(e, d[, mo[, fail]])`
+//!   the C compare-and-swap (`e` a local of the atomic's type, by reference; weak = strong;
+//!   with one order the failure order is derived as C++ says: `acq_rel` → `acquire`,
+//!   `release` → `relaxed`, others unchanged); `x = v`, `x++`, `x += v`, ... and reading `x` by
+//!   name are the seq_cst accesses C already lowers. The `std::atomic_*` free functions and
+//!   `std::atomic_thread_fence(mo)` are the C functions.
+//! * **Threads** (created and joined in `main` only, like pthreads): `std::thread t(f);` (which
+//!   tree-sitter parses as a function declaration — the most vexing parse), `std::thread
+//!   t{f};` and `std::thread t(f, arg);` declare the handle `t` and are an
+//!   [`Instr::Spawn`](crate::ir::Instr::Spawn) of `f`; `t.join()` is an
+//!   [`Instr::Join`](crate::ir::Instr::Join). A thread function is `void f()` or `void f(T p)`
+//!   for an integer type `T`; the one argument is converted to `T` and passed like pthread's
+//!   argument. A **lambda** `std::thread t([captures](params) { ... }, args)` is lowered as a
+//!   thread function of its own, named `lambda@LINE:COL`, at the declaration (its statements
+//!   and slots are its own; the functions it calls must be defined before `main`). It may pass
+//!   one value: an int local of `main` captured by value (`[v]`, or used under `[=]`) or one
+//!   int parameter with its argument; `[&]` is accepted when the body uses no local of `main`;
+//!   `-> void` and `mutable` are allowed. The `std::thread` destructor's `std::terminate` on a
+//!   thread that was never joined is not modelled.
+//! * **Mutexes**: `m.lock()` and `m.unlock()` are `pthread_mutex_lock(&m)` /
+//!   `pthread_mutex_unlock(&m)`; `m.try_lock()` is the trylock CAS, but its value is `ok`
+//!   (true on success: the opposite convention of `pthread_mutex_trylock`). **Lock guards**
+//!   `std::lock_guard<std::mutex> g(m);`, `std::unique_lock<std::mutex> g(m);` and
+//!   `std::scoped_lock g(m);` (also `{m}`, and without template arguments) lock `m` at the
+//!   declaration and unlock it (a release store of 0, an instruction of the declaration's
+//!   statement: its destructor) at **every exit from the enclosing block**: its end (after the
+//!   block-end slot, so a fence written before the `}` runs before the unlock), `return` (in a
+//!   thread function after the returned expression is evaluated, in an inlined function after
+//!   the result is assigned), and `break` / `continue` that leave the block (the guards
+//!   declared inside the loop or switch they leave). A guard must be declared directly in a
+//!   block; guard member calls (`g.unlock()`), `std::defer_lock`-style options and a
+//!   `std::scoped_lock` of several mutexes are unsupported.
+//! * **Conditions**: C++'s `condition_clause` (`if (c)`, `while (c)`, `switch (c)`) is its
+//!   expression; a declaration or init-statement in a condition is unsupported.
+//! * **Refused** (`unsupported` at the construct's position): classes, structs with methods,
+//!   templates other than `std::atomic` and the lock guards, namespaces (other than `using
+//!   namespace std;`), other `using`s and type aliases, `new` / `delete`, references,
+//!   exceptions (`try`, `throw`), lambdas other than a `std::thread`'s function, `auto`,
+//!   casts like `static_cast`, range-based `for`, coroutines, `std::atomic_signal_fence`,
+//!   `t.detach()` and other `std::thread` members, `std::async`, `std::condition_variable` and
+//!   the other synchronisation types of the library, global `std::thread`s and lock guards,
+//!   any other `std::` function and anything else the C front end refuses.
+//!
 //! # Statements and slots
 //!
 //! Every source statement (including a nested block, a declaration and a control statement) gets
@@ -209,14 +278,19 @@
 //! Functions that fall off their end get an implicit [`Instr::Return`](crate::ir::Instr::Return). The output
 //! is deterministic.
 
+mod cpp;
 mod literal;
 mod lower;
 mod types;
 
 #[cfg(test)]
+mod cpp_tests;
+#[cfg(test)]
 mod data_tests;
 #[cfg(test)]
 mod tests;
+
+pub use crate::ir::Lang;
 
 use crate::ir::{Addr, Function, Global, Instr, Loc, Program, Slot, Span, Stmt};
 use std::collections::{HashMap, HashSet};
@@ -226,6 +300,8 @@ use types::IntTy;
 
 const TOPLEVEL_QUERY: &str = include_str!("../../queries/c/toplevel.scm");
 const THREADS_QUERY: &str = include_str!("../../queries/c/threads.scm");
+const CPP_TOPLEVEL_QUERY: &str = include_str!("../../queries/cpp/toplevel.scm");
+const CPP_THREADS_QUERY: &str = include_str!("../../queries/cpp/threads.scm");
 
 /// What kind of problem a [`Diagnostic`] reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -287,6 +363,7 @@ pub(crate) type R<T> = Result<T, Diagnostic>;
 pub(crate) struct Src<'a> {
     file: &'a str,
     text: &'a str,
+    lang: Lang,
 }
 
 impl<'a> Src<'a> {
@@ -459,6 +536,8 @@ pub(crate) struct SpawnedBy {
     pub(crate) pthread: bool,
     /// Passed to C11 `thrd_create`: must be `int f(void *)`.
     pub(crate) c11: bool,
+    /// Passed to a C++ `std::thread`: must be `void f()` or `void f(int)`.
+    pub(crate) cpp: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -472,17 +551,44 @@ enum Item {
     Other,
 }
 
-/// Parses `source` (named `file` in messages) and lowers it to the IR.
+/// Parses the C program `source` (named `file` in messages) and lowers it to the IR.
 ///
 /// Returns the first problem found as a [`Diagnostic`]; never panics.
 pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
-    let src = Src { file, text: source };
+    parse(file, source, Lang::C)
+}
+
+/// Parses the C++ program `source` (named `file` in messages) and lowers it to the IR.
+pub fn parse_cpp(file: &str, source: &str) -> Result<Program, Diagnostic> {
+    parse(file, source, Lang::Cpp)
+}
+
+/// Parses `source` (named `file` in messages) as `lang` and lowers it to the IR.
+///
+/// Returns the first problem found as a [`Diagnostic`]; never panics.
+pub fn parse(file: &str, source: &str, lang: Lang) -> Result<Program, Diagnostic> {
+    let src = Src {
+        file,
+        text: source,
+        lang,
+    };
     let (prepared, atomic_pointer_at) = prepare_source(source);
-    let language: Language = tree_sitter_c::LANGUAGE.into();
+    let (language, toplevel_query, threads_query): (Language, _, _) = match lang {
+        Lang::C => (
+            tree_sitter_c::LANGUAGE.into(),
+            TOPLEVEL_QUERY,
+            THREADS_QUERY,
+        ),
+        Lang::Cpp => (
+            tree_sitter_cpp::LANGUAGE.into(),
+            CPP_TOPLEVEL_QUERY,
+            CPP_THREADS_QUERY,
+        ),
+    };
     let mut parser = Parser::new();
     parser
         .set_language(&language)
-        .map_err(|e| src.internal(&format!("cannot load the C grammar: {e}")))?;
+        .map_err(|e| src.internal(&format!("cannot load the grammar: {e}")))?;
     let tree = parser
         .parse(prepared.as_bytes(), None)
         .ok_or_else(|| src.internal("the parser gave up"))?;
@@ -490,9 +596,9 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
     if let Some(bad) = first_syntax_error(root) {
         return Err(syntax_error(&src, bad));
     }
-    let top = Query::new(&language, TOPLEVEL_QUERY)
+    let top = Query::new(&language, toplevel_query)
         .map_err(|e| src.internal(&format!("bad query toplevel.scm: {e}")))?;
-    let threads = Query::new(&language, THREADS_QUERY)
+    let threads = Query::new(&language, threads_query)
         .map_err(|e| src.internal(&format!("bad query threads.scm: {e}")))?;
 
     let items = classify_items(root, &top, prepared.as_bytes());
@@ -541,7 +647,8 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
     let Some(&(_, main_def)) = defs.iter().find(|(name, _)| *name == main_name) else {
         return Err(src.error_at_start("no `main` function"));
     };
-    let spawned = spawned_functions(&src, main_def, &threads, prepared.as_bytes());
+    let mut spawned = spawned_functions(&src, main_def, &threads, prepared.as_bytes());
+    cpp::std_thread_functions(&src, main_def, &threads, prepared.as_bytes(), &mut spawned);
     let mut func_ids = HashMap::new();
     let mut lowered_defs = Vec::new();
     for &(name, node) in &defs {
@@ -646,6 +753,7 @@ pub fn parse_c(file: &str, source: &str) -> Result<Program, Diagnostic> {
         main: cx.main,
         stmts: cx.stmts,
         slots: cx.slots,
+        lang,
     };
     // Pointer dereferences may address any location: their range ends at the last global.
     let nlocs = program.globals.len();
@@ -674,6 +782,7 @@ impl Ctx<'_> {
     /// A top-level declaration: prototypes (ignored), global variables, global thread handles.
     fn global_decl(&mut self, node: Node) -> R<()> {
         let src = self.src;
+        cpp::check_global_decl(&src, node)?;
         let mut c = node.walk();
         let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
         let is_prototype = |d: Node| function_declarator(d).is_some();
@@ -1227,7 +1336,7 @@ fn unsupported_item(src: &Src, node: Node) -> Diagnostic {
             "inline assembly".to_string()
         }
         k if k.ends_with("_statement") => "statement outside a function".to_string(),
-        k => format!("top-level `{k}`"),
+        k => cpp::unsupported_toplevel(k).unwrap_or_else(|| format!("top-level `{k}`")),
     };
     src.unsupported(node, &what)
 }

@@ -274,7 +274,7 @@ pub(crate) struct DeclSpec<'t> {
     pub storage: Option<(String, Node<'t>)>,
 }
 
-fn atomic_typedef(name: &str) -> Option<IntTy> {
+pub(super) fn atomic_typedef(name: &str) -> Option<IntTy> {
     Some(match name {
         "atomic_bool" | "atomic_flag" => IntTy::Bool,
         "atomic_char" | "atomic_schar" | "atomic_int8_t" | "atomic_int_least8_t" => IntTy::I8,
@@ -301,7 +301,7 @@ fn atomic_typedef(name: &str) -> Option<IntTy> {
     })
 }
 
-fn plain_typedef(name: &str) -> Option<BaseTy> {
+pub(super) fn plain_typedef(name: &str) -> Option<BaseTy> {
     Some(BaseTy::Int(match name {
         "bool" | "_Bool" => IntTy::Bool,
         "char" | "int8_t" | "int_least8_t" | "int_fast8_t" => IntTy::I8,
@@ -354,6 +354,15 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
     let Some(ty_node) = ty_node else {
         return Err(src.unsupported(node, "declaration without a type"));
     };
+    if let Some((ty, a)) = super::cpp::std_type(src, env, ty_node)? {
+        let atomic = atomic || a;
+        return Ok(DeclSpec {
+            ty,
+            atomic,
+            atomic_pointer: false,
+            storage,
+        });
+    }
     let ty = match ty_node.kind() {
         "primitive_type" => {
             let name = src.text(ty_node);
@@ -488,7 +497,8 @@ pub(crate) fn declarator<'t>(
         "init_declarator" => (
             d.child_by_field_name("declarator")
                 .ok_or_else(|| src.unsupported(d, "declarator"))?,
-            d.child_by_field_name("value"),
+            // C++ direct initialisation `x{v}` / `x(v)` initialises like `x = v`.
+            super::cpp::direct_init(src, d, d.child_by_field_name("value"))?,
         ),
         _ => (d, None),
     };
@@ -557,6 +567,9 @@ pub(crate) fn declarator<'t>(
                     "function declarator in a variable declaration"
                 };
                 return Err(src.unsupported(d, what));
+            }
+            "reference_declarator" => {
+                return Err(src.unsupported(d, "reference (references are not supported)"))
             }
             "parenthesized_declarator" => {
                 return Err(src.unsupported(

@@ -518,6 +518,25 @@ pub struct Function {
     pub stmt_of: Vec<StmtId>,
 }
 
+/// The source language a program was written in. The IR itself is the same for both; the
+/// rewriter needs it to spell fences and to re-parse the source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Lang {
+    #[default]
+    C,
+    Cpp,
+}
+
+impl Lang {
+    /// By file extension: `.cpp .cc .cxx .c++ .hpp .hh .C` are C++, everything else is C.
+    pub fn from_path(path: &std::path::Path) -> Lang {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("cpp" | "cc" | "cxx" | "c++" | "hpp" | "hh" | "C") => Lang::Cpp,
+            _ => Lang::C,
+        }
+    }
+}
+
 /// A whole program.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Program {
@@ -528,6 +547,8 @@ pub struct Program {
     pub slots: Vec<Slot>,
     /// Things the front end accepted but wants the user to know (e.g. an ignored `printf`).
     pub notes: Vec<Note>,
+    /// The language of the source (how the rewriter spells fences).
+    pub lang: Lang,
 }
 
 /// A remark about the source that does not stop the analysis.
@@ -724,6 +745,7 @@ mod tests {
                     },
                 },
             ],
+            lang: Lang::C,
         };
         p.merge_duplicate_slots();
         assert_eq!(p.functions[1].body, vec![Instr::Slot(0), Instr::Slot(2)]);

@@ -9,16 +9,21 @@
 //!   inline just before it;
 //! * a new fence at `SlotPlace::BlockEnd { close, .. }` becomes a new line before the closing
 //!   brace, indented like the block's last statement;
-//! * strengthening a program fence replaces its memory-order argument only;
+//! * strengthening a program fence replaces its memory-order argument only, in the spelling
+//!   the program used (`memory_order_X`, `std::memory_order_X` or `std::memory_order::X`);
 //! * a fence next to the unbraced body of an `if`/`else`/loop is written inside new braces
 //!   together with that statement ([`fence_edits`]).
+//!
+//! Fences are spelled in the program's language ([`Program::lang`]): C's
+//! `atomic_thread_fence(memory_order_X);` or C++'s
+//! `std::atomic_thread_fence(std::memory_order_X);`.
 //!
 //! Line endings follow the file (LF or CRLF). Edits are sorted and must not overlap; applying
 //! them is a single pass.
 //!
 //! **Architecture invariant:** `rewrite` is the only stage that produces source text.
 
-use crate::ir::{MemOrder, Program, SlotPlace, Span};
+use crate::ir::{Lang, MemOrder, Program, SlotPlace, Span};
 use crate::trace::Site;
 use std::fmt;
 
@@ -64,6 +69,35 @@ pub struct Position {
 /// The C spelling of a fence statement.
 pub fn fence_text(order: MemOrder) -> String {
     format!("atomic_thread_fence(memory_order_{});", order.c_name())
+}
+
+/// The spelling of a fence statement in `lang`.
+pub fn fence_text_in(lang: Lang, order: MemOrder) -> String {
+    match lang {
+        Lang::C => fence_text(order),
+        Lang::Cpp => format!(
+            "std::atomic_thread_fence(std::memory_order_{});",
+            order.c_name()
+        ),
+    }
+}
+
+/// The memory-order argument `order` spelled like the argument `old` it replaces:
+/// `std::memory_order::X`, `memory_order::X`, `std::memory_order_X` or `memory_order_X`.
+fn order_like(old: &str, order: MemOrder) -> String {
+    let compact: String = old.chars().filter(|c| !c.is_whitespace()).collect();
+    let name = order.c_name();
+    let std = if compact.starts_with("std::") {
+        "std::"
+    } else {
+        ""
+    };
+    let rest = compact.strip_prefix("std::").unwrap_or(&compact);
+    if rest.starts_with("memory_order::") {
+        format!("{std}memory_order::{name}")
+    } else {
+        format!("{std}memory_order_{name}")
+    }
 }
 
 fn line_start(src: &str, at: usize) -> usize {
@@ -121,11 +155,13 @@ pub fn fence_edit(
             let span = s
                 .order_span
                 .ok_or(RewriteError::NoOrderArgument { line: s.span.line })?;
+            check_range(src, span.start)?;
+            check_range(src, span.end)?;
             Ok((
                 Edit {
                     start: span.start,
                     end: span.end,
-                    text: format!("memory_order_{}", order.c_name()),
+                    text: order_like(&src[span.start..span.end.max(span.start)], order),
                 },
                 pos(&s.span),
             ))
@@ -134,7 +170,7 @@ pub fn fence_edit(
             SlotPlace::Before { stmt } => {
                 let span = prog.stmts[*stmt].span;
                 check_range(src, span.start)?;
-                let text = fence_text(order);
+                let text = fence_text_in(prog.lang, order);
                 Ok(match indent_before(src, span.start) {
                     Some(indent) => (
                         Edit {
@@ -156,7 +192,7 @@ pub fn fence_edit(
             }
             SlotPlace::BlockEnd { after, close } => {
                 check_range(src, close.start)?;
-                let text = fence_text(order);
+                let text = fence_text_in(prog.lang, order);
                 let indent = match after {
                     Some(a) => indent_before(src, prog.stmts[*a].span.start)
                         .map(str::to_string)
@@ -204,13 +240,14 @@ fn check_range(src: &str, at: usize) -> Result<(), RewriteError> {
 /// Byte ranges of statements that are the unbraced body of an `if`, `else`, `while`, `for` or
 /// `do` (found with tree-sitter). A fence next to such a statement must be wrapped in braces
 /// with it, or it would change what the branch or loop contains.
-fn unbraced_bodies(src: &str) -> std::collections::BTreeSet<(usize, usize)> {
+fn unbraced_bodies(src: &str, lang: Lang) -> std::collections::BTreeSet<(usize, usize)> {
     let mut out = std::collections::BTreeSet::new();
     let mut parser = tree_sitter::Parser::new();
-    if parser
-        .set_language(&tree_sitter_c::LANGUAGE.into())
-        .is_err()
-    {
+    let language: tree_sitter::Language = match lang {
+        Lang::C => tree_sitter_c::LANGUAGE.into(),
+        Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+    };
+    if parser.set_language(&language).is_err() {
         return out;
     }
     let Some(tree) = parser.parse(src, None) else {
@@ -247,7 +284,7 @@ pub fn fence_edits(
     prog: &Program,
     fences: &[(Site, MemOrder)],
 ) -> Result<(Vec<Edit>, Vec<Position>), RewriteError> {
-    let unbraced = unbraced_bodies(src);
+    let unbraced = unbraced_bodies(src, prog.lang);
     // Per unbraced statement (by span): fences before it and after it.
     let mut wrapped: std::collections::BTreeMap<(usize, usize), (Vec<String>, Vec<String>)> =
         Default::default();
@@ -268,7 +305,7 @@ pub fn fence_edits(
             Some((span, before)) if unbraced.contains(&(span.start, span.end)) => {
                 let entry = wrapped.entry((span.start, span.end)).or_default();
                 let list = if before { &mut entry.0 } else { &mut entry.1 };
-                list.push(fence_text(order));
+                list.push(fence_text_in(prog.lang, order));
                 positions.push(Position {
                     line: span.line,
                     column: span.column,
@@ -386,6 +423,36 @@ mod tests {
         assert_eq!(indent_unit("a\n  b\n    c\n"), "  ");
         assert_eq!(indent_before("  x = 1;", 2), Some("  "));
         assert_eq!(indent_before("y; x = 1;", 3), None);
+    }
+
+    #[test]
+    fn orders_keep_the_spelling_they_replace() {
+        use MemOrder::*;
+        assert_eq!(
+            order_like("memory_order_acquire", SeqCst),
+            "memory_order_seq_cst"
+        );
+        assert_eq!(
+            order_like("std::memory_order_acquire", SeqCst),
+            "std::memory_order_seq_cst"
+        );
+        assert_eq!(
+            order_like("std::memory_order::acquire", AcqRel),
+            "std::memory_order::acq_rel"
+        );
+        assert_eq!(
+            order_like("std :: memory_order :: release", SeqCst),
+            "std::memory_order::seq_cst"
+        );
+        assert_eq!(
+            order_like("memory_order::release", SeqCst),
+            "memory_order::seq_cst"
+        );
+        assert_eq!(
+            fence_text_in(Lang::Cpp, Release),
+            "std::atomic_thread_fence(std::memory_order_release);"
+        );
+        assert_eq!(fence_text_in(Lang::C, Release), fence_text(Release));
     }
 
     #[test]

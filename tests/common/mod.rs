@@ -11,7 +11,7 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every `fixtures/**/*.c`, sorted.
+/// Every `fixtures/**/*.c` and `fixtures/**/*.cpp`, sorted.
 pub fn fixtures() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let mut entries: Vec<_> = std::fs::read_dir(dir)
@@ -22,7 +22,7 @@ pub fn fixtures() -> Vec<PathBuf> {
         for p in entries {
             if p.is_dir() {
                 walk(&p, out);
-            } else if p.extension().is_some_and(|e| e == "c") {
+            } else if p.extension().is_some_and(|e| e == "c" || e == "cpp") {
                 out.push(p);
             }
         }

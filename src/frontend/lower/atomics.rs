@@ -11,7 +11,7 @@ impl FnLower<'_, '_> {
     /// only accepted on `int`, `long`-sized and 64-bit unsigned atomics (on narrower or 32-bit
     /// unsigned types the written value would have to be reduced modulo 2^n), and no arithmetic
     /// or bitwise RMW is accepted on `atomic_bool`. Exchange is accepted on every type.
-    fn check_rmw_type(&self, at: Node, cell: &Place, op: RmwOp, what: &str) -> R<()> {
+    pub(super) fn check_rmw_type(&self, at: Node, cell: &Place, op: RmwOp, what: &str) -> R<()> {
         let ty = cell.ty.int_ty();
         let name = match cell.addr.fixed() {
             Some(loc) => self.cx.globals.get(loc).map_or("", |g| g.name.as_str()),
@@ -67,6 +67,12 @@ impl FnLower<'_, '_> {
         } else {
             MemOrder::SeqCst
         };
+        Ok(self.emit_rmw(&cell, op, v, order))
+    }
+
+    /// The [`Instr::Rmw`] of an exchange / fetch-op on `cell` with operand `v` (converted to
+    /// the atomic's type); its value is the old value.
+    pub(super) fn emit_rmw(&mut self, cell: &Place, op: RmwOp, v: Expr, order: MemOrder) -> TExpr {
         let ty = cell.ty.int_ty();
         let val = self.convert(v, ty);
         let dst = self.new_temp(ty);
@@ -75,12 +81,12 @@ impl FnLower<'_, '_> {
         }
         self.emit(Instr::Rmw {
             dst,
-            loc: cell.addr,
+            loc: cell.addr.clone(),
             op,
             val,
             order,
         });
-        Ok((Expr::Reg(dst), promote(ty)))
+        (Expr::Reg(dst), promote(ty))
     }
 
     /// The register of the local variable `e` in a compare-exchange's `&e` argument, which must
@@ -93,6 +99,13 @@ impl FnLower<'_, '_> {
         let Some(id) = id else {
             return Err(src.unsupported(arg, must));
         };
+        self.expected_var(arg, id, cell, must)
+    }
+
+    /// The register of the local variable named by `id` (in argument `arg`) holding the
+    /// expected value of a compare-exchange on `cell`; `must` says how it must be given.
+    pub(super) fn expected_var(&self, arg: Node, id: Node, cell: &Place, must: &str) -> R<Reg> {
+        let src = self.src;
         let name = src.text(id);
         match self.lookup(name) {
             Name::Local(r) if Some(r) != self.param => {
@@ -141,25 +154,42 @@ impl FnLower<'_, '_> {
         } else {
             (MemOrder::SeqCst, MemOrder::SeqCst)
         };
+        Ok(self.emit_cas(&cell, e, d, order, fail_order, name.contains("_weak")))
+    }
+
+    /// The [`Instr::Cas`] on `cell` expecting the value of local `e` and writing `d`, then
+    /// `e := old`; its value is `ok`.
+    pub(super) fn emit_cas(
+        &mut self,
+        cell: &Place,
+        e: Reg,
+        d: Expr,
+        order: MemOrder,
+        fail_order: MemOrder,
+        weak: bool,
+    ) -> TExpr {
         let ty = cell.ty.int_ty();
         let desired = self.convert(d, ty);
         let ok = self.new_temp(IntTy::Bool);
         let old = self.new_temp(ty);
+        if let Ty::Ptr { to, .. } = &cell.ty {
+            self.set_pointee(old, (**to).clone());
+        }
         self.emit(Instr::Cas {
             ok,
             old,
-            loc: cell.addr,
+            loc: cell.addr.clone(),
             expected: Expr::Reg(e),
             desired,
             order,
             fail_order,
-            weak: name.contains("_weak"),
+            weak,
         });
         self.emit(Instr::Assign {
             dst: e,
             val: Expr::Reg(old),
         });
-        Ok((Expr::Reg(ok), IntTy::I32))
+        (Expr::Reg(ok), IntTy::I32)
     }
 
     /// `x op= v`, `x++`, `++x`, `x--`, `--x` on the atomic global `x` (`target`, at `loc`): a

@@ -162,6 +162,7 @@ impl<'a> FnLower<'_, 'a> {
                 | "update_expression"
                 | "compound_statement"
                 | "comma_expression" => return None,
+                "call_expression" if self.cpp_is_load_call(node) => reads = true,
                 "call_expression" => {
                     let f = node.child_by_field_name("function")?;
                     let name = src.text(f);

@@ -174,6 +174,7 @@ impl<'a> FnLower<'_, 'a> {
                 ));
             }
         }
+        self.cpp_release_guards_on_return();
         let j = self.emit(Instr::Jump { target: 0 });
         if let Some(f) = self.inlines.last_mut() {
             f.returns.push(j);

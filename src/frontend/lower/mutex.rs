@@ -96,7 +96,7 @@ impl FnLower<'_, '_> {
     }
 
     /// The acquire CAS 0 → 1 on mutex `m` into fresh `ok` / `old` temporaries; returns `ok`.
-    fn mutex_cas(&mut self, m: &Place) -> Reg {
+    pub(super) fn mutex_cas(&mut self, m: &Place) -> Reg {
         let ok = self.new_temp(IntTy::Bool);
         let old = self.new_temp(IntTy::I32);
         self.emit(Instr::Cas {

@@ -1,0 +1,1313 @@
+//! Lowering of the C++-only forms in function bodies (see the C++ section of the module doc of
+//! [`crate::frontend`]): member calls on `std::atomic`, `std::mutex` and `std::thread`
+//! objects, `std::thread` declarations (named functions and lambdas), lock guards
+//! (`std::lock_guard`, `std::unique_lock`, `std::scoped_lock`) with their unlock at every exit
+//! from the guarded scope, `std::`-qualified C functions and memory orders, and C++ conditions.
+//!
+//! Everything is mapped onto the C lowering: loads with [`FnLower::load`], read-modify-writes
+//! with [`FnLower::emit_rmw`], compare-exchanges with [`FnLower::emit_cas`], mutexes with
+//! [`FnLower::mutex_cas`] (acquire CAS 0 → 1 + assume) and a release store of 0, threads with
+//! [`Instr::Spawn`] / [`Instr::Join`] exactly as `pthread_create` / `pthread_join`.
+//!
+//! The hooks in the C code are: [`FnLower::cpp_stmt`] (first thing in `stmt`),
+//! [`FnLower::cpp_call`] (first thing in `call_stmt` / `call_value`), [`FnLower::std_callee`]
+//! (in `callee`), [`FnLower::cpp_expr`] (the last arm of `expr_inner`, C++ only),
+//! [`FnLower::cpp_block_end`] (end of `block`), [`FnLower::cpp_release_guards_on_return`]
+//! (`inline_return`), [`FnLower::cpp_is_load_call`] (`reads_only`, for await loops) and
+//! [`FnLower::cpp_thread_signature`] (`thread_signature`). All of them do nothing for C.
+
+use super::{named_children, strip_parens, Binding, FnLower, Mode, Name, TExpr, R};
+use crate::frontend::cpp::{ctor_args, std_name, CtorArg};
+use crate::frontend::types::{self, BaseTy, IntTy};
+use crate::frontend::{Lang, SpawnedBy};
+use crate::ir::{Addr, Expr, FuncId, Function, Instr, Loc, MemOrder, Reg, RmwOp, StmtId};
+use tree_sitter::Node;
+
+/// At most this many nodes of a lambda body are scanned for the locals it captures.
+const MAX_CAPTURE_SCAN: usize = 100_000;
+
+/// The C atomic functions that C++ also has as `std::` functions (with the same pointer
+/// arguments): `std::atomic_load(&x)` is lowered like C's `atomic_load(&x)`.
+const STD_C_FUNCTIONS: &[&str] = &[
+    "atomic_load",
+    "atomic_load_explicit",
+    "atomic_store",
+    "atomic_store_explicit",
+    "atomic_exchange",
+    "atomic_exchange_explicit",
+    "atomic_fetch_add",
+    "atomic_fetch_add_explicit",
+    "atomic_fetch_sub",
+    "atomic_fetch_sub_explicit",
+    "atomic_fetch_and",
+    "atomic_fetch_and_explicit",
+    "atomic_fetch_or",
+    "atomic_fetch_or_explicit",
+    "atomic_fetch_xor",
+    "atomic_fetch_xor_explicit",
+    "atomic_compare_exchange_strong",
+    "atomic_compare_exchange_strong_explicit",
+    "atomic_compare_exchange_weak",
+    "atomic_compare_exchange_weak_explicit",
+    "atomic_init",
+    "atomic_thread_fence",
+];
+
+/// Standard library types that are refused with a specific message.
+const UNSUPPORTED_STD_TYPES: &[&str] = &[
+    "condition_variable",
+    "condition_variable_any",
+    "future",
+    "shared_future",
+    "promise",
+    "packaged_task",
+    "jthread",
+    "recursive_mutex",
+    "timed_mutex",
+    "recursive_timed_mutex",
+    "shared_mutex",
+    "shared_timed_mutex",
+    "shared_lock",
+    "atomic_flag",
+    "atomic_ref",
+    "counting_semaphore",
+    "binary_semaphore",
+    "latch",
+    "barrier",
+    "once_flag",
+];
+
+/// The C++ state of one function being lowered.
+#[derive(Default)]
+pub(super) struct State {
+    /// Lock guards in scope, in declaration order (innermost last).
+    guards: Vec<Guard>,
+    /// Enclosing loops and switches, innermost last: where `break` / `continue` leave to.
+    marks: Vec<Mark>,
+}
+
+/// A lock guard in scope: its mutex is unlocked (a release store of 0) wherever control leaves
+/// the block that declares it.
+struct Guard {
+    /// `scopes.len()` in the declaring block.
+    depth: usize,
+    /// `inlines.len()` where it was declared (guards of an inlined body are its own).
+    inline: usize,
+    loc: Loc,
+    /// The declaration: the unlock instructions belong to it (its destructor).
+    stmt: StmtId,
+    name: String,
+}
+
+/// An enclosing loop or switch.
+struct Mark {
+    /// `scopes.len()` before the statement: guards deeper than this are left by its `break`.
+    depth: usize,
+    inline: usize,
+    is_loop: bool,
+}
+
+/// The parameter of a `std::thread` function: `None` for `void f()`, else the parameter's
+/// name (if named) and type.
+type ThreadParam<'t> = Option<(Option<Node<'t>>, IntTy)>;
+
+/// How a lambda passed to `std::thread` captures the enclosing locals by default.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DefaultCapture {
+    None,
+    Copy,
+    Ref,
+}
+
+impl<'a> FnLower<'_, 'a> {
+    fn is_cpp(&self) -> bool {
+        self.src.lang == Lang::Cpp
+    }
+
+    // ----- hooks ----------------------------------------------------------------------------
+
+    /// C++ statements: `Some(diverts)` when handled here, `None` to lower `s` as C.
+    pub(super) fn cpp_stmt(&mut self, s: Node, sid: StmtId) -> R<Option<bool>> {
+        if !self.is_cpp() {
+            return Ok(None);
+        }
+        let src = self.src;
+        let unsupported = |what: &str| Err(src.unsupported(s, what));
+        match s.kind() {
+            "declaration" => self.cpp_decl(s, sid),
+            "while_statement" | "do_statement" | "for_statement" | "switch_statement" => {
+                self.cpp.marks.push(Mark {
+                    depth: self.scopes.len(),
+                    inline: self.inlines.len(),
+                    is_loop: s.kind() != "switch_statement",
+                });
+                let r = match s.kind() {
+                    "while_statement" => self.while_stmt(s, sid),
+                    "do_statement" => self.do_stmt(s, sid),
+                    "for_statement" => self.for_stmt(s, sid),
+                    _ => self.switch_stmt(s, sid),
+                };
+                self.cpp.marks.pop();
+                r.map(Some)
+            }
+            "break_statement" | "continue_statement" => {
+                let is_break = s.kind() == "break_statement";
+                let level = self.inlines.len();
+                let target = self
+                    .cpp
+                    .marks
+                    .iter()
+                    .rev()
+                    .filter(|m| m.inline == level)
+                    .find(|m| is_break || m.is_loop)
+                    .map(|m| m.depth);
+                if let Some(depth) = target {
+                    self.release_guards(|g| g.inline == level && g.depth > depth);
+                }
+                let r = if is_break {
+                    self.break_stmt(s)
+                } else {
+                    self.continue_stmt(s)
+                };
+                r.map(Some)
+            }
+            "return_statement" if self.inlines.is_empty() && !self.cpp.guards.is_empty() => {
+                // The value is computed before the guards' destructors run.
+                if let Some(e) = named_children(s).first() {
+                    self.expr(*e)?;
+                }
+                self.release_guards(|_| true);
+                self.emit(Instr::Return);
+                Ok(Some(true))
+            }
+            "using_declaration" if is_using_namespace_std(src.text(s)) => Ok(Some(false)),
+            "using_declaration" => {
+                unsupported("`using` declaration (only `using namespace std;` is supported)")
+            }
+            "alias_declaration" => unsupported("type alias"),
+            "namespace_alias_definition" => unsupported("namespace alias"),
+            "static_assert_declaration" => unsupported("static_assert"),
+            "try_statement" => unsupported("exceptions (`try`/`catch` is not supported)"),
+            "throw_statement" => unsupported("exceptions (`throw` is not supported)"),
+            "for_range_loop" => unsupported("range-based `for`"),
+            "co_return_statement" | "co_yield_statement" => unsupported("coroutines"),
+            _ => Ok(None),
+        }
+    }
+
+    /// Calls with a C++ callee (member calls, `std::` functions): `Some(value)` when handled
+    /// here (`value` is `0` for a call without a value), `None` to lower `call` as C. `used`
+    /// says whether the call's value is used.
+    pub(super) fn cpp_call(&mut self, call: Node, used: bool) -> R<Option<TExpr>> {
+        if !self.is_cpp() {
+            return Ok(None);
+        }
+        let src = self.src;
+        let Some(f) = call.child_by_field_name("function") else {
+            return Ok(None);
+        };
+        let args = call
+            .child_by_field_name("arguments")
+            .map(named_children)
+            .unwrap_or_default();
+        let text = src.text(f);
+        match f.kind() {
+            "field_expression" => self.member_call(call, f, &args, used).map(Some),
+            "qualified_identifier" | "identifier" => match std_name(&src, f) {
+                Some("atomic_signal_fence") => Err(src.unsupported(
+                    call,
+                    "atomic_signal_fence (signal fences are not supported)",
+                )),
+                Some(name) if f.kind() == "qualified_identifier" => {
+                    if STD_C_FUNCTIONS.contains(&name) {
+                        Ok(None)
+                    } else {
+                        Err(src.unsupported(call, &format!("call to `{text}`")))
+                    }
+                }
+                _ if f.kind() == "qualified_identifier" => {
+                    Err(src.unsupported(call, &format!("call to `{text}`")))
+                }
+                _ => Ok(None),
+            },
+            "lambda_expression" => Err(src.unsupported(
+                call,
+                "lambda (a lambda is supported only as the function of a std::thread)",
+            )),
+            "template_function" => Err(src.unsupported(
+                call,
+                &format!("call to `{text}` (templates other than std::atomic and the lock guards are not supported)"),
+            )),
+            _ => Ok(None),
+        }
+    }
+
+    /// `std::atomic_load` (and the other C atomic functions, see [`STD_C_FUNCTIONS`]): the
+    /// name node `atomic_load`, so that the C code lowers the call. Anything else is returned
+    /// unchanged.
+    pub(super) fn std_callee<'t>(&self, f: Node<'t>) -> Node<'t> {
+        if !self.is_cpp() || f.kind() != "qualified_identifier" {
+            return f;
+        }
+        match crate::frontend::cpp::unqualify(&self.src, f) {
+            Some(id)
+                if id.kind() == "identifier" && STD_C_FUNCTIONS.contains(&self.src.text(id)) =>
+            {
+                id
+            }
+            _ => f,
+        }
+    }
+
+    /// C++ expression kinds the C code does not know (reached for C++ only).
+    pub(super) fn cpp_expr(&mut self, n: Node) -> R<TExpr> {
+        let src = self.src;
+        let unsupported = |what: &str| Err(src.unsupported(n, what));
+        match n.kind() {
+            // `if (c)`, `while (c)`, `switch (c)`.
+            "condition_clause" => {
+                if n.child_by_field_name("initializer").is_some() {
+                    return unsupported("init-statement in a condition");
+                }
+                match n.child_by_field_name("value") {
+                    Some(v) if v.kind() == "declaration" => {
+                        Err(src.unsupported(v, "declaration in a condition"))
+                    }
+                    Some(v) if v.kind() == "comma_expression" => {
+                        Err(src.unsupported(v, "comma operator"))
+                    }
+                    Some(v) => self.texpr(v),
+                    None => unsupported("condition"),
+                }
+            }
+            "new_expression" => unsupported("`new` (dynamic memory is not supported)"),
+            "delete_expression" => unsupported("`delete` (dynamic memory is not supported)"),
+            "lambda_expression" => {
+                unsupported("lambda (a lambda is supported only as the function of a std::thread)")
+            }
+            "this" => unsupported("`this` (classes are not supported)"),
+            "throw_expression" => unsupported("exceptions (`throw` is not supported)"),
+            "co_await_expression" => unsupported("coroutines"),
+            "qualified_identifier" => {
+                let text = src.text(n);
+                if crate::frontend::cpp::mem_order_c_name(&src, n).is_some() {
+                    unsupported(&format!("memory order `{text}` used as a value"))
+                } else {
+                    unsupported(&format!("`{text}`"))
+                }
+            }
+            "user_defined_literal" | "raw_string_literal" => unsupported("string literal"),
+            k => unsupported(&format!("expression `{k}`")),
+        }
+    }
+
+    /// The end of a block: the guards it declared go out of scope; their mutexes are unlocked
+    /// (in reverse declaration order) unless control never gets here (`returned`: the
+    /// `return` / `break` / `continue` that left already unlocked them).
+    pub(super) fn cpp_block_end(&mut self, returned: bool) {
+        let (depth, level) = (self.scopes.len(), self.inlines.len());
+        while let Some(g) = self.cpp.guards.last() {
+            if g.depth != depth || g.inline != level {
+                break;
+            }
+            let (loc, stmt) = (g.loc, g.stmt);
+            self.cpp.guards.pop();
+            if !returned {
+                self.emit_unlock(loc, stmt);
+            }
+        }
+    }
+
+    /// `return` in an inlined body: unlocks the guards of that body (after the value was
+    /// computed, before the jump to the end of the body).
+    pub(super) fn cpp_release_guards_on_return(&mut self) {
+        let level = self.inlines.len();
+        self.release_guards(|g| g.inline == level);
+    }
+
+    /// `x.load(...)` on an atomic global and `std::atomic_load[_explicit](...)`: reads with no
+    /// other effect (for the await-loop test).
+    pub(super) fn cpp_is_load_call(&self, call: Node) -> bool {
+        if !self.is_cpp() {
+            return false;
+        }
+        let Some(f) = call.child_by_field_name("function") else {
+            return false;
+        };
+        match f.kind() {
+            "field_expression" => {
+                let method = f.child_by_field_name("field").map(|m| self.src.text(m));
+                let obj = f.child_by_field_name("argument").map(strip_parens);
+                method == Some("load")
+                    && obj.is_some_and(|o| {
+                        o.kind() == "identifier"
+                            && matches!(self.lookup(self.src.text(o)), Name::Global(loc) if self.global_atomic(loc))
+                    })
+            }
+            "qualified_identifier" => {
+                matches!(
+                    std_name(&self.src, f),
+                    Some("atomic_load" | "atomic_load_explicit")
+                ) && matches!(self.lookup("atomic_load"), Name::Unknown)
+            }
+            _ => false,
+        }
+    }
+
+    /// The signature of a function passed to `std::thread`: `void f()`, `void f(void)` or
+    /// `void f(T x)` for an integer type `T` (`x` receives the thread's argument).
+    pub(super) fn cpp_thread_signature(
+        &mut self,
+        def: Node,
+        fdecl: Node,
+        name: &str,
+        by: SpawnedBy,
+    ) -> R<()> {
+        let src = self.src;
+        if by.pthread || by.c11 {
+            return Err(src.unsupported(
+                def,
+                &format!(
+                    "thread function `{name}` passed to both std::thread and \
+                     pthread_create/thrd_create (their thread functions have different \
+                     signatures)"
+                ),
+            ));
+        }
+        let param = self.thread_param(def, fdecl, name)?;
+        if let Some((Some(pname), ty)) = param {
+            let pname = src.text(pname).to_string();
+            let r = self.new_reg(&pname, ty);
+            self.param = Some(r);
+            self.bind(&pname, Binding::Var(r));
+        }
+        Ok(())
+    }
+
+    // ----- threads --------------------------------------------------------------------------
+
+    /// The parameter of the `std::thread` function `name` (definition `def`, declarator
+    /// `fdecl`), checking its signature.
+    fn thread_param<'t>(&self, def: Node<'t>, fdecl: Node<'t>, name: &str) -> R<ThreadParam<'t>> {
+        let src = self.src;
+        let bad = || {
+            src.unsupported(
+                def,
+                &format!(
+                    "thread function `{name}` of a std::thread must be `void {name}()` or \
+                     `void {name}(int)` (one integer parameter)"
+                ),
+            )
+        };
+        let spec = types::decl_spec(&src, &self.cx.types, def).map_err(|_| bad())?;
+        let direct = def.child_by_field_name("declarator") == Some(fdecl);
+        if spec.ty != BaseTy::Void || spec.atomic || !direct {
+            return Err(bad());
+        }
+        let params = fdecl
+            .child_by_field_name("parameters")
+            .map(named_children)
+            .unwrap_or_default();
+        match params.as_slice() {
+            [] => Ok(None),
+            [p] if p.kind() == "parameter_declaration" => {
+                let pspec = types::decl_spec(&src, &self.cx.types, *p).map_err(|_| bad())?;
+                let d = p.child_by_field_name("declarator");
+                match (pspec.ty, d) {
+                    (BaseTy::Void, None) => Ok(None),
+                    (BaseTy::Int(t), None) if !pspec.atomic => Ok(Some((None, t))),
+                    (BaseTy::Int(t), Some(d)) if !pspec.atomic && d.kind() == "identifier" => {
+                        Ok(Some((Some(d), t)))
+                    }
+                    _ => Err(bad()),
+                }
+            }
+            _ => Err(bad()),
+        }
+    }
+
+    /// A declaration in a function body whose type is a C++ class: `std::thread`, the lock
+    /// guards, and refused library types. `None` for other declarations (lowered as C).
+    fn cpp_decl(&mut self, s: Node, sid: StmtId) -> R<Option<bool>> {
+        let src = self.src;
+        let Some(ty) = s.child_by_field_name("type") else {
+            return Ok(None);
+        };
+        match std_name(&src, ty) {
+            Some("thread") => self.thread_decl(s).map(|_| Some(false)),
+            Some("lock_guard" | "unique_lock" | "scoped_lock") => {
+                self.guard_decl(s, ty, sid).map(|_| Some(false))
+            }
+            Some(name) if UNSUPPORTED_STD_TYPES.contains(&name) => {
+                let text = src.text(ty);
+                Err(src.unsupported(ty, &format!("`{text}` is not supported")))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Rejects a redefinition of `name` in the innermost scope.
+    fn check_redefinition(&self, name_node: Node, name: &str) -> R<()> {
+        let redefined = self
+            .scopes
+            .last()
+            .is_some_and(|s| s.iter().any(|(n, _)| n == name));
+        if redefined
+            || self
+                .cpp
+                .guards
+                .iter()
+                .any(|g| g.name == name && g.depth == self.scopes.len())
+        {
+            return Err(self
+                .src
+                .error(name_node, &format!("redefinition of `{name}`")));
+        }
+        Ok(())
+    }
+
+    /// `std::thread t(f);`, `std::thread t{f};`, `std::thread t(f, arg);`, `std::thread
+    /// t([...]{ ... });`: a [`Instr::Spawn`] whose thread id goes to the handle `t`.
+    fn thread_decl(&mut self, s: Node) -> R<()> {
+        let src = self.src;
+        let main_name = self.cx.main_name;
+        if self.mode != Mode::Main {
+            return Err(src.unsupported(
+                s,
+                &format!(
+                    "std::thread outside {main_name} (threads can only be created in {main_name})"
+                ),
+            ));
+        }
+        let mut c = s.walk();
+        let decls: Vec<Node> = s.children_by_field_name("declarator", &mut c).collect();
+        if decls.is_empty() {
+            return Err(src.unsupported(s, "declaration that declares no variable"));
+        }
+        for d in decls {
+            let (name_node, args) = ctor_args(&src, d)?;
+            let name = src.text(name_node).to_string();
+            self.check_redefinition(name_node, &name)?;
+            let Some((first, rest)) = args.split_first() else {
+                return Err(src.unsupported(
+                    d,
+                    "std::thread without a thread function (it runs no thread)",
+                ));
+            };
+            let f = strip_parens(first.node());
+            let (func, arg) = match f.kind() {
+                "lambda_expression" => self.lambda_thread(f, rest)?,
+                "identifier" | "type_identifier" => self.named_thread(f, rest)?,
+                _ => {
+                    return Err(src.unsupported(
+                        first.node(),
+                        "thread function must be given by name or as a lambda",
+                    ))
+                }
+            };
+            let h = self.new_reg(&name, IntTy::I64);
+            self.emit(Instr::Spawn {
+                func,
+                arg,
+                dst: Some(h),
+            });
+            if let Some(c) = self.created.get_mut(h) {
+                *c = true;
+            }
+            self.bind(&name, Binding::Handle(h));
+        }
+        Ok(())
+    }
+
+    /// The value of a constructor argument: an expression, or a name the grammar parsed as a
+    /// type (`std::thread t(f, x);`), read like the identifier `x`.
+    fn ctor_arg_value(&mut self, a: CtorArg) -> R<Expr> {
+        match a {
+            CtorArg::Expr(n) => self.expr(n),
+            CtorArg::Name(n) => {
+                let src = self.src;
+                if n.kind() != "type_identifier" {
+                    let text = src.text(n);
+                    return Err(src.unsupported(n, &format!("argument `{text}`")));
+                }
+                let name = src.text(n);
+                match self.lookup(name) {
+                    Name::Local(r) => Ok(Expr::Reg(r)),
+                    Name::Global(loc) => {
+                        let order = if self.global_atomic(loc) {
+                            MemOrder::SeqCst
+                        } else {
+                            MemOrder::NonAtomic
+                        };
+                        Ok(self.load(loc, order))
+                    }
+                    other => Err(self.name_error(n, name, other, false)),
+                }
+            }
+        }
+    }
+
+    /// The thread argument for a thread function with parameter `param` and the remaining
+    /// constructor arguments `rest` (`at` names the function in messages).
+    fn thread_arg(
+        &mut self,
+        at: Node,
+        fname: &str,
+        param: Option<IntTy>,
+        rest: &[CtorArg],
+    ) -> R<Expr> {
+        let src = self.src;
+        match (param, rest) {
+            (None, []) => Ok(Expr::Const(0)),
+            (Some(t), [a]) => {
+                let v = self.ctor_arg_value(*a)?;
+                Ok(self.convert(v, t))
+            }
+            (None, [a, ..]) => Err(src.error(
+                a.node(),
+                &format!("thread function `{fname}` takes no argument"),
+            )),
+            (Some(_), []) => Err(src.error(
+                at,
+                &format!("thread function `{fname}` expects one argument"),
+            )),
+            (Some(_), [_, b, ..]) => {
+                Err(src.unsupported(b.node(), "more than one argument for a thread function"))
+            }
+        }
+    }
+
+    /// `std::thread t(f, args...)` for a function `f` defined in the file.
+    fn named_thread(&mut self, f: Node, rest: &[CtorArg]) -> R<(FuncId, Expr)> {
+        let src = self.src;
+        let main_name = self.cx.main_name;
+        let fname = src.text(f);
+        let func = match self.cx.func_ids.get(fname) {
+            Some(&fid) if fid != self.cx.main => fid,
+            _ => {
+                return Err(match self.lookup(fname) {
+                    Name::Unknown => src.error(f, &format!("undeclared identifier `{fname}`")),
+                    Name::Function if fname == main_name => {
+                        src.unsupported(f, &format!("`{main_name}` used as a thread function"))
+                    }
+                    Name::Function => src.unsupported(
+                        f,
+                        &format!("thread function `{fname}` is not defined in this file"),
+                    ),
+                    _ => src.error(f, &format!("`{fname}` is not a function")),
+                })
+            }
+        };
+        let def = self.cx.fn_defs.get(fname).copied();
+        let fdecl = def
+            .and_then(|d| d.child_by_field_name("declarator"))
+            .and_then(crate::frontend::function_declarator);
+        let (Some(def), Some(fdecl)) = (def, fdecl) else {
+            return Err(src.internal("thread function without a definition"));
+        };
+        let param = self.thread_param(def, fdecl, fname)?.map(|(_, t)| t);
+        let arg = self.thread_arg(f, fname, param, rest)?;
+        Ok((func, arg))
+    }
+
+    /// `std::thread t([captures](params) { body }, args...)`: the body becomes a new thread
+    /// function (lowered here, in the scope of its captures); at most one value is passed: one
+    /// int local captured by value, or the argument of one int parameter.
+    fn lambda_thread(&mut self, lambda: Node, rest: &[CtorArg]) -> R<(FuncId, Expr)> {
+        let src = self.src;
+        let body = lambda
+            .child_by_field_name("body")
+            .ok_or_else(|| src.unsupported(lambda, "lambda without a body"))?;
+        let param = self.lambda_param(lambda)?;
+        let captured = self.lambda_captures(lambda, body)?;
+        if captured.len() + usize::from(param.is_some()) > 1 {
+            return Err(src.unsupported(
+                lambda,
+                "thread lambda taking more than one value (at most one int local captured by \
+                 value, or one int parameter, is supported)",
+            ));
+        }
+        let p = lambda.start_position();
+        let name = format!("lambda@{}:{}", p.row + 1, p.column + 1);
+        // The value passed to the thread, and the binding it gets there.
+        let (arg, binding) = if let Some(&(cname, r)) = captured.first() {
+            if !rest.is_empty() {
+                return Err(src.error(rest[0].node(), "this lambda takes no argument"));
+            }
+            let ty = self.reg_tys.get(r).copied().unwrap_or(IntTy::I64);
+            (Expr::Reg(r), Some((cname.to_string(), ty)))
+        } else {
+            let arg = self.thread_arg(lambda, "lambda", param.map(|(_, t)| t), rest)?;
+            let binding = param.and_then(|(n, t)| n.map(|n| (src.text(n).to_string(), t)));
+            (arg, binding)
+        };
+        let fid = self.cx.functions.len();
+        self.cx.functions.push(None);
+        let root_start = self.root_start;
+        let f = {
+            let mut l = FnLower::new(&mut *self.cx, fid, Mode::Thread);
+            l.root_name = name.clone();
+            l.root_start = root_start;
+            l.scopes.push(Vec::new());
+            if let Some((pname, ty)) = binding {
+                let r = l.new_reg(&pname, ty);
+                l.param = Some(r);
+                l.bind(&pname, Binding::Var(r));
+            }
+            let returned = l.block(body, None)?;
+            if !returned {
+                l.emit(Instr::Return);
+            }
+            Function {
+                name,
+                span: src.span(lambda),
+                param: if l.param_used { l.param } else { None },
+                reg_names: l.regs,
+                body: l.body,
+                stmt_of: l.stmt_of,
+            }
+        };
+        if let Some(slot) = self.cx.functions.get_mut(fid) {
+            *slot = Some(f);
+        }
+        Ok((fid, arg))
+    }
+
+    /// The parameter of a thread lambda (`[](int k) { ... }`), checking its declarator: no
+    /// parameter or one integer parameter, `-> void` and `mutable` allowed.
+    fn lambda_param<'t>(&self, lambda: Node<'t>) -> R<ThreadParam<'t>> {
+        let src = self.src;
+        let Some(d) = lambda.child_by_field_name("declarator") else {
+            return Ok(None);
+        };
+        let bad = |n: Node, what: &str| Err(src.unsupported(n, what));
+        let mut param = None;
+        for part in named_children(d) {
+            match part.kind() {
+                "parameter_list" => {
+                    let params = named_children(part);
+                    match params.as_slice() {
+                        [] => {}
+                        [p] if p.kind() == "parameter_declaration" => {
+                            let pspec = types::decl_spec(&src, &self.cx.types, *p)?;
+                            let pd = p.child_by_field_name("declarator");
+                            match (pspec.ty, pd) {
+                                (BaseTy::Void, None) => {}
+                                (BaseTy::Int(t), None) if !pspec.atomic => param = Some((None, t)),
+                                (BaseTy::Int(t), Some(n))
+                                    if !pspec.atomic && n.kind() == "identifier" =>
+                                {
+                                    param = Some((Some(n), t));
+                                }
+                                _ => {
+                                    return bad(
+                                        *p,
+                                        "lambda parameter (only one integer parameter by value is \
+                                         supported)",
+                                    )
+                                }
+                            }
+                        }
+                        _ => {
+                            return bad(
+                                part,
+                                "lambda parameters (only one integer parameter by value is \
+                                 supported)",
+                            )
+                        }
+                    }
+                }
+                "trailing_return_type" => {
+                    let void = named_children(part).first().is_some_and(|t| {
+                        types::decl_spec(&src, &self.cx.types, *t)
+                            .is_ok_and(|s| s.ty == BaseTy::Void)
+                            && t.child_by_field_name("declarator").is_none()
+                    });
+                    if !void {
+                        return bad(part, "thread lambda returning a value");
+                    }
+                }
+                "type_qualifier" if src.text(part) == "mutable" => {}
+                _ => {
+                    let text = src.text(part);
+                    return bad(part, &format!("`{text}` in a lambda"));
+                }
+            }
+        }
+        Ok(param)
+    }
+
+    /// The locals of the enclosing function that a thread lambda captures by value (name and
+    /// register, in order of first use). By-reference captures of locals, `this` and init
+    /// captures are unsupported.
+    fn lambda_captures(&self, lambda: Node, body: Node) -> R<Vec<(&'a str, Reg)>> {
+        let src = self.src;
+        let Some(spec) = lambda.child_by_field_name("captures") else {
+            return Ok(Vec::new());
+        };
+        let mut default = DefaultCapture::None;
+        let mut explicit: Vec<Node> = Vec::new();
+        let mut by_ref = false;
+        let mut c = spec.walk();
+        for part in spec.children(&mut c) {
+            match part.kind() {
+                "[" | "]" | "," | "comment" => {}
+                "&" => by_ref = true,
+                "lambda_default_capture" => {
+                    default = if src.text(part).trim() == "&" {
+                        DefaultCapture::Ref
+                    } else {
+                        DefaultCapture::Copy
+                    };
+                }
+                "identifier" if by_ref => {
+                    let name = src.text(part);
+                    return Err(src.unsupported(
+                        part,
+                        &format!(
+                            "capture of `{name}` by reference (only int locals captured by \
+                             value are supported)"
+                        ),
+                    ));
+                }
+                "identifier" => explicit.push(part),
+                "this" => {
+                    return Err(
+                        src.unsupported(part, "capture of `this` (classes are not supported)")
+                    )
+                }
+                "lambda_capture_initializer" => {
+                    return Err(src.unsupported(part, "init capture"));
+                }
+                _ => {
+                    let text = src.text(part);
+                    return Err(src.unsupported(part, &format!("lambda capture `{text}`")));
+                }
+            }
+        }
+        let mut out: Vec<(&'a str, Reg)> = Vec::new();
+        let captured = |n: Node, out: &mut Vec<(&'a str, Reg)>, by_ref: bool| -> R<()> {
+            let name = src.text(n);
+            match self.lookup(name) {
+                Name::Local(r) => {
+                    if by_ref {
+                        return Err(src.unsupported(
+                            n,
+                            &format!(
+                                "local `{name}` captured by reference (only int locals captured \
+                                 by value are supported)"
+                            ),
+                        ));
+                    }
+                    if !out.iter().any(|(_, q)| *q == r) {
+                        out.push((name, r));
+                    }
+                    Ok(())
+                }
+                Name::Handle(_) => Err(src.unsupported(
+                    n,
+                    &format!("thread handle `{name}` captured by a thread lambda"),
+                )),
+                Name::Forbidden => Err(src.unsupported(
+                    n,
+                    &format!("use of `{name}` (parameters of main are not supported)"),
+                )),
+                Name::Unknown => Err(src.error(n, &format!("undeclared identifier `{name}`"))),
+                _ => Err(src.unsupported(
+                    n,
+                    &format!("capture of `{name}` (only int locals can be captured)"),
+                )),
+            }
+        };
+        for n in explicit {
+            captured(n, &mut out, false)?;
+        }
+        if default != DefaultCapture::None {
+            // The locals of the enclosing function that the body uses.
+            let mut cursor = body.walk();
+            let mut depth = 0usize;
+            let mut seen = 0usize;
+            loop {
+                let node = cursor.node();
+                seen += 1;
+                if seen > MAX_CAPTURE_SCAN {
+                    return Err(src.unsupported(lambda, "lambda body too large"));
+                }
+                if node.kind() == "identifier"
+                    && matches!(
+                        self.lookup(src.text(node)),
+                        Name::Local(_) | Name::Handle(_) | Name::Forbidden
+                    )
+                {
+                    captured(node, &mut out, default == DefaultCapture::Ref)?;
+                }
+                if cursor.goto_first_child() {
+                    depth += 1;
+                    continue;
+                }
+                let mut done = false;
+                loop {
+                    if depth == 0 {
+                        done = true;
+                        break;
+                    }
+                    if cursor.goto_next_sibling() {
+                        break;
+                    }
+                    if !cursor.goto_parent() {
+                        done = true;
+                        break;
+                    }
+                    depth -= 1;
+                }
+                if done {
+                    break;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    // ----- lock guards ----------------------------------------------------------------------
+
+    /// `std::lock_guard<std::mutex> g(m);`, `std::unique_lock<std::mutex> g(m);`,
+    /// `std::scoped_lock g(m);` (also with `{m}` and without template arguments): locks `m`
+    /// like `m.lock()`; the block's exits unlock it.
+    fn guard_decl(&mut self, s: Node, ty: Node, sid: StmtId) -> R<()> {
+        let src = self.src;
+        let kind = std_name(&src, ty).unwrap_or("lock_guard");
+        if s.parent().map(|p| p.kind()) != Some("compound_statement") {
+            return Err(src.unsupported(
+                s,
+                &format!("std::{kind} that is not directly in a block (put it in braces)"),
+            ));
+        }
+        // Template arguments, if any: exactly `std::mutex`.
+        let inner = crate::frontend::cpp::unqualify(&src, ty).unwrap_or(ty);
+        if inner.kind() == "template_type" {
+            let args = inner
+                .child_by_field_name("arguments")
+                .map(named_children)
+                .unwrap_or_default();
+            let is_mutex = |a: &Node| {
+                a.kind() == "type_descriptor"
+                    && a.child_by_field_name("declarator").is_none()
+                    && a.child_by_field_name("type")
+                        .is_some_and(|t| std_name(&src, t) == Some("mutex"))
+            };
+            if args.len() != 1 || !args.iter().all(is_mutex) {
+                let text = src.text(ty);
+                return Err(src.unsupported(
+                    ty,
+                    &format!("`{text}` (lock guards are supported for one std::mutex only)"),
+                ));
+            }
+        }
+        let mut c = s.walk();
+        let decls: Vec<Node> = s.children_by_field_name("declarator", &mut c).collect();
+        if decls.is_empty() {
+            return Err(src.unsupported(s, "declaration that declares no variable"));
+        }
+        for d in decls {
+            let (name_node, args) = ctor_args(&src, d)?;
+            let name = src.text(name_node).to_string();
+            self.check_redefinition(name_node, &name)?;
+            let m = match args.as_slice() {
+                [m] => *m,
+                [] => {
+                    return Err(src.unsupported(
+                        d,
+                        &format!("std::{kind} without a mutex (it locks nothing)"),
+                    ))
+                }
+                [_, extra, ..] => {
+                    let what = if kind == "scoped_lock" {
+                        "std::scoped_lock of several mutexes"
+                    } else {
+                        "lock guard options (std::defer_lock, std::adopt_lock, ...)"
+                    };
+                    return Err(src.unsupported(extra.node(), what));
+                }
+            };
+            let loc = self.named_mutex(m.node())?;
+            let ok = self.mutex_cas(&self.fixed_place(loc));
+            self.emit(Instr::Assume {
+                cond: Expr::Reg(ok),
+            });
+            self.cpp.guards.push(Guard {
+                depth: self.scopes.len(),
+                inline: self.inlines.len(),
+                loc,
+                stmt: sid,
+                name,
+            });
+        }
+        Ok(())
+    }
+
+    /// The global `std::mutex` named by `n`.
+    fn named_mutex(&self, n: Node) -> R<Loc> {
+        let src = self.src;
+        let n = strip_parens(n);
+        if !matches!(n.kind(), "identifier" | "type_identifier") {
+            let text = src.text(n);
+            return Err(src.unsupported(
+                n,
+                &format!("lock guard on `{text}` (only a global std::mutex is supported)"),
+            ));
+        }
+        let name = src.text(n);
+        match self.lookup(name) {
+            Name::Mutex(loc) => Ok(loc),
+            Name::Unknown => Err(src.error(n, &format!("undeclared identifier `{name}`"))),
+            _ => Err(src.error(n, &format!("`{name}` is not a std::mutex"))),
+        }
+    }
+
+    /// Emits the unlocks (release stores of 0) of the guards selected by `which`, innermost
+    /// first, without taking them out of scope.
+    fn release_guards(&mut self, which: impl Fn(&Guard) -> bool) {
+        let selected: Vec<(Loc, StmtId)> = self
+            .cpp
+            .guards
+            .iter()
+            .rev()
+            .filter(|g| which(g))
+            .map(|g| (g.loc, g.stmt))
+            .collect();
+        for (loc, stmt) in selected {
+            self.emit_unlock(loc, stmt);
+        }
+    }
+
+    /// The unlock of a guard's mutex, as an instruction of the guard's declaration.
+    fn emit_unlock(&mut self, loc: Loc, stmt: StmtId) {
+        let saved = self.cur_stmt;
+        self.cur_stmt = stmt;
+        self.emit(Instr::Store {
+            loc: Addr::Fixed(loc),
+            val: Expr::Const(0),
+            order: MemOrder::Release,
+        });
+        self.cur_stmt = saved;
+    }
+
+    // ----- member calls ---------------------------------------------------------------------
+
+    /// `obj.method(args)`.
+    fn member_call(&mut self, call: Node, f: Node, args: &[Node], used: bool) -> R<TExpr> {
+        let src = self.src;
+        if self.mode == Mode::Const {
+            return Err(src.error(
+                call,
+                "initialiser of a global must be a constant expression",
+            ));
+        }
+        let (Some(obj), Some(field)) = (
+            f.child_by_field_name("argument"),
+            f.child_by_field_name("field"),
+        ) else {
+            return Err(src.unsupported(call, "member call"));
+        };
+        let op = f
+            .child_by_field_name("operator")
+            .map(|o| src.text(o))
+            .unwrap_or(".");
+        if op != "." {
+            return Err(src.unsupported(f, "`->` (pointers are not supported)"));
+        }
+        let method = src.text(field);
+        let obj = strip_parens(obj);
+        let name = src.text(obj);
+        if obj.kind() != "identifier" {
+            return Err(src.unsupported(
+                obj,
+                &format!(
+                    "member call on `{name}` (only on a global std::atomic, a global std::mutex \
+                     or a std::thread)"
+                ),
+            ));
+        }
+        match self.lookup(name) {
+            Name::Global(loc) if self.global_atomic(loc) => {
+                self.atomic_member(call, loc, method, args, used)
+            }
+            Name::Global(_) => Err(src.error(
+                obj,
+                &format!("`{name}` is not atomic (`.{method}()` needs a std::atomic)"),
+            )),
+            Name::Mutex(loc) => self.mutex_member(call, loc, method, args, used),
+            Name::Handle(h) => self.thread_member(call, obj, h, method, args, used),
+            Name::Unknown if self.cpp.guards.iter().any(|g| g.name == name) => Err(src
+                .unsupported(
+                    call,
+                    &format!(
+                        "member call on lock guard `{name}` (a guard holds its mutex until the \
+                         end of its block)"
+                    ),
+                )),
+            Name::Local(_) => Err(src.error(
+                obj,
+                &format!("`{name}` is an integer: it has no member `{method}`"),
+            )),
+            other => Err(self.name_error(obj, name, other, false)),
+        }
+    }
+
+    /// Checks the number of arguments of `x.method(...)`: between `min` and `max`.
+    fn member_arity(
+        &self,
+        call: Node,
+        method: &str,
+        args: &[Node],
+        min: usize,
+        max: usize,
+    ) -> R<()> {
+        if args.len() < min || args.len() > max {
+            let expected = if min == max {
+                format!("{min}")
+            } else {
+                format!("{min} to {max}")
+            };
+            let s = if max == 1 { "" } else { "s" };
+            return Err(self.src.error(
+                call,
+                &format!(
+                    "`{method}` expects {expected} argument{s}, got {}",
+                    args.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A member call without a value (`store`, `lock`, `join`, ...) used as a value.
+    fn void_member(&self, call: Node, method: &str, used: bool) -> R<TExpr> {
+        if used {
+            return Err(self
+                .src
+                .unsupported(call, &format!("`{method}` used as a value")));
+        }
+        Ok((Expr::Const(0), IntTy::I32))
+    }
+
+    /// The memory order of `x.store(v, mo)` (`seq_cst` when absent).
+    fn store_order(&self, arg: Option<&Node>) -> R<MemOrder> {
+        let Some(a) = arg else {
+            return Ok(MemOrder::SeqCst);
+        };
+        let (o, oname) = self.mem_order(*a)?;
+        if o.is_acquire() && o != MemOrder::SeqCst {
+            return Err(self
+                .src
+                .error(*a, &format!("{oname} is not valid for a store")));
+        }
+        Ok(o)
+    }
+
+    /// The memory order of `x.load(mo)` (`seq_cst` when absent).
+    fn load_order(&self, arg: Option<&Node>) -> R<MemOrder> {
+        let Some(a) = arg else {
+            return Ok(MemOrder::SeqCst);
+        };
+        let (o, oname) = self.mem_order(*a)?;
+        if o.is_release() && o != MemOrder::SeqCst {
+            return Err(self
+                .src
+                .error(*a, &format!("{oname} is not valid for a load")));
+        }
+        Ok(o)
+    }
+
+    /// Member functions of `std::atomic<T>` (the global at `loc`).
+    fn atomic_member(
+        &mut self,
+        call: Node,
+        loc: Loc,
+        method: &str,
+        args: &[Node],
+        used: bool,
+    ) -> R<TExpr> {
+        let src = self.src;
+        let ty = self.global_ty(loc);
+        match method {
+            "load" => {
+                self.member_arity(call, method, args, 0, 1)?;
+                let order = self.load_order(args.first())?;
+                Ok((self.load(loc, order), super::promote(ty)))
+            }
+            "store" => {
+                self.member_arity(call, method, args, 1, 2)?;
+                let v = self.expr(args[0])?;
+                let order = self.store_order(args.get(1))?;
+                let val = self.convert(v, ty);
+                self.emit(Instr::Store {
+                    loc: Addr::Fixed(loc),
+                    val,
+                    order,
+                });
+                self.void_member(call, method, used)
+            }
+            "exchange" | "fetch_add" | "fetch_sub" | "fetch_and" | "fetch_or" | "fetch_xor" => {
+                let op = match method {
+                    "exchange" => RmwOp::Xchg,
+                    "fetch_add" => RmwOp::Add,
+                    "fetch_sub" => RmwOp::Sub,
+                    "fetch_and" => RmwOp::And,
+                    "fetch_or" => RmwOp::Or,
+                    _ => RmwOp::Xor,
+                };
+                self.member_arity(call, method, args, 1, 2)?;
+                let cell = self.fixed_place(loc);
+                self.check_rmw_type(call, &cell, op, &format!("`{method}`"))?;
+                let v = self.expr(args[0])?;
+                let order = match args.get(1) {
+                    Some(a) => self.mem_order(*a)?.0,
+                    None => MemOrder::SeqCst,
+                };
+                Ok(self.emit_rmw(&cell, op, v, order))
+            }
+            "compare_exchange_strong" | "compare_exchange_weak" => {
+                self.member_arity(call, method, args, 2, 4)?;
+                let must = "the expected value of a compare-exchange must be a local integer \
+                            variable";
+                let id = strip_parens(args[0]);
+                if id.kind() != "identifier" {
+                    return Err(src.unsupported(args[0], must));
+                }
+                let cell = self.fixed_place(loc);
+                let e = self.expected_var(args[0], id, &cell, must)?;
+                let d = self.expr(args[1])?;
+                let (order, fail_order) = match (args.get(2), args.get(3)) {
+                    (None, _) => (MemOrder::SeqCst, MemOrder::SeqCst),
+                    (Some(o), None) => {
+                        // C++ [atomics.types.operations]: the failure order of the
+                        // one-order form is the order without its release part.
+                        let (o, _) = self.mem_order(*o)?;
+                        let fail = match o {
+                            MemOrder::AcqRel => MemOrder::Acquire,
+                            MemOrder::Release => MemOrder::Relaxed,
+                            o => o,
+                        };
+                        (o, fail)
+                    }
+                    (Some(o), Some(f)) => {
+                        let (o, _) = self.mem_order(*o)?;
+                        let (fail, fname) = self.mem_order(*f)?;
+                        if matches!(fail, MemOrder::Release | MemOrder::AcqRel) {
+                            return Err(src.error(
+                                *f,
+                                &format!(
+                                    "{fname} is not valid as the failure order of a \
+                                     compare-exchange"
+                                ),
+                            ));
+                        }
+                        (o, fail)
+                    }
+                };
+                let weak = method == "compare_exchange_weak";
+                Ok(self.emit_cas(&cell, e, d, order, fail_order, weak))
+            }
+            "is_lock_free" | "wait" | "notify_one" | "notify_all" => {
+                Err(src.unsupported(call, &format!("std::atomic member `{method}`")))
+            }
+            _ => Err(src.unsupported(call, &format!("member `{method}` of std::atomic"))),
+        }
+    }
+
+    /// `m.lock()`, `m.unlock()`, `m.try_lock()` on the global `std::mutex` at `loc`.
+    fn mutex_member(
+        &mut self,
+        call: Node,
+        loc: Loc,
+        method: &str,
+        args: &[Node],
+        used: bool,
+    ) -> R<TExpr> {
+        match method {
+            "lock" => {
+                self.member_arity(call, method, args, 0, 0)?;
+                if used {
+                    return self.void_member(call, method, used);
+                }
+                let ok = self.mutex_cas(&self.fixed_place(loc));
+                self.emit(Instr::Assume {
+                    cond: Expr::Reg(ok),
+                });
+                self.void_member(call, method, used)
+            }
+            "unlock" => {
+                self.member_arity(call, method, args, 0, 0)?;
+                if used {
+                    return self.void_member(call, method, used);
+                }
+                self.emit(Instr::Store {
+                    loc: Addr::Fixed(loc),
+                    val: Expr::Const(0),
+                    order: MemOrder::Release,
+                });
+                self.void_member(call, method, used)
+            }
+            "try_lock" => {
+                // Unlike pthread_mutex_trylock: true (1) on success.
+                self.member_arity(call, method, args, 0, 0)?;
+                let ok = self.mutex_cas(&self.fixed_place(loc));
+                Ok((Expr::Reg(ok), IntTy::I32))
+            }
+            _ => Err(self
+                .src
+                .unsupported(call, &format!("member `{method}` of std::mutex"))),
+        }
+    }
+
+    /// `t.join()` on the `std::thread` handle `h` (named by `obj`).
+    fn thread_member(
+        &mut self,
+        call: Node,
+        obj: Node,
+        h: Reg,
+        method: &str,
+        args: &[Node],
+        used: bool,
+    ) -> R<TExpr> {
+        let src = self.src;
+        match method {
+            "join" => {
+                self.member_arity(call, method, args, 0, 0)?;
+                if used {
+                    return self.void_member(call, method, used);
+                }
+                if self.mode != Mode::Main {
+                    let main_name = self.cx.main_name;
+                    return Err(src.unsupported(
+                        call,
+                        &format!(
+                            "join outside {main_name} (threads can only be joined in {main_name})"
+                        ),
+                    ));
+                }
+                if !self.created.get(h).copied().unwrap_or(false) {
+                    let name = src.text(obj);
+                    return Err(src.error(
+                        obj,
+                        &format!("thread `{name}` is joined before a thread was created with it"),
+                    ));
+                }
+                self.emit(Instr::Join { tid: Expr::Reg(h) });
+                self.void_member(call, method, used)
+            }
+            "detach" => Err(src.unsupported(
+                call,
+                "`detach` (detached threads are not supported: join every thread)",
+            )),
+            _ => Err(src.unsupported(call, &format!("member `{method}` of std::thread"))),
+        }
+    }
+}
+
+/// `using namespace std;` (whitespace-insensitive).
+fn is_using_namespace_std(text: &str) -> bool {
+    let words: Vec<&str> = text.trim_end_matches(';').split_whitespace().collect();
+    words == ["using", "namespace", "std"]
+}
