@@ -1,8 +1,6 @@
 //! No panic on any input: every fixture truncated at every 7th byte (and a few byte-level
 //! corruptions) goes through the front end, and whatever parses through a bounded check;
-//! every fixture truncated at every distinct place (every byte, with runs of equivalent cuts
-//! reduced to representatives; `--ignored` runs literally every byte) goes through the front
-//! end alone.
+//! every fixture truncated at every byte goes through the front end alone.
 
 mod common;
 
@@ -94,89 +92,6 @@ fn every_cut(src: &str) -> Vec<usize> {
         .collect()
 }
 
-const KEYWORDS: &[&str] = &[
-    "_Atomic", "_Bool", "asm", "auto", "bool", "break", "case", "char", "const", "continue",
-    "default", "do", "double", "else", "enum", "extern", "float", "for", "goto", "if", "inline",
-    "int", "long", "register", "restrict", "return", "short", "signed", "sizeof", "static",
-    "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
-];
-
-/// The ends of the prefixes of `src` that can lex differently: every char boundary except
-/// those strictly inside a run whose prefixes all look alike to the front end. Kept: every
-/// token boundary; in a run of whitespace, only the cut after its first char; in a word
-/// (identifier, keyword, number), the cut after its first char, before every `_` (so that
-/// `atomic_load` in `atomic_load_explicit` and `pthread_mutex` are tried) and after every
-/// prefix that is a keyword (`do` in `double`, `int` in `int64_t`); in a comment, the cuts
-/// before it, after `/`, `//` and `//x`, and before and after its last char. This
-/// keeps about a third of all cuts (the front end compiles its queries on every call, so
-/// every byte of every fixture takes over a minute; see the ignored test below).
-fn representative_cuts(src: &str) -> Vec<usize> {
-    const OTHER: u8 = 0;
-    const WORD: u8 = 1;
-    const SPACE: u8 = 2;
-    let b = src.as_bytes();
-    let n = b.len();
-    let class = |c: u8| {
-        if c.is_ascii_alphanumeric() || c == b'_' {
-            WORD
-        } else if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
-            SPACE
-        } else {
-            OTHER
-        }
-    };
-    // Cuts strictly inside comments (string and char literals are skipped over so that a
-    // `//` in them does not count; an approximation is enough: it only chooses cuts).
-    let mut in_comment = vec![false; n + 1];
-    let mut i = 0;
-    while i < n {
-        match (b[i], b.get(i + 1)) {
-            (b'/', Some(b'/')) | (b'/', Some(b'*')) => {
-                let end = if b[i + 1] == b'/' {
-                    src[i..].find('\n').map_or(n, |k| i + k)
-                } else {
-                    src[i + 2..].find("*/").map_or(n, |k| i + 2 + k + 2)
-                };
-                for inside in in_comment
-                    .iter_mut()
-                    .take(end.saturating_sub(1))
-                    .skip(i + 4)
-                {
-                    *inside = true;
-                }
-                i = end;
-            }
-            (q @ (b'"' | b'\''), _) => {
-                i += 1;
-                while i < n && b[i] != q && b[i] != b'\n' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
-            _ => i += 1,
-        }
-    }
-    let mut cuts = Vec::new();
-    let mut run_start = 0;
-    for end in 0..=n {
-        if end >= 1 && (end == 1 || class(b[end - 1]) != class(b[end - 2])) {
-            run_start = end - 1;
-        }
-        if !src.is_char_boundary(end) || in_comment[end] {
-            continue;
-        }
-        if end > 0 && end < n && end - run_start >= 2 && class(b[end - 1]) == class(b[end]) {
-            match class(b[end]) {
-                SPACE => continue,
-                WORD if b[end] != b'_' && !KEYWORDS.contains(&&src[run_start..end]) => continue,
-                _ => {}
-            }
-        }
-        cuts.push(end);
-    }
-    cuts
-}
-
 /// Parses the prefixes of every fixture ending at `cuts(source)` with the front end alone
 /// (split between threads): it never panics, a successful parse validates, and every
 /// diagnostic has a position ≥ 1:1 and renders as `FILE:LINE:COL: ...` with the fixture's
@@ -264,54 +179,9 @@ fn all_prefixes_parse_or_are_refused(cuts: fn(&str) -> Vec<usize>) -> usize {
     jobs.len()
 }
 
+/// Literally every byte (char boundary) of every fixture: about 90,000 front-end runs, a few
+/// seconds in release mode (the queries are compiled once per process).
 #[test]
-fn every_prefix_of_every_fixture_parses_or_is_refused() {
-    let n = all_prefixes_parse_or_are_refused(representative_cuts);
-    eprintln!("{n} prefixes parsed or refused");
-    assert!(n > 10_000, "only {n} prefixes");
-}
-
-/// Literally every byte (char boundary) of every fixture: ~75,000 front-end runs, about
-/// 75 s of CPU in release mode today (each `parse_c` call compiles its tree-sitter queries),
-/// hence ignored by default: `cargo test --release --test robustness -- --ignored`.
-#[test]
-#[ignore]
 fn every_byte_prefix_of_every_fixture_parses_or_is_refused() {
     all_prefixes_parse_or_are_refused(every_cut);
-}
-
-#[test]
-fn representative_cuts_keep_token_boundaries() {
-    let src = "int  x; // c\natomic_load_explicit(&x)";
-    let cuts = representative_cuts(src);
-    let at = |s: &str| src.find(s).unwrap();
-    // Token boundaries and the cut after the first char of each run.
-    for end in [
-        0,
-        1,
-        3,
-        4,
-        5,
-        6,
-        7,
-        8,
-        at("atomic"),
-        at("atomic") + 1,
-        src.len(),
-    ] {
-        assert!(cuts.contains(&end), "{end} missing from {cuts:?}");
-    }
-    // Before each `_` of a word, and after a keyword prefix (`do` of `double`).
-    for end in [at("_load"), at("_explicit")] {
-        assert!(cuts.contains(&end), "{end} missing from {cuts:?}");
-    }
-    assert_eq!(representative_cuts("double"), [0, 1, 2, 6]);
-    // A comment keeps its first four and last two cuts.
-    assert_eq!(representative_cuts("/* abc */"), [0, 1, 2, 3, 8, 9]);
-    // Not strictly inside whitespace, words or comments.
-    for end in [2, at("omic"), at("xplicit") + 1] {
-        assert!(!cuts.contains(&end), "{end} in {cuts:?}");
-    }
-    assert!(cuts.len() < every_cut(src).len());
-    assert_eq!(every_cut("aé").len(), 3);
 }

@@ -596,12 +596,12 @@ pub fn parse(file: &str, source: &str, lang: Lang) -> Result<Program, Diagnostic
     if let Some(bad) = first_syntax_error(root) {
         return Err(syntax_error(&src, bad));
     }
-    let top = Query::new(&language, toplevel_query)
-        .map_err(|e| src.internal(&format!("bad query toplevel.scm: {e}")))?;
-    let threads = Query::new(&language, threads_query)
-        .map_err(|e| src.internal(&format!("bad query threads.scm: {e}")))?;
+    let (top, threads) = match compiled_queries(lang, &language, toplevel_query, threads_query) {
+        Ok(q) => q,
+        Err(e) => return Err(src.internal(&e)),
+    };
 
-    let items = classify_items(root, &top, prepared.as_bytes());
+    let items = classify_items(root, top, prepared.as_bytes());
 
     // Pre-pass: function names, `main`, and the thread functions it spawns.
     let mut fn_names = HashSet::new();
@@ -647,8 +647,8 @@ pub fn parse(file: &str, source: &str, lang: Lang) -> Result<Program, Diagnostic
     let Some(&(_, main_def)) = defs.iter().find(|(name, _)| *name == main_name) else {
         return Err(src.error_at_start("no `main` function"));
     };
-    let mut spawned = spawned_functions(&src, main_def, &threads, prepared.as_bytes());
-    cpp::std_thread_functions(&src, main_def, &threads, prepared.as_bytes(), &mut spawned);
+    let mut spawned = spawned_functions(&src, main_def, threads, prepared.as_bytes());
+    cpp::std_thread_functions(&src, main_def, threads, prepared.as_bytes(), &mut spawned);
     let mut func_ids = HashMap::new();
     let mut lowered_defs = Vec::new();
     for &(name, node) in &defs {
@@ -776,6 +776,31 @@ pub fn parse(file: &str, source: &str, lang: Lang) -> Result<Program, Diagnostic
         .validate()
         .map_err(|e| src.internal(&format!("invalid IR: {e}")))?;
     Ok(program)
+}
+
+/// The two queries of a language, compiled once per process (compiling them costs about a
+/// millisecond, more than parsing a litmus test).
+fn compiled_queries(
+    lang: Lang,
+    language: &Language,
+    toplevel: &str,
+    threads: &str,
+) -> Result<&'static (Query, Query), String> {
+    use std::sync::OnceLock;
+    static C: OnceLock<Result<(Query, Query), String>> = OnceLock::new();
+    static CPP: OnceLock<Result<(Query, Query), String>> = OnceLock::new();
+    let cell = match lang {
+        Lang::C => &C,
+        Lang::Cpp => &CPP,
+    };
+    let compiled = cell.get_or_init(|| {
+        let top =
+            Query::new(language, toplevel).map_err(|e| format!("bad query toplevel.scm: {e}"))?;
+        let thr =
+            Query::new(language, threads).map_err(|e| format!("bad query threads.scm: {e}"))?;
+        Ok((top, thr))
+    });
+    compiled.as_ref().map_err(Clone::clone)
 }
 
 impl Ctx<'_> {
