@@ -17,7 +17,6 @@ mod memory;
 mod mutex;
 
 use memory::Place;
-pub(crate) use memory::ALL_LOCATIONS;
 
 /// Maximum nesting of blocks and expressions; deeper programs are rejected (this bounds the
 /// recursion of the lowering, so adversarial inputs cannot overflow the stack).

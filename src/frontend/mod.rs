@@ -998,12 +998,7 @@ impl Ctx<'_> {
                 }
             }
             Ty::Struct(id) => {
-                let fields = self
-                    .types
-                    .structs
-                    .get(*id)
-                    .map(|s| s.fields.clone())
-                    .unwrap_or_default();
+                let fields = self.types.fields_of(*id);
                 for (f, t) in fields {
                     self.flatten(&format!("{name}.{f}"), &t, at, out)?;
                 }
@@ -1072,12 +1067,7 @@ impl Ctx<'_> {
                         src.unsupported(v, "struct initialiser that is not a `{ ... }` list")
                     );
                 }
-                let fields = self
-                    .types
-                    .structs
-                    .get(*id)
-                    .map(|s| s.fields.clone())
-                    .unwrap_or_default();
+                let fields = self.types.fields_of(*id);
                 let items = named_children(v);
                 if items.len() > fields.len() {
                     return Err(src.error(v, "too many initialisers for the struct"));

@@ -239,6 +239,14 @@ impl TypeEnv {
         }
     }
 
+    /// The members of struct `id`, in order (none for an unknown id).
+    pub(crate) fn fields_of(&self, id: usize) -> Vec<(String, Ty)> {
+        self.structs
+            .get(id)
+            .map(|s| s.fields.clone())
+            .unwrap_or_default()
+    }
+
     /// Field `name` of struct `id`: its offset in cells and its type.
     pub(crate) fn field(&self, id: usize, name: &str) -> Option<(usize, Ty)> {
         let s = self.structs.get(id)?;

@@ -432,6 +432,21 @@ impl FnLower<'_, '_> {
         }
     }
 
+    /// The address a pointer value points to: fixed when it is a constant pointer to an
+    /// existing location, else computed over every location.
+    pub(super) fn deref_addr(&self, p: Expr) -> Addr {
+        match p {
+            Expr::Const(v) if v > 0 && ((v - 1) as u64) < self.cx.globals.len() as u64 => {
+                Addr::Fixed(v as usize - 1)
+            }
+            p => Addr::Computed {
+                ptr: p,
+                lo: 0,
+                hi: ALL_LOCATIONS,
+            },
+        }
+    }
+
     /// The scalar cell that the first argument of an atomic operation addresses: `&place`, or
     /// any pointer expression. It must be atomic (and not a mutex).
     pub(super) fn atomic_place(&mut self, arg: Node) -> R<Place> {
@@ -476,17 +491,7 @@ impl FnLower<'_, '_> {
             }
         } else {
             let (p, pointee) = self.ptr_value(arg)?;
-            let addr = match p {
-                Expr::Const(v) if v > 0 && ((v - 1) as u64) < self.cx.globals.len() as u64 => {
-                    Addr::Fixed(v as usize - 1)
-                }
-                p => Addr::Computed {
-                    ptr: p,
-                    lo: 0,
-                    hi: ALL_LOCATIONS,
-                },
-            };
-            (addr, pointee)
+            (self.deref_addr(p), pointee)
         };
         let at = if is_addr {
             a.child_by_field_name("argument").unwrap_or(arg)

@@ -7,7 +7,7 @@
 use super::{address_of, bin, strip_parens, FnLower, Name, Place, TExpr, R};
 use crate::frontend::types::{IntTy, Ty};
 use crate::frontend::{Diagnostic, Src};
-use crate::ir::{Addr, BinOp, Expr, Instr, MemOrder, Reg};
+use crate::ir::{BinOp, Expr, Instr, MemOrder, Reg};
 use tree_sitter::Node;
 
 /// `EBUSY`: the value of a `pthread_mutex_trylock` that failed (Linux).
@@ -82,17 +82,10 @@ impl FnLower<'_, '_> {
                 ),
             ));
         }
-        let addr = match p {
-            Expr::Const(v) if v > 0 && ((v - 1) as u64) < self.cx.globals.len() as u64 => {
-                Addr::Fixed(v as usize - 1)
-            }
-            p => Addr::Computed {
-                ptr: p,
-                lo: 0,
-                hi: super::ALL_LOCATIONS,
-            },
-        };
-        Ok(Place { addr, ty: pointee })
+        Ok(Place {
+            addr: self.deref_addr(p),
+            ty: pointee,
+        })
     }
 
     /// The acquire CAS 0 → 1 on mutex `m` into fresh `ok` / `old` temporaries; returns `ok`.
