@@ -392,9 +392,169 @@ fn sc_violation(_g: &ExecutionGraph, d: &Derived) -> Option<&'static str> {
     None
 }
 
+/// The thesis's C11 (§3, its Figure 3.6), checked naively: RC11's no-thin-air, coherence and
+/// atomicity, and some permutation of the seq_cst events (an RMW's two parts adjacent) that
+/// satisfies (coto), (rfto1), (rfto2), (tofen) and C++11's fence rules §29.3p4–p6 literally.
+fn c11_violation(g: &ExecutionGraph, d: &Derived) -> Option<&'static str> {
+    let n = g.events.len();
+    let ev = &g.events;
+    if !d.po.union(&d.rf).acyclic() {
+        return Some("no-thin-air");
+    }
+    for a in 0..n {
+        for b in 0..n {
+            if d.hb.has(a, b) && (a == b || d.eco.has(b, a)) {
+                return Some("coherence");
+            }
+        }
+    }
+    if !atomicity_holds(d) {
+        return Some("atomicity");
+    }
+    let sc: Vec<usize> = (0..n)
+        .filter(|&e| ev[e].thread != INIT_THREAD && is_sc(&ev[e]))
+        .collect();
+    assert!(
+        sc.len() <= 8,
+        "oracle: too many seq_cst events for the c11 permutation check"
+    );
+    let rmw: Vec<(usize, usize)> = d.rmw.pairs();
+    let ok = |to: &[usize]| -> bool {
+        let pos = |e: usize| to.iter().position(|&x| x == e);
+        for &a in to {
+            for &b in to {
+                if (d.hb.has(a, b) || d.mo.has(a, b)) && pos(a) > pos(b) {
+                    return false;
+                }
+            }
+        }
+        for &(r, w) in &rmw {
+            if let (Some(i), Some(j)) = (pos(r), pos(w)) {
+                if j != i + 1 {
+                    return false;
+                }
+            }
+        }
+        // The last seq_cst write to `x` strictly before position `i`.
+        let last_before = |i: usize, x: Option<usize>| {
+            to[..i]
+                .iter()
+                .rev()
+                .copied()
+                .find(|&c| ev[c].is_write() && ev[c].loc == x)
+        };
+        for (i, &r) in to.iter().enumerate() {
+            if !ev[r].is_read() {
+                continue;
+            }
+            let w = (0..n).find(|&w| d.rf.has(w, r)).unwrap();
+            let c = last_before(i, ev[r].loc);
+            if is_sc(&ev[w]) && ev[w].thread != INIT_THREAD {
+                if c != Some(w) {
+                    return false;
+                }
+            } else if let Some(c) = c {
+                if d.hb.has(w, c) {
+                    return false;
+                }
+            }
+        }
+        let rf_of = |r: usize| (0..n).find(|&w| d.rf.has(w, r)).unwrap();
+        let sees = |w: usize, v: usize| w == v || d.mo.has(v, w);
+        let same_thread_po = |a: usize, b: usize| ev[a].thread == ev[b].thread && d.po.has(a, b);
+        for (i, &x) in to.iter().enumerate() {
+            if !is_sc_fence(&ev[x]) {
+                continue;
+            }
+            for b in 0..n {
+                if !(ev[b].is_read() && same_thread_po(x, b)) {
+                    continue;
+                }
+                // C++11 §29.3p4.
+                if let Some(wl) = last_before(i, ev[b].loc) {
+                    if !sees(rf_of(b), wl) {
+                        return false;
+                    }
+                }
+            }
+            for a in 0..n {
+                if !(ev[a].is_write() && ev[a].thread != INIT_THREAD && same_thread_po(a, x)) {
+                    continue;
+                }
+                // §29.3p5: seq_cst reads after x in `to`.
+                for &b in &to[i + 1..] {
+                    if ev[b].is_read() && ev[b].loc == ev[a].loc && !sees(rf_of(b), a) {
+                        return false;
+                    }
+                }
+                // §29.3p6: reads sequenced after a fence y after x in `to`.
+                for &y in &to[i + 1..] {
+                    if !is_sc_fence(&ev[y]) {
+                        continue;
+                    }
+                    for b in 0..n {
+                        if ev[b].is_read()
+                            && ev[b].loc == ev[a].loc
+                            && same_thread_po(y, b)
+                            && !sees(rf_of(b), a)
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        // (tofen)
+        for r in 0..n {
+            if !ev[r].is_read() {
+                continue;
+            }
+            let w = (0..n).find(|&w| d.rf.has(w, r)).unwrap();
+            if !(is_sc(&ev[w]) && ev[w].thread != INIT_THREAD) {
+                continue;
+            }
+            for (i, &f) in to.iter().enumerate() {
+                if is_sc_fence(&ev[f]) && ev[f].thread == ev[r].thread && d.po.has(f, r) {
+                    if last_before(i, ev[r].loc) != Some(w) {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    };
+    // Every permutation (Heap's algorithm).
+    let mut perm = sc.clone();
+    let k = perm.len();
+    let mut c = vec![0usize; k];
+    if ok(&perm) {
+        return None;
+    }
+    let mut i = 0;
+    while i < k {
+        if c[i] < i {
+            if i % 2 == 0 {
+                perm.swap(0, i);
+            } else {
+                perm.swap(c[i], i);
+            }
+            if ok(&perm) {
+                return None;
+            }
+            c[i] += 1;
+            i = 0;
+        } else {
+            c[i] = 0;
+            i += 1;
+        }
+    }
+    Some("c11-sc-order")
+}
+
 fn violation(model: Model, g: &ExecutionGraph, d: &Derived) -> Option<&'static str> {
     match model {
         Model::Rc11 => rc11_violation(g, d),
+        Model::C11 => c11_violation(g, d),
         Model::Sc => sc_violation(g, d),
     }
 }
@@ -3018,6 +3178,53 @@ fn random_programs_agree_with_the_oracle() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+/// The c11 model on random programs (those with at most 8 seq_cst events in every run, so
+/// that the oracle can try every order of them) and on the litmus fixtures.
+#[test]
+fn c11_agrees_with_the_oracle() {
+    let mut rng = Rng(0x0c11_0c11_5eed_7777);
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for i in 0..400 {
+        let prog = random_program(&mut rng);
+        let sc_instrs: usize = prog
+            .functions
+            .iter()
+            .flat_map(|f| &f.body)
+            .filter(|ins| match ins {
+                Instr::Load { order, .. } | Instr::Store { order, .. } | Instr::Fence { order } => {
+                    order.is_sc()
+                }
+                Instr::Rmw { order, .. } | Instr::Cas { order, .. } => order.is_sc(),
+                _ => false,
+            })
+            .count();
+        // Each instruction runs at most twice (loop bound 1 plus its exit), an RMW is two
+        // events: a conservative bound on the seq_cst events of a run.
+        if sc_instrs > 4 {
+            continue;
+        }
+        compared += 1;
+        if let Err(e) = compare_with(&format!("c11 random #{i}"), &prog, Model::C11, 1) {
+            failures.push(e);
+        }
+    }
+    let mut files: Vec<String> = std::fs::read_dir(fixture_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.ends_with(".c"))
+        .collect();
+    files.sort();
+    for f in files {
+        let prog = fixture(&f);
+        if let Err(e) = compare_with(&f, &prog, Model::C11, DEFAULT_UNROLL) {
+            failures.push(e);
+        }
+    }
+    assert!(compared > 100, "only {compared} random programs compared");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// Random programs with only seq_cst accesses (and no fences): the explorer checks them with

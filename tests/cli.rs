@@ -247,3 +247,37 @@ fn lang_follows_the_extension_unless_told() {
     let written = std::fs::read_to_string(dir.path().join("sb.cc")).unwrap();
     assert_eq!(written.matches("std::atomic_thread_fence").count(), 2);
 }
+
+/// The c11 model (the thesis's, with C++11's fence rules) differs from rc11 where the thesis
+/// says it does: seq_cst fences repair store buffering under both, but cannot forbid the
+/// IRIW or 2+2W outcomes of relaxed accesses under c11 (thesis Figure 6.14), which RC11's
+/// psc_F does forbid.
+#[test]
+fn c11_and_rc11_differ_on_iriw_and_2_plus_2w() {
+    for (file, c11, rc11) in [
+        ("fixtures/litmus/sb.c", 1, 1),
+        ("fixtures/litmus/iriw.c", 2, 1),
+        ("fixtures/litmus/2+2w.c", 2, 1),
+    ] {
+        for (model, want) in [("c11", c11), ("rc11", rc11)] {
+            let out = fensyn(&["fix", file, "--model", model, "--format", "json"]);
+            assert_eq!(
+                out.status.code(),
+                Some(want),
+                "{file} {model}: {}",
+                stderr(&out)
+            );
+        }
+    }
+    let out = fensyn(&[
+        "check",
+        "fixtures/litmus/iriw.c",
+        "--model",
+        "c11",
+        "--format",
+        "json",
+    ]);
+    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(j["executions"], 16);
+    assert_eq!(j["model"], "c11");
+}

@@ -5,6 +5,15 @@
 //!
 //! * `rc11` (RC11, Lahav et al. PLDI 2017; §2): coherence `irreflexive(hb ; eco?)`, atomicity
 //!   `rmw ∩ (fr ; mo) = ∅`, SC `acyclic(psc_base ∪ psc_F)`, no thin air `acyclic(po ∪ rf)`.
+//! * `c11` (§3, the thesis's C11 model, Figure 3.6): RC11's coherence, atomicity and no thin
+//!   air, and instead of psc the existence of a total order `to` on the seq_cst events that
+//!   contains hb and mo between them (coto), in which every seq_cst read reads from the last
+//!   seq_cst write to its location before it, or from a non-seq_cst write not hb-before that
+//!   last write (rfto1, rfto2), and in which a seq_cst write read after a seq_cst fence of the
+//!   reading thread is the last seq_cst write to the location before the fence (tofen). An RMW
+//!   is one action of `to` (its read and write parts are adjacent). The order is searched for
+//!   (see [`sc_order_exists`]). Unlike RC11's axioms this condition is not preserved by taking
+//!   prefixes, so the explorer applies it to complete executions only.
 //! * `sc` (§3): `acyclic(po ∪ rf ∪ mo ∪ fr)` and atomicity; memory orders are ignored.
 //!
 //! Coherence failures are the thesis's "weak" violations (its six co-* constraints), psc cycles
@@ -20,6 +29,8 @@ use std::fmt;
 pub enum Model {
     /// RC11 (repaired C11), the default, as in GenMC.
     Rc11,
+    /// The thesis's C11 model (its Figure 3.6): a total order on seq_cst events.
+    C11,
     /// Sequential consistency: interleavings only.
     Sc,
 }
@@ -28,6 +39,7 @@ impl Model {
     pub fn name(self) -> &'static str {
         match self {
             Model::Rc11 => "rc11",
+            Model::C11 => "c11",
             Model::Sc => "sc",
         }
     }
@@ -52,6 +64,9 @@ pub enum Axiom {
     NoThinAir,
     /// `po ∪ rf ∪ mo ∪ fr` has a cycle (model `sc`).
     SeqCst,
+    /// No total order on the seq_cst events satisfies (coto), (rfto1), (rfto2) and (tofen)
+    /// (model `c11`): a "strong" violation.
+    ScOrder,
 }
 
 impl Axiom {
@@ -62,6 +77,7 @@ impl Axiom {
             Axiom::Psc => "SC order (psc acyclic)",
             Axiom::NoThinAir => "no thin air (po ∪ rf acyclic)",
             Axiom::SeqCst => "sequential consistency (po ∪ rf ∪ mo ∪ fr acyclic)",
+            Axiom::ScOrder => "C11 SC order (a total order `to` on seq_cst events)",
         }
     }
 }
@@ -214,10 +230,29 @@ impl Model {
                 }
                 None
             }
+            Model::C11 => {
+                if !r.hb.is_irreflexive() || !r.hb.seq(&r.eco).is_irreflexive() {
+                    return Some(Axiom::Coherence);
+                }
+                if !sc_order_exists(g, r) {
+                    return Some(Axiom::ScOrder);
+                }
+                None
+            }
             Model::Sc => {
                 let all = r.po.union(&r.rf).union(&r.mo).union(&r.fr);
                 (!all.is_acyclic()).then_some(Axiom::SeqCst)
             }
+        }
+    }
+
+    /// The first violated axiom that is preserved by taking po ∪ rf-prefixes: for `c11`, all
+    /// but the SC order (which the explorer checks on complete executions only); for the other
+    /// models, every axiom.
+    pub fn prefix_violation(self, g: &ExecutionGraph) -> Option<Axiom> {
+        match self.violation(g) {
+            Some(Axiom::ScOrder) => None,
+            v => v,
         }
     }
 
@@ -252,4 +287,195 @@ pub fn races(g: &ExecutionGraph, r: &Relations) -> Vec<(usize, usize)> {
         }
     }
     out
+}
+
+/// Whether the seq_cst events of `g` can be totally ordered as the thesis's C11 model requires
+/// (its Figure 3.6), with C++11's fence rules:
+///
+/// * (coto) `to` contains hb and mo between seq_cst events;
+/// * (rfto1) a seq_cst read of a seq_cst write reads the last seq_cst write to its location
+///   before it; (rfto2) a seq_cst read of a non-seq_cst write `w` has no last seq_cst write
+///   before it that `w` happens before;
+/// * (tofen) a seq_cst write read after a seq_cst fence of the reading thread is the last
+///   seq_cst write to the location before the fence;
+/// * C++11 §29.3p4–p6: a read after a seq_cst fence `X` sees the last seq_cst write to its
+///   location before `X`, or an mo-later one (p4); a seq_cst read after (in `to`) a fence `X`
+///   sees every write to its location sequenced before `X`, or an mo-later one (p5); a read
+///   sequenced after a fence `Y` that `to` puts after a fence `X` sees every write to its
+///   location sequenced before `X`, or an mo-later one (p6). (The thesis's (tofen) alone would
+///   not let seq_cst fences forbid store buffering, which its own tool fixes with them.)
+///
+/// An RMW's two parts are one action (placed together). The order is built by a depth-first
+/// search placing at each step a unit whose hb / mo predecessors are placed and checking the
+/// placed unit's conditions; failed states (placed set, last seq_cst write per location) are
+/// memoised. Executions have few seq_cst events; the search is exponential only in the worst
+/// case.
+pub fn sc_order_exists(g: &ExecutionGraph, r: &Relations) -> bool {
+    use std::collections::{HashMap, HashSet};
+    let ev = &g.events;
+    let is_sc = |e: usize| {
+        ev[e].thread != INIT_THREAD
+            && ev[e].order.is_sc()
+            && (ev[e].is_access() || ev[e].is_fence())
+    };
+    // Units of `to`: a seq_cst event, or an RMW's read and write parts together.
+    let rmw_write: HashMap<usize, usize> = g.rmw.iter().copied().collect();
+    let rmw_writes: HashSet<usize> = g.rmw.iter().map(|&(_, w)| w).collect();
+    let mut units: Vec<Vec<usize>> = Vec::new();
+    for e in 0..g.len() {
+        if !is_sc(e) {
+            continue;
+        }
+        if rmw_writes.contains(&e) {
+            // Joined to its read part below, unless that part is not seq_cst.
+            let rd = g.rmw.iter().find(|&&(_, w)| w == e).map(|&(rd, _)| rd);
+            if rd.is_some_and(is_sc) {
+                continue;
+            }
+            units.push(vec![e]);
+            continue;
+        }
+        match rmw_write.get(&e) {
+            Some(&w) if is_sc(w) => units.push(vec![e, w]),
+            _ => units.push(vec![e]),
+        }
+    }
+    let n = units.len();
+    if n == 0 {
+        return true;
+    }
+    if n > 63 {
+        // Beyond the search's bitmask: only (coto) is checked (by acyclicity).
+        return true;
+    }
+    // (coto): unit a must precede unit b.
+    let mut pred = vec![0u64; n];
+    for a in 0..n {
+        for b in 0..n {
+            if a != b
+                && units[a]
+                    .iter()
+                    .any(|&x| units[b].iter().any(|&y| r.hb.has(x, y) || r.mo.has(x, y)))
+            {
+                pred[b] |= 1 << a;
+            }
+        }
+    }
+    // `w` is `v` or mo-after it: a read of `w` "sees" `v` or a later modification.
+    let sees = |w: usize, v: usize| w == v || r.mo.has(v, w);
+    let thread_events = |e: usize| -> (&[usize], usize) {
+        let tr = &g.threads[ev[e].thread];
+        let idx = tr.events.iter().position(|&x| x == e).unwrap_or(0);
+        (&tr.events, idx)
+    };
+    // Per seq_cst fence: the reads sequenced after it, and the writes sequenced before it.
+    let reads_after = |f: usize| -> Vec<usize> {
+        let (evs, idx) = thread_events(f);
+        evs[idx + 1..]
+            .iter()
+            .copied()
+            .filter(|&x| ev[x].is_read())
+            .collect()
+    };
+    let writes_before = |f: usize| -> Vec<usize> {
+        let (evs, idx) = thread_events(f);
+        evs[..idx]
+            .iter()
+            .copied()
+            .filter(|&x| ev[x].is_write())
+            .collect()
+    };
+    let fence_of_unit: Vec<Option<usize>> = units
+        .iter()
+        .map(|u| (u.len() == 1 && ev[u[0]].is_fence()).then_some(u[0]))
+        .collect();
+    // Whether unit `u` may come next, after the units in `placed` (last seq_cst write per
+    // location in `last`).
+    let may_place = |u: usize, placed: u64, last: &[usize]| -> bool {
+        let placed_fences = || {
+            (0..n)
+                .filter(move |&v| placed >> v & 1 == 1)
+                .filter_map(|v| fence_of_unit[v])
+        };
+        for &e in &units[u] {
+            let event = &ev[e];
+            if event.is_read() {
+                let (Some(x), Some(w)) = (event.loc, g.rf[e]) else {
+                    continue;
+                };
+                let c = last[x];
+                if is_sc(w) {
+                    if c != w {
+                        return false; // (rfto1)
+                    }
+                } else if c != usize::MAX && r.hb.has(w, c) {
+                    return false; // (rfto2)
+                }
+                // §29.3p5: every write to x sequenced before an earlier fence is seen.
+                for f in placed_fences() {
+                    for a in writes_before(f) {
+                        if ev[a].loc == Some(x) && !sees(w, a) {
+                            return false;
+                        }
+                    }
+                }
+            } else if event.is_fence() {
+                for rd in reads_after(e) {
+                    let (Some(x), Some(w)) = (ev[rd].loc, g.rf[rd]) else {
+                        continue;
+                    };
+                    if is_sc(w) && last[x] != w {
+                        return false; // (tofen)
+                    }
+                    if last[x] != usize::MAX && !sees(w, last[x]) {
+                        return false; // §29.3p4
+                    }
+                    // §29.3p6: the writes sequenced before every earlier fence are seen.
+                    for f in placed_fences() {
+                        for a in writes_before(f) {
+                            if ev[a].loc == Some(x) && !sees(w, a) {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        true
+    };
+    let mut failed: HashSet<(u64, Vec<usize>)> = HashSet::new();
+    let mut last = vec![usize::MAX; g.num_locs()];
+    // Iterative depth-first search: a stack of (placed, last, next unit to try).
+    let mut stack: Vec<(u64, Vec<usize>, usize)> = vec![(0, last.clone(), 0)];
+    while let Some((placed, cur_last, next)) = stack.pop() {
+        if placed.count_ones() as usize == n {
+            return true;
+        }
+        let mut advanced = false;
+        for u in next..n {
+            if placed >> u & 1 == 1 || pred[u] & !placed != 0 || !may_place(u, placed, &cur_last) {
+                continue;
+            }
+            last.clone_from(&cur_last);
+            for &e in &units[u] {
+                if ev[e].is_write() {
+                    if let Some(x) = ev[e].loc {
+                        last[x] = e;
+                    }
+                }
+            }
+            let child = (placed | 1 << u, last.clone());
+            if failed.contains(&child) {
+                continue;
+            }
+            stack.push((placed, cur_last.clone(), u + 1));
+            stack.push((child.0, child.1, 0));
+            advanced = true;
+            break;
+        }
+        if !advanced {
+            failed.insert((placed, cur_last));
+        }
+    }
+    false
 }

@@ -92,7 +92,7 @@ struct Problem<'a> {
 
 /// Synthesises fences for the buggy graphs of `prog`.
 pub fn synthesize(prog: &Program, buggy: &[ExecutionGraph], model: Model, mode: Mode) -> Outcome {
-    let reqs = requirements(buggy);
+    let reqs = requirements(buggy, model);
     let sites = candidate_sites(prog, &reqs);
     let p = Problem {
         model,

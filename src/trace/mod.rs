@@ -91,7 +91,7 @@ impl Requirement {
         if let Some(ax) = model.violation_with(&g, &rels) {
             return Some(match ax {
                 Axiom::Coherence => Violation::Weak,
-                Axiom::Psc => Violation::Strong,
+                Axiom::Psc | Axiom::ScOrder => Violation::Strong,
                 _ => Violation::Other,
             });
         }
@@ -149,12 +149,18 @@ impl Requirement {
 
 /// Builds the requirements of a set of buggy graphs: one per bug, deduplicated (many graphs
 /// share the prefix their bug depends on).
-pub fn requirements(buggy: &[ExecutionGraph]) -> Vec<Requirement> {
+pub fn requirements(buggy: &[ExecutionGraph], model: Model) -> Vec<Requirement> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for (gi, g) in buggy.iter().enumerate() {
         for bug in &g.bugs {
-            let keep = g.porf_prefix(&bug.witness);
+            // C11's SC order is not preserved by prefixes (a prefix may have none while the
+            // whole execution has one): under `c11` a requirement is the whole execution.
+            let keep = if model == Model::C11 {
+                vec![true; g.len()]
+            } else {
+                g.porf_prefix(&bug.witness)
+            };
             let mut map = vec![usize::MAX; g.len()];
             let mut next = 0;
             for (e, &k) in keep.iter().enumerate() {
