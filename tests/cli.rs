@@ -281,3 +281,30 @@ fn c11_and_rc11_differ_on_iriw_and_2_plus_2w() {
     assert_eq!(j["executions"], 16);
     assert_eq!(j["model"], "c11");
 }
+
+/// The failing execution is drawn as one column per thread, one row per event (in the order
+/// they were added), with the rf source or mo position of each event and the source lines.
+#[test]
+fn failing_execution_is_drawn_in_thread_columns() {
+    let out = fensyn(&["check", "fixtures/litmus/sb.c"]);
+    let text = stdout(&out);
+    let header = text
+        .lines()
+        .find(|l| l.contains("T1 (t1)"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(header.contains("│ T2 (t2)"), "{text}");
+    // T1's relaxed load of y reads the initial value, in T1's column only.
+    let row = text.lines().find(|l| l.contains("Rrlx y = 0")).unwrap();
+    assert!(row.contains("← init"), "{row}");
+    assert_eq!(
+        row.find("Rrlx").map(|i| i > header.find("T1").unwrap()),
+        Some(true)
+    );
+    assert!(
+        text.contains("| a = atomic_load_explicit(&y, memory_order_relaxed);"),
+        "{text}"
+    );
+    // Too wide for columns (a long source line, many threads): thread by thread.
+    let out = fensyn(&["check", "fixtures/algorithms/szymanski_relaxed.c"]);
+    assert!(stdout(&out).contains("first failing execution:"));
+}

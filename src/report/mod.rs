@@ -97,8 +97,110 @@ fn event_ref(prog: &Program, g: &ExecutionGraph, e: usize) -> String {
     format!("T{}:{}", ev.thread, line)
 }
 
-/// A buggy execution as text: per thread, its events with source lines and rf/mo notes.
+/// Widest table [`render_columns`] draws; wider executions are drawn thread by thread.
+const MAX_TABLE_WIDTH: usize = 120;
+/// Widest cell of the table.
+const MAX_CELL: usize = 34;
+
+/// A buggy execution as text: side by side, one column per thread, one row per event in the
+/// order the events were added (a linearisation of po ∪ rf), each cell the source line and the
+/// event with its rf source or mo position, then the source lines it mentions; when that is
+/// too wide, thread by thread.
 pub fn render_execution(prog: &Program, src: &str, g: &ExecutionGraph) -> String {
+    render_columns(prog, src, g).unwrap_or_else(|| render_blocks(prog, src, g))
+}
+
+/// The short rf / mo note of an event: `← T1:12`, `mo 2/3`.
+fn event_note(prog: &Program, g: &ExecutionGraph, e: usize) -> String {
+    let ev = &g.events[e];
+    if let Some(w) = g.rf[e] {
+        return format!("← {}", event_ref(prog, g, w));
+    }
+    match (ev.kind, ev.loc) {
+        (EventKind::Write, Some(l)) => {
+            let pos = g.mo[l].iter().position(|&w| w == e).unwrap_or(0);
+            format!("mo {pos}/{}", g.mo[l].len() - 1)
+        }
+        _ => String::new(),
+    }
+}
+
+fn render_columns(prog: &Program, src: &str, g: &ExecutionGraph) -> Option<String> {
+    let shown = |e: usize| {
+        let ev = &g.events[e];
+        ev.thread != INIT_THREAD && (ev.is_access() || ev.is_fence())
+    };
+    let threads: Vec<usize> = (0..g.threads.len())
+        .filter(|&t| g.threads[t].events.iter().any(|&e| shown(e)))
+        .collect();
+    if threads.is_empty() || threads.len() > 5 {
+        return None;
+    }
+    let cell = |e: usize| {
+        let line = g.events[e].stmt.map(|s| prog.stmt_line(s)).unwrap_or(0);
+        let note = event_note(prog, g, e);
+        let text = format!("{line:>3} {} {note}", event_label(prog, g, e));
+        text.trim_end().to_string()
+    };
+    let headers: Vec<String> = threads
+        .iter()
+        .map(|&t| format!("T{t} ({})", prog.functions[g.threads[t].func].name))
+        .collect();
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    let rows: Vec<(usize, String)> = (0..g.len())
+        .filter(|&e| shown(e))
+        .filter_map(|e| {
+            let col = threads.iter().position(|&t| t == g.events[e].thread)?;
+            Some((col, cell(e)))
+        })
+        .collect();
+    for (col, text) in &rows {
+        widths[*col] = widths[*col].max(text.chars().count());
+    }
+    if widths.iter().any(|&w| w > MAX_CELL)
+        || widths.iter().map(|w| w + 3).sum::<usize>() > MAX_TABLE_WIDTH
+    {
+        return None;
+    }
+    let mut out = String::new();
+    let line_of = |cells: Vec<String>| {
+        let mut l = String::from("  ");
+        for (i, c) in cells.iter().enumerate() {
+            let _ = write!(l, "{c:<w$}", w = widths[i]);
+            if i + 1 < cells.len() {
+                l.push_str(" │ ");
+            }
+        }
+        l.trim_end().to_string()
+    };
+    let _ = writeln!(out, "{}", line_of(headers.clone()));
+    let rule: Vec<String> = widths.iter().map(|&w| "─".repeat(w)).collect();
+    let _ = writeln!(out, "{}", line_of(rule).replace(" │ ", "─┼─"));
+    for (col, text) in rows {
+        let mut cells = vec![String::new(); threads.len()];
+        cells[col] = text;
+        let _ = writeln!(out, "{}", line_of(cells));
+    }
+    // The source lines the table mentions.
+    let mut lines: Vec<usize> = (0..g.len())
+        .filter(|&e| shown(e))
+        .filter_map(|e| g.events[e].stmt.map(|s| prog.stmt_line(s)))
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    let _ = writeln!(out);
+    for l in lines {
+        let _ = writeln!(out, "  {l:>4} | {}", source_line(src, l, 90));
+    }
+    for b in &g.bugs {
+        let line = prog.stmt_line(b.stmt);
+        let _ = writeln!(out, "  -> {} (line {line})", b.message);
+    }
+    Some(out)
+}
+
+/// The per-thread form of [`render_execution`]: each thread's events with their source lines.
+fn render_blocks(prog: &Program, src: &str, g: &ExecutionGraph) -> String {
     let mut out = String::new();
     for (t, tr) in g.threads.iter().enumerate() {
         let fname = &prog.functions[tr.func].name;
