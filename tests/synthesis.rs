@@ -171,7 +171,7 @@ fn no_cheaper_fence_set_exists_on_small_fixtures() {
         if sol.fences.len() > 2 {
             continue; // the exhaustive search below grows too fast beyond two fences
         }
-        let reqs = requirements(&res.buggy);
+        let reqs = requirements(&res.buggy, Model::Rc11);
         let sites = candidate_sites(&prog, &reqs);
         let cost = |a: &Assignment| -> (usize, u32) {
             let mut total = (0, 0);
