@@ -514,10 +514,12 @@ fn c11_violation(g: &ExecutionGraph, d: &Derived) -> Option<&'static str> {
                 continue;
             }
             for (i, &f) in to.iter().enumerate() {
-                if is_sc_fence(&ev[f]) && ev[f].thread == ev[r].thread && d.po.has(f, r) {
-                    if last_before(i, ev[r].loc) != Some(w) {
-                        return false;
-                    }
+                if is_sc_fence(&ev[f])
+                    && ev[f].thread == ev[r].thread
+                    && d.po.has(f, r)
+                    && last_before(i, ev[r].loc) != Some(w)
+                {
+                    return false;
                 }
             }
         }

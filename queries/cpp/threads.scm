@@ -16,3 +16,15 @@
 ((declaration
   type: (_) @thread_type) @thread_decl
   (#match? @thread_type "^(std[ \t]*::[ \t]*)?thread$"))
+
+; `t = std::thread(f, arg);`, `t[i] = std::thread{f, i};`, `std::thread t =
+; std::thread(f);` (and `thread(...)` under `using namespace std;`): the first
+; argument of @thread_ctor_args names a thread function.
+(call_expression
+  function: (_) @thread_ctor
+  arguments: (argument_list) @thread_ctor_args
+  (#match? @thread_ctor "^(std[ \t]*::[ \t]*)?thread$"))
+(compound_literal_expression
+  type: (_) @thread_ctor
+  value: (initializer_list) @thread_ctor_args
+  (#match? @thread_ctor "^(std[ \t]*::[ \t]*)?thread$"))

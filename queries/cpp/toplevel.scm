@@ -16,4 +16,9 @@
 (translation_unit (comment) @comment)
 (translation_unit (declaration) @declaration)
 (translation_unit (function_definition) @function)
+; `struct S { ... };` and `typedef struct { ... } S;`: plain structs of data members (the
+; front end refuses methods, constructors, base classes, access specifiers, ... with a
+; C++ message from src/frontend/cpp.rs). A struct's name is a type name, as in C++.
+(translation_unit (struct_specifier) @struct)
+(translation_unit (type_definition) @typedef)
 (translation_unit (_) @item)

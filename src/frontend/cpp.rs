@@ -1,10 +1,16 @@
-//! The C++ parts of the front end that are not about function bodies: `std::` types, C++
-//! initialisers, the thread functions passed to `std::thread`, and messages for C++-only
-//! top-level constructs. Function bodies are in `src/frontend/lower/cpp.rs`; everything the two
-//! languages share is lowered by the C code (see the module doc of [`crate::frontend`]).
+//! The C++ parts of the front end that are not about function bodies: `std::` types
+//! (`std::atomic<T>` for integers and — as an atomic pointer cell, C's `_Atomic(T *)` —
+//! pointers, `std::mutex`, `std::thread`, `std::size_t`, ...), C++ initialisers (`x{v}`,
+//! `x(v)`, `a{1, 2}` for arrays and structs), the C++ rules for struct definitions (a plain
+//! struct of data members, whose name `mod.rs` makes a type name; everything else a C++
+//! struct may hold is refused by [`check_struct`]), C++'s subscript syntax, the thread
+//! functions passed to `std::thread` (declared or assigned: `t[i] = std::thread(f, i)`), and
+//! messages for C++-only top-level constructs. Function bodies are in
+//! `src/frontend/lower/cpp.rs`; everything the two languages share is lowered by the C code
+//! (see the module doc of [`crate::frontend`]).
 
 use super::lower::strip_parens;
-use super::types::{self, BaseTy};
+use super::types::{self, BaseTy, Ty};
 use super::{named_children, Lang, SpawnedBy, Src, R};
 use std::collections::HashMap;
 use tree_sitter::{Node, Query, QueryCursor, StreamingIterator};
@@ -37,11 +43,22 @@ pub(crate) fn std_name<'a>(src: &Src<'a>, n: Node) -> Option<&'a str> {
     }
 }
 
-/// The C++ types of a declaration: `std::atomic<T>` / `atomic<T>` for an integer type `T`,
-/// `std::atomic_int` and the other `std::atomic_*` names, `std::mutex` / `mutex`,
-/// `std::thread` / `thread`, and `std::` integer names (`std::size_t`, `std::int32_t`, ...).
-/// `None` for C and for anything else (which the C code then classifies or rejects).
-pub(crate) fn std_type(src: &Src, env: &types::TypeEnv, ty: Node) -> R<Option<(BaseTy, bool)>> {
+/// A C++ type recognised by [`std_type`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum StdTy {
+    /// A base type and whether it is atomic (`std::atomic<int>`, `std::mutex`, ...).
+    Base(BaseTy, bool),
+    /// A complete type that is not a [`BaseTy`]: `std::atomic<T *>`, an atomic pointer cell.
+    Full(Ty),
+}
+
+/// The C++ types of a declaration: `std::atomic<T>` / `atomic<T>` for an integer type `T`
+/// or a pointer type `T *` (any pointee the C code accepts: `std::atomic<node *>` is an atomic
+/// pointer cell, like C's `_Atomic(struct node *)`), `std::atomic_int` and the other
+/// `std::atomic_*` names, `std::mutex` / `mutex`, `std::thread` / `thread`, and `std::`
+/// integer names (`std::size_t`, `std::int32_t`, ...). `None` for C and for anything else
+/// (which the C code then classifies or rejects).
+pub(crate) fn std_type(src: &Src, env: &types::TypeEnv, ty: Node) -> R<Option<StdTy>> {
     if src.lang != Lang::Cpp {
         return Ok(None);
     }
@@ -66,33 +83,64 @@ pub(crate) fn std_type(src: &Src, env: &types::TypeEnv, ty: Node) -> R<Option<(B
             let bad = || {
                 src.unsupported(
                     ty,
-                    &format!("type `{text}` (std::atomic is supported for integer types only)"),
+                    &format!(
+                        "type `{text}` (std::atomic is supported for integer and pointer types \
+                         only)"
+                    ),
                 )
             };
             let [arg] = args.as_slice() else {
                 return Err(bad());
             };
-            if arg.kind() != "type_descriptor" || arg.child_by_field_name("declarator").is_some() {
+            if arg.kind() != "type_descriptor" {
                 return Err(bad());
             }
             let spec = types::decl_spec(src, env, *arg)?;
-            match spec.ty {
-                BaseTy::Int(t) if !spec.atomic && spec.storage.is_none() => {
-                    Ok(Some((BaseTy::Int(t), true)))
-                }
-                _ => Err(bad()),
+            if spec.storage.is_some() {
+                return Err(bad());
             }
+            let Some(mut d) = arg.child_by_field_name("declarator") else {
+                return match spec.ty {
+                    BaseTy::Int(t) if !spec.atomic => Ok(Some(StdTy::Base(BaseTy::Int(t), true))),
+                    _ => Err(bad()),
+                };
+            };
+            // `T *`, `T **`, ...: every level is a plain pointer but the outermost, which is
+            // the atomic cell.
+            let mut t = spec.base();
+            for _ in 0..64 {
+                if d.kind() != "abstract_pointer_declarator" {
+                    return Err(bad());
+                }
+                if matches!(t, Ty::Thread) {
+                    return Err(src.unsupported(ty, "pointer to a thread handle"));
+                }
+                t = Ty::Ptr {
+                    to: Box::new(t),
+                    atomic: false,
+                };
+                match d.child_by_field_name("declarator") {
+                    Some(inner) => d = inner,
+                    None => {
+                        if let Ty::Ptr { atomic, .. } = &mut t {
+                            *atomic = true;
+                        }
+                        return Ok(Some(StdTy::Full(t)));
+                    }
+                }
+            }
+            Err(bad())
         }
         "type_identifier" => {
             let name = src.text(inner);
             if let Some(t) = types::atomic_typedef(name) {
-                return Ok(Some((BaseTy::Int(t), true)));
+                return Ok(Some(StdTy::Base(BaseTy::Int(t), true)));
             }
             match name {
-                "mutex" => Ok(Some((BaseTy::Mutex, false))),
-                "thread" => Ok(Some((BaseTy::Thread, false))),
+                "mutex" => Ok(Some(StdTy::Base(BaseTy::Mutex, false))),
+                "thread" => Ok(Some(StdTy::Base(BaseTy::Thread, false))),
                 _ if qualified => match types::plain_typedef(name) {
-                    Some(t @ BaseTy::Int(_)) => Ok(Some((t, false))),
+                    Some(t @ BaseTy::Int(_)) => Ok(Some(StdTy::Base(t, false))),
                     _ => Ok(None),
                 },
                 _ => Ok(None),
@@ -102,13 +150,16 @@ pub(crate) fn std_type(src: &Src, env: &types::TypeEnv, ty: Node) -> R<Option<(B
     }
 }
 
-/// C++ direct initialisation of a variable: `x{v}`, `x{}` and `x(v)` (`value` of the
-/// `init_declarator` `d`) initialise like `x = v` (`x{}` like no initialiser: zero, as for a
-/// global). Other initialisers are returned unchanged. Several values are unsupported.
+/// C++ direct initialisation of a variable of type `ty`: `x{v}`, `x{}` and `x(v)` (`value`
+/// of the `init_declarator` `d`) initialise a scalar like `x = v` (`x{}` like no initialiser:
+/// zero, as for a global); an array or struct's `a{1, 2}` is its `{ ... }` list, as after
+/// `=`. Other initialisers are returned unchanged. Several values in parentheses are
+/// unsupported.
 pub(crate) fn direct_init<'t>(
     src: &Src,
     d: Node<'t>,
     init: Option<Node<'t>>,
+    ty: &Ty,
 ) -> R<Option<Node<'t>>> {
     let Some(v) = init else {
         return Ok(None);
@@ -125,11 +176,129 @@ pub(crate) fn direct_init<'t>(
     if !direct {
         return Ok(Some(v));
     }
+    if !ty.is_scalar() {
+        if v.kind() == "initializer_list" {
+            return Ok(Some(v));
+        }
+        return Err(src.unsupported(
+            v,
+            "parenthesised initialiser of an array or struct (write it with braces: `x{...}`)",
+        ));
+    }
     match named_children(v).as_slice() {
         [] => Ok(None),
         [e] if e.kind() != "initializer_list" => Ok(Some(*e)),
         _ => Err(src.unsupported(v, "initialiser with several values")),
     }
+}
+
+/// The index of a subscript `a[i]`: C's `index` field, or the one expression of C++'s
+/// `indices` list (`a[i, j]` is a comma operator before C++23 and a multidimensional
+/// subscript after: unsupported either way).
+pub(crate) fn subscript_index<'t>(src: &Src, n: Node<'t>) -> R<Node<'t>> {
+    if let Some(i) = n.child_by_field_name("index") {
+        return Ok(i);
+    }
+    let Some(list) = n.child_by_field_name("indices") else {
+        return Err(src.unsupported(n, "subscript"));
+    };
+    match named_children(list).as_slice() {
+        [i] => Ok(*i),
+        [] => Err(src.unsupported(n, "subscript")),
+        [_, second, ..] => {
+            Err(src.unsupported(*second, "subscript with several indices (comma operator)"))
+        }
+    }
+}
+
+/// Rejects what C++ allows in a struct definition (`struct_specifier` `node`) beyond C's plain
+/// data members: base classes, member functions, constructors and destructors, access
+/// specifiers, static members, default member initialisers, nested declarations other than
+/// data members, and attributes on the struct. Nothing for C.
+pub(crate) fn check_struct(src: &Src, node: Node) -> R<()> {
+    if src.lang != Lang::Cpp {
+        return Ok(());
+    }
+    let plain = "only plain structs of data members are supported";
+    if let Some(n) = node.child_by_field_name("name") {
+        if n.kind() != "type_identifier" {
+            let text = src.text(n);
+            return Err(src.unsupported(n, &format!("struct named `{text}` ({plain})")));
+        }
+    }
+    let mut c = node.walk();
+    for (i, child) in node.children(&mut c).enumerate() {
+        if !child.is_named()
+            || child.kind() == "comment"
+            || node.field_name_for_child(i as u32).is_some()
+        {
+            continue;
+        }
+        let what = match child.kind() {
+            "base_class_clause" => "struct with a base class (inheritance is not supported)".into(),
+            _ => format!("`{}` on a struct ({plain})", src.text(child)),
+        };
+        return Err(src.unsupported(child, &what));
+    }
+    let Some(body) = node.child_by_field_name("body") else {
+        return Ok(());
+    };
+    let struct_name = node.child_by_field_name("name").map(|n| src.text(n));
+    for m in named_children(body) {
+        let member_fn = |f: Node| -> String {
+            let name = f.child_by_field_name("declarator");
+            match name.map(|n| (n.kind(), src.text(n))) {
+                Some(("destructor_name", _)) => format!("destructor ({plain})"),
+                Some((_, n)) if Some(n) == struct_name => format!("constructor ({plain})"),
+                Some((_, n)) => format!("member function `{n}` ({plain})"),
+                None => format!("member function ({plain})"),
+            }
+        };
+        let what = match m.kind() {
+            "field_declaration" => {
+                let mut c = m.walk();
+                let decls: Vec<Node> = m.children_by_field_name("declarator", &mut c).collect();
+                if let Some(f) = decls.iter().find_map(|d| super::function_declarator(*d)) {
+                    return Err(src.unsupported(m, &member_fn(f)));
+                }
+                let mut c = m.walk();
+                let storage = m
+                    .children(&mut c)
+                    .find(|ch| ch.kind() == "storage_class_specifier");
+                if let Some(st) = storage {
+                    let text = src.text(st);
+                    return Err(src.unsupported(st, &format!("`{text}` data member ({plain})")));
+                }
+                if let Some(v) = m.child_by_field_name("default_value") {
+                    return Err(src.unsupported(
+                        v,
+                        &format!("default member initialiser ({plain}; initialise the object)"),
+                    ));
+                }
+                continue;
+            }
+            "function_definition" | "declaration" => {
+                match m
+                    .child_by_field_name("declarator")
+                    .and_then(super::function_declarator)
+                {
+                    Some(f) => member_fn(f),
+                    None => format!("this member ({plain})"),
+                }
+            }
+            "access_specifier" => format!("access specifier `{}` ({plain})", src.text(m)),
+            "template_declaration" => format!("member template ({plain})"),
+            "friend_declaration" => format!("friend declaration ({plain})"),
+            "type_definition" | "alias_declaration" | "using_declaration" => {
+                format!("type declaration in a struct ({plain})")
+            }
+            "static_assert_declaration" => "static_assert".into(),
+            k if k.starts_with("preproc") => "preprocessor directive inside a struct".into(),
+            k => format!("struct member `{k}` ({plain})"),
+        };
+        return Err(src.unsupported(m, &what));
+    }
+    Ok(())
 }
 
 /// Messages for C++-only top-level items (used for the `unsupported` diagnostic).
@@ -155,19 +324,24 @@ pub(crate) fn unsupported_toplevel(kind: &str) -> Option<String> {
     })
 }
 
-/// One argument of a `std::thread` constructor: an expression, or (in the most vexing parse
-/// `std::thread t(f, x);`) a name the grammar took for a type.
+/// One argument of a `std::thread` or lock guard constructor: an expression, or (in the most
+/// vexing parse `std::thread t(f, x);`) a name or an array element the grammar took for a
+/// parameter declaration.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum CtorArg<'t> {
     Expr(Node<'t>),
     /// An identifier parsed as the type of a parameter declaration.
     Name(Node<'t>),
+    /// `a[i]` parsed as a parameter of type `a` with an abstract array declarator of size `i`:
+    /// the array's name and the index expression.
+    Element(Node<'t>, Node<'t>),
 }
 
 impl<'t> CtorArg<'t> {
+    /// The node to report the argument at (for an element, its array's name).
     pub(crate) fn node(self) -> Node<'t> {
         match self {
-            CtorArg::Expr(n) | CtorArg::Name(n) => n,
+            CtorArg::Expr(n) | CtorArg::Name(n) | CtorArg::Element(n, _) => n,
         }
     }
 }
@@ -191,13 +365,34 @@ pub(crate) fn ctor_args<'t>(src: &Src, d: Node<'t>) -> R<(Node<'t>, Vec<CtorArg<
             let mut args = Vec::new();
             for p in params {
                 let ty = p.child_by_field_name("type");
+                let decl = p.child_by_field_name("declarator");
                 match ty {
                     Some(t)
                         if p.kind() == "parameter_declaration"
-                            && p.child_by_field_name("declarator").is_none()
+                            && decl.is_none()
                             && p.named_child_count() == 1 =>
                     {
                         args.push(CtorArg::Name(t));
+                    }
+                    // `a[i]`: an element of the array `a`.
+                    Some(t)
+                        if p.kind() == "parameter_declaration"
+                            && t.kind() == "type_identifier"
+                            && p.named_child_count() == 2 =>
+                    {
+                        let index = decl
+                            .filter(|d| {
+                                d.kind() == "abstract_array_declarator"
+                                    && d.child_by_field_name("declarator").is_none()
+                            })
+                            .and_then(|d| d.child_by_field_name("size"));
+                        let Some(index) = index else {
+                            let text = src.text(p);
+                            return Err(
+                                src.unsupported(p, &format!("constructor argument `{text}`"))
+                            );
+                        };
+                        args.push(CtorArg::Element(t, index));
                     }
                     _ => {
                         let text = src.text(p);
@@ -243,9 +438,10 @@ pub(crate) fn ctor_args<'t>(src: &Src, d: Node<'t>) -> R<(Node<'t>, Vec<CtorArg<
     }
 }
 
-/// Adds to `out` the functions named as the first argument of a `std::thread` declared in
-/// `main_def` (the `@thread_decl` matches of `queries/cpp/threads.scm`). Malformed
-/// declarations are skipped here and reported when `main` is lowered.
+/// Adds to `out` the functions named as the first argument of a `std::thread` declared or
+/// constructed in `main_def` (the `@thread_decl` and `@thread_ctor_args` matches of
+/// `queries/cpp/threads.scm`). Malformed declarations are skipped here and reported when
+/// `main` is lowered.
 pub(crate) fn std_thread_functions(
     src: &Src,
     main_def: Node,
@@ -262,9 +458,18 @@ pub(crate) fn std_thread_functions(
     let Some(body) = main_def.child_by_field_name("body") else {
         return;
     };
+    let ctor_idx = query.capture_index_for_name("thread_ctor_args");
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, body, text);
     while let Some(m) = matches.next() {
+        for cap in m.captures().iter().filter(|c| Some(c.index) == ctor_idx) {
+            if let Some(f) = named_children(cap.node).first() {
+                let f = strip_parens(*f);
+                if f.kind() == "identifier" {
+                    out.entry(src.text(f).to_string()).or_default().cpp = true;
+                }
+            }
+        }
         for cap in m.captures().iter().filter(|c| c.index == decl_idx) {
             let mut c = cap.node.walk();
             for d in cap.node.children_by_field_name("declarator", &mut c) {

@@ -545,8 +545,68 @@ fn refused_constructs() {
     refused(
         &format!("struct S {{ int a; void m(); }};\n{main}"),
         1,
+        19,
+        "member function `m`",
+    );
+    refused(
+        &format!("struct S {{ int a; int get() {{ return a; }} }};\n{main}"),
         1,
-        "struct",
+        19,
+        "member function `get`",
+    );
+    refused(
+        &format!("struct S {{ int a; S() {{ }} }};\n{main}"),
+        1,
+        19,
+        "constructor",
+    );
+    refused(
+        &format!("struct S {{ int a; ~S(); }};\n{main}"),
+        1,
+        19,
+        "destructor",
+    );
+    refused(
+        &format!("struct B {{ int b; }};\nstruct S : B {{ int a; }};\n{main}"),
+        2,
+        10,
+        "base class",
+    );
+    refused(
+        &format!("struct S {{\n  public:\n    int a;\n}};\n{main}"),
+        2,
+        3,
+        "access specifier `public`",
+    );
+    refused(
+        &format!("struct S {{ int a = 1; }};\n{main}"),
+        1,
+        20,
+        "default member initialiser",
+    );
+    refused(
+        &format!("struct S {{ int a{{1}}; }};\n{main}"),
+        1,
+        17,
+        "default member initialiser",
+    );
+    refused(
+        &format!("struct S {{ static int a; }};\n{main}"),
+        1,
+        12,
+        "`static` data member",
+    );
+    refused(
+        &format!("struct S final {{ int a; }};\n{main}"),
+        1,
+        10,
+        "`final` on a struct",
+    );
+    refused(
+        "int main() {\n    struct L { int a; void m(); };\n}\n",
+        2,
+        23,
+        "member function `m`",
     );
     refused(
         &format!("template <class T> T id(T a) {{ return a; }}\n{main}"),
@@ -665,16 +725,58 @@ fn refused_constructs() {
         "outside main",
     );
     refused(
-        "int main() {\n    std::thread t;\n}\n",
-        2,
-        17,
+        "int main() {\n    std::thread t;\n    t = std::thread();\n}\n",
+        3,
+        5,
         "without a thread function",
     );
     refused(
-        "void f(int *p) {}\nint main() {\n    std::thread t(f, 1);\n    t.join();\n}\n",
+        "void f(int a, int b) {}\nint main() {\n    std::thread t(f, 1, 2);\n    t.join();\n}\n",
         1,
         1,
-        "void f(int)",
+        "`void f(T *)` (one integer or pointer parameter)",
+    );
+    refused(
+        "void f() {}\nint main() {\n    std::thread t[2] = {std::thread(f), std::thread(f)};\n}\n",
+        3,
+        24,
+        "initialiser for an array of std::thread",
+    );
+    refused(
+        "void f() {}\nint main() {\n    std::thread t[2][2];\n}\n",
+        3,
+        17,
+        "one-dimensional",
+    );
+    refused(
+        "void f() {}\nint x;\nint main() {\n    x = std::thread(f);\n}\n",
+        4,
+        5,
+        "assignment of a std::thread to `x`",
+    );
+    refused(
+        "void f() {}\nvoid g() {\n    std::thread t[2];\n}\nint main() { g(); }\n",
+        3,
+        5,
+        "outside main",
+    );
+    refused(
+        "void f() {}\nint main() {\n    std::thread(f).join();\n}\n",
+        3,
+        5,
+        "temporary std::thread",
+    );
+    refused(
+        "void f() {}\nint main() {\n    std::thread(f);\n}\n",
+        3,
+        5,
+        "temporary std::thread",
+    );
+    refused(
+        "void f() {}\nint main() {\n    std::thread t = f;\n}\n",
+        3,
+        21,
+        "initialisation of a std::thread",
     );
     refused(
         "std::mutex m;\nint main() {\n    std::lock_guard<std::mutex> g(m);\n    g.unlock();\n}\n",
@@ -707,10 +809,34 @@ fn refused_constructs() {
         "wait",
     );
     refused(
-        "std::atomic<int *> p;\nint main() { }\n",
+        "struct S { int a; };\nstd::atomic<S> s;\nint main() { }\n",
+        2,
+        1,
+        "integer and pointer types only",
+    );
+    refused(
+        "std::atomic<int[2]> s;\nint main() { }\n",
         1,
         1,
-        "integer types only",
+        "integer and pointer types only",
+    );
+    refused(
+        "int main() {\n    std::atomic<int *> p;\n}\n",
+        2,
+        24,
+        "atomic local variable",
+    );
+    refused(
+        "int a[2][2];\nint main() {\n    a[0, 1] = 1;\n}\n",
+        3,
+        10,
+        "several indices",
+    );
+    refused(
+        "std::mutex m[2];\nint main() {\n    std::lock_guard<std::mutex> g(m[0] + 1);\n}\n",
+        3,
+        35,
+        "lock guard on `m[0] + 1`",
     );
     refused(
         "std::vector<int> v;\nint main() { }\n",
@@ -775,6 +901,34 @@ fn errors_in_cpp_forms() {
     assert!(m.contains("expects one argument"), "{m}");
     let (_, _, m) = e("void f() {}\nint main() {\n    std::thread t(f, 1);\n    t.join();\n}\n");
     assert!(m.contains("takes no argument"), "{m}");
+    let (l, c, m) =
+        e("void f(std::atomic<int> *p) {}\nint main() {\n    std::thread t(f, 1);\n}\n");
+    assert_eq!((l, c), (3, 22));
+    assert!(m.contains("`1` is not a pointer"), "{m}");
+    let (l, c, m) = e("void f() {}\nint main() {\n    std::thread t;\n    t.join();\n}\n");
+    assert_eq!((l, c), (4, 5));
+    assert!(m.contains("joined before a thread was created"), "{m}");
+    let (l, c, m) = e("void f() {}\nint main() {\n    std::thread t[2];\n    t[0] = std::thread(f);\n    t.join();\n}\n");
+    assert_eq!((l, c), (5, 5));
+    assert!(m.contains("array of thread handles"), "{m}");
+    let (l, c, m) = e("struct S { int a; };\nS s;\nint main() {\n    s.load();\n}\n");
+    assert_eq!((l, c), (4, 5));
+    assert!(m.contains("is a struct"), "{m}");
+    let (l, c, m) = e("std::atomic<int> a[2];\nint main() {\n    a.load();\n}\n");
+    assert_eq!((l, c), (3, 5));
+    assert!(m.contains("is an array: index it"), "{m}");
+    let (l, c, m) = e("int a[2];\nint main() {\n    a[1].store(1);\n}\n");
+    assert_eq!((l, c), (3, 5));
+    assert!(m.contains("`a[1]` is not atomic"), "{m}");
+    let (l, c, m) = e("int main() {\n    int k = 0;\n    k.load();\n}\n");
+    assert_eq!((l, c), (3, 5));
+    assert!(m.contains("local variable"), "{m}");
+    let (l, c, m) = e("int g;\nstd::mutex m[2];\nint main() {\n    std::lock_guard<std::mutex> l(m[g]);\n    std::lock_guard<std::mutex> k(g);\n}\n");
+    assert_eq!((l, c), (5, 35));
+    assert!(m.contains("not a std::mutex"), "{m}");
+    let (l, c, m) = e("struct node { int v; };\nstd::atomic<node *> top;\nint main() {\n    long e = 0;\n    top.compare_exchange_strong(e, nullptr);\n}\n");
+    assert_eq!((l, c), (5, 33));
+    assert!(m.contains("the type of `e` differs"), "{m}");
     let (_, _, m) = e("int main() {\n    std::thread t(nothing);\n}\n");
     assert!(m.contains("undeclared"), "{m}");
     let (_, _, m) = e("int g;\nint main() {\n    std::lock_guard<std::mutex> l(g);\n}\n");
@@ -784,4 +938,277 @@ fn errors_in_cpp_forms() {
     assert!(m.contains("constant expression"), "{m}");
     let (_, _, m) = e("std::atomic<int> x;\nint main() {\n    x.store(1, 2, 3);\n}\n");
     assert!(m.contains("expects 1 to 2 arguments"), "{m}");
+}
+
+#[test]
+fn arrays_of_atomics_and_plain_integers() {
+    same(
+        "atomic_int a[4]; int data[2]; int g;",
+        "for (int i = 0; i < 2; i++) data[i] = i; atomic_store_explicit(&a[g], 1, memory_order_relaxed); g = atomic_load_explicit(&a[1], memory_order_acquire); atomic_fetch_add(&a[2], 1); a[3] = 2; g = a[g % 4] + data[1]; atomic_fetch_sub_explicit(&a[g], 1, memory_order_release);",
+        "std::atomic<int> a[4]; int data[2]; int g;",
+        "for (int i = 0; i < 2; i++) data[i] = i; a[g].store(1, std::memory_order_relaxed); g = a[1].load(std::memory_order_acquire); a[2].fetch_add(1); a[3] = 2; g = a[g % 4] + data[1]; a[(g)].fetch_sub(1, std::memory_order_release);",
+    );
+    // Two dimensions, and braced initialisers with or without `=`.
+    same(
+        "atomic_int m[2][3]; int init[3] = {1, 2, 3}; int g;",
+        "atomic_store(&m[1][g], init[2]); g = atomic_load(&m[g][0]);",
+        "std::atomic<int> m[2][3]; int init[3]{1, 2, 3}; int g;",
+        "m[1][g].store(init[2]); g = m[g][0].load();",
+    );
+    let p = ok(&format!(
+        "{HEAD_CPP}int a[3]{{1, 2}};\nint b[2] = {{3}};\nstd::atomic<int> c[2]{{}};\nint main() {{ return 0; }}\n"
+    ));
+    let init: Vec<(&str, i64, bool)> = p
+        .globals
+        .iter()
+        .map(|g| (g.name.as_str(), g.init, g.atomic))
+        .collect();
+    assert_eq!(
+        init,
+        [
+            ("a[0]", 1, false),
+            ("a[1]", 2, false),
+            ("a[2]", 0, false),
+            ("b[0]", 3, false),
+            ("b[1]", 0, false),
+            ("c[0]", 0, true),
+            ("c[1]", 0, true),
+        ]
+    );
+}
+
+#[test]
+fn structs_are_type_names() {
+    same(
+        "struct S { atomic_int flag; int payload; }; struct S s; struct node { int value; struct node *next; }; struct node pool[2]; typedef struct { int a; atomic_int b; } T; T tt; int g;",
+        "s.payload = 1; atomic_store_explicit(&s.flag, 1, memory_order_release); g = atomic_load_explicit(&s.flag, memory_order_acquire); pool[0].next = &pool[1]; g = pool[1].value; struct node *n = pool[0].next; n->value = 3; tt.a = atomic_fetch_add(&tt.b, 1);",
+        "struct S { std::atomic<int> flag; int payload; }; S s; struct node { int value; node *next; }; node pool[2]; typedef struct { int a; std::atomic<int> b; } T; T tt; int g;",
+        "s.payload = 1; s.flag.store(1, std::memory_order_release); g = s.flag.load(std::memory_order_acquire); pool[0].next = &pool[1]; g = pool[1].value; node *n = pool[0].next; n->value = 3; tt.a = tt.b.fetch_add(1);",
+    );
+    // The elaborated `struct node` still works, and so does a struct defined with a variable.
+    let p = ok(&format!(
+        "{HEAD_CPP}struct node {{ int v; struct node *next; }};\nstruct node a{{1, nullptr}};\nnode b = {{2, &a}};\nstruct P {{ int x; }} pt{{7}};\nint main() {{ return 0; }}\n"
+    ));
+    let init: Vec<(&str, i64)> = p
+        .globals
+        .iter()
+        .map(|g| (g.name.as_str(), g.init))
+        .collect();
+    assert_eq!(
+        init,
+        [
+            ("a.v", 1),
+            ("a.next", 0),
+            ("b.v", 2),
+            ("b.next", pointer_to(0)),
+            ("pt.x", 7),
+        ]
+    );
+}
+
+#[test]
+fn atomic_pointers() {
+    let c_globals = "struct node { int value; struct node *next; }; struct node pool[2]; _Atomic(struct node *) top; _Atomic(int *) p; int g;";
+    let cpp_globals = "struct node { int value; node *next; }; node pool[2]; std::atomic<node *> top{nullptr}; std::atomic<int*> p; int g;";
+    same(
+        c_globals,
+        "struct node *old = atomic_load_explicit(&top, memory_order_relaxed); struct node *n = &pool[0]; n->next = old; g = atomic_compare_exchange_weak_explicit(&top, &old, n, memory_order_release, memory_order_relaxed); atomic_store(&p, &g); atomic_store(&top, NULL); old = atomic_exchange(&top, n); g = old->value; g = atomic_load(&p) != NULL; g = atomic_compare_exchange_strong(&top, &old, pool + 1);",
+        cpp_globals,
+        "node *old = top.load(std::memory_order_relaxed); node *n = &pool[0]; n->next = old; g = top.compare_exchange_weak(old, n, std::memory_order_release, std::memory_order_relaxed); p.store(&g); top.store(nullptr); old = top.exchange(n); g = old->value; g = p.load() != nullptr; g = top.compare_exchange_strong(old, pool + 1);",
+    );
+    // Read and written by name (seq_cst), and loaded pointers keep their pointee type.
+    same(
+        c_globals,
+        "top = &pool[1]; struct node *t = top; t->value = 2; g = atomic_load(&top)->value;",
+        cpp_globals,
+        "top = &pool[1]; node *t = top; t->value = 2; g = top.load()->value;",
+    );
+    let p = ok(&format!(
+        "{HEAD_CPP}{cpp_globals}\nstd::atomic<int *> second{{&g}};\nstd::atomic<std::atomic<int> *> pp;\nint main() {{ return 0; }}\n"
+    ));
+    let cells: Vec<(&str, bool, i64)> = p
+        .globals
+        .iter()
+        .map(|g| (g.name.as_str(), g.atomic, g.init))
+        .collect();
+    assert_eq!(
+        cells[4..],
+        [
+            ("top", true, 0),
+            ("p", true, 0),
+            ("g", false, 0),
+            ("second", true, pointer_to(6)),
+            ("pp", true, 0),
+        ]
+    );
+    // Only exchange is a read-modify-write on a pointer.
+    assert!(refusal(
+        &format!("{cpp_globals}\nint main() {{\n    top.fetch_add(1);\n}}\n"),
+        3,
+        5,
+        "`fetch_add` on pointer `top`"
+    )
+    .is_none());
+}
+
+#[test]
+fn member_calls_through_pointers() {
+    same(
+        "atomic_int x, y; int r[2];\nvoid st(atomic_int *m, atomic_int *o, int *out) { atomic_store_explicit(m, 1, memory_order_relaxed); *out = atomic_load_explicit(o, memory_order_relaxed); atomic_fetch_add(m, 2); }",
+        "st(&x, &y, &r[0]); st(&y, &x, &r[1]);",
+        "std::atomic<int> x, y; int r[2];\nvoid st(std::atomic<int> *m, std::atomic<int> *o, int *out) { m->store(1, std::memory_order_relaxed); *out = o->load(std::memory_order_relaxed); (*m).fetch_add(2); }",
+        "st(&x, &y, &r[0]); st(&y, &x, &r[1]);",
+    );
+    // A pointer to a struct with atomic members.
+    same(
+        "struct S { atomic_int f; int v; }; struct S s[2]; int g;",
+        "struct S *p = &s[g]; atomic_store_explicit(&p->f, 1, memory_order_release); g = atomic_load(&s[1].f);",
+        "struct S { std::atomic<int> f; int v; }; S s[2]; int g;",
+        "S *p = &s[g]; p->f.store(1, std::memory_order_release); g = s[1].f.load();",
+    );
+}
+
+#[test]
+fn static_locals() {
+    same(
+        "atomic_int total;\nint next_id(void) { static atomic_int calls; static int plain = 3; plain++; return atomic_fetch_add(&calls, 1) + plain; }",
+        "atomic_fetch_add_explicit(&total, next_id(), memory_order_relaxed);",
+        "std::atomic<int> total;\nint next_id() { static std::atomic<int> calls; static int plain{3}; plain++; return calls.fetch_add(1) + plain; }",
+        "total.fetch_add(next_id(), std::memory_order_relaxed);",
+    );
+}
+
+#[test]
+fn mutex_arrays_and_members() {
+    same(
+        "pthread_mutex_t locks[2]; struct B { pthread_mutex_t m; int v; }; struct B b; int g;",
+        "int i = g; pthread_mutex_lock(&locks[i]); g = 1; pthread_mutex_unlock(&locks[i]); pthread_mutex_lock(&b.m); b.v = 2; pthread_mutex_unlock(&b.m); if (pthread_mutex_trylock(&locks[1]) == 0) pthread_mutex_unlock(&locks[1]);",
+        "std::mutex locks[2]; struct B { std::mutex m; int v; }; B b; int g;",
+        "int i = g; locks[i].lock(); g = 1; locks[i].unlock(); b.m.lock(); b.v = 2; b.m.unlock(); if (locks[1].try_lock()) locks[1].unlock();",
+    );
+    // Lock guards on elements (the grammar parses `l(locks[i])` as a declaration) and members.
+    same(
+        "pthread_mutex_t locks[2]; struct B { pthread_mutex_t m; int v; }; struct B b; int g;",
+        "int i = g; pthread_mutex_lock(&locks[i]); g = 1; pthread_mutex_lock(&b.m); b.v = 2; pthread_mutex_unlock(&b.m); pthread_mutex_unlock(&locks[i]);",
+        "std::mutex locks[2]; struct B { std::mutex m; int v; }; B b; int g;",
+        "int i = g; { std::lock_guard<std::mutex> l(locks[i]); i = 0; g = 1; { std::scoped_lock k{b.m}; b.v = 2; } }",
+    );
+    // The guard unlocks the element it locked, even if the index changed since.
+    let p = ok(&format!(
+        "{HEAD_CPP}std::mutex locks[2];\nvoid t() {{ int i = 1; {{ std::lock_guard<std::mutex> l(locks[i]); i = 0; }} }}\nint main() {{ std::thread h(t); h.join(); }}\n"
+    ));
+    let f = func(&p, "t");
+    let addrs: Vec<&Addr> = f
+        .body
+        .iter()
+        .filter_map(|i| match i {
+            Instr::Cas { loc, .. } | Instr::Store { loc, .. } => Some(loc),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(addrs.len(), 2);
+    assert_eq!(
+        addrs[0], addrs[1],
+        "lock and unlock address the same element"
+    );
+    assert!(matches!(
+        addrs[0],
+        Addr::Computed {
+            ptr: Expr::Reg(_),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn threads_in_loops_lower_like_pthread_arrays() {
+    let c = format!(
+        "{HEAD_C}atomic_int x[3];\nvoid *w(void *arg) {{ long i = (long)arg; atomic_store(&x[i], 1); return NULL; }}\nint main(void) {{ pthread_t t[3]; for (long i = 0; i < 3; i++) pthread_create(&t[i], NULL, w, (void *)i); for (int i = 0; i < 3; i++) pthread_join(t[i], NULL); return 0; }}\n"
+    );
+    let cpp = format!(
+        "{HEAD_CPP}std::atomic<int> x[3];\nvoid w(long i) {{ x[i].store(1); }}\nint main() {{ std::thread t[3]; for (long i = 0; i < 3; i++) t[i] = std::thread(w, i); for (int i = 0; i < 3; i++) t[i].join(); return 0; }}\n"
+    );
+    let (pc, pcpp) = (ok_c(&c), ok(&cpp));
+    assert_eq!(
+        shape(&pc, &pc.functions[pc.main]),
+        shape(&pcpp, &pcpp.functions[pcpp.main])
+    );
+    assert_eq!(shape(&pc, func(&pc, "w")), shape(&pcpp, func(&pcpp, "w")));
+    // Every form: a default-constructed handle assigned later, `= std::thread(...)`,
+    // `std::thread{...}`, constant indices, lambdas capturing the loop variable.
+    let p = ok(&format!(
+        "{HEAD_CPP}using namespace std;\nstd::atomic<int> x[4];\nvoid f() {{ x[0].store(1); }}\nvoid k(int v) {{ x[v].store(2); }}\nint main() {{\n    std::thread a;\n    a = std::thread(f);\n    std::thread b = std::thread(k, 1);\n    std::thread c[2];\n    c[0] = std::thread{{k, 2}};\n    c[1] = thread([] {{ x[3].store(3); }});\n    thread d[2];\n    for (int i = 0; i < 2; i++)\n        d[i] = std::thread([i] {{ x[i].store(4); }});\n    a.join(); b.join(); c[0].join(); c[1].join();\n    for (int i = 0; i < 2; i++) d[i].join();\n}}\n"
+    ));
+    let main = &p.functions[p.main];
+    let spawned: Vec<&str> = main
+        .body
+        .iter()
+        .filter_map(|i| match i {
+            Instr::Spawn { func, .. } => Some(p.functions[*func].name.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(spawned, ["f", "k", "k", "lambda@15:19", "lambda@18:28"]);
+    let joins = main
+        .body
+        .iter()
+        .filter(|i| matches!(i, Instr::Join { .. }))
+        .count();
+    assert_eq!(joins, 5);
+}
+
+#[test]
+fn pointer_arguments_of_threads() {
+    let p = ok(&format!(
+        "{HEAD_CPP}std::atomic<int> x, y;\nint vals[2];\nvoid w(std::atomic<int> *p) {{ p->store(1); }}\nvoid k(int v) {{ x.store(v); }}\nvoid s(int *out) {{ *out = 5; }}\nint main() {{\n    std::atomic<int> *py = &y;\n    std::thread a(w, &x);\n    std::thread b(w, py);\n    std::thread c(k, vals[1]);\n    std::thread d(s, vals);\n    std::thread e([py] {{ py->store(2); }});\n    std::thread f([](int *q) {{ q[1] = 3; }}, &vals[0]);\n    a.join(); b.join(); c.join(); d.join(); e.join(); f.join();\n}}\n"
+    ));
+    let main = &p.functions[p.main];
+    let args: Vec<&Expr> = main
+        .body
+        .iter()
+        .filter_map(|i| match i {
+            Instr::Spawn { arg, .. } => Some(arg),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(args.len(), 6);
+    assert_eq!(args[0], &Expr::Const(pointer_to(0)), "&x");
+    assert!(matches!(args[1], Expr::Reg(_)), "py");
+    assert!(matches!(args[2], Expr::Reg(_)), "vals[1] is loaded");
+    assert_eq!(args[3], &Expr::Const(pointer_to(2)), "vals decays");
+    assert!(matches!(args[4], Expr::Reg(_)), "captured py");
+    assert_eq!(args[5], &Expr::Const(pointer_to(2)), "&vals[0]");
+    assert!(shape(&p, main).contains(&"load vals[1] na".to_string()));
+    // The threads dereference their parameter.
+    for name in ["w", "s", "lambda@16:19", "lambda@17:19"] {
+        let f = func(&p, name);
+        assert!(f.param.is_some(), "{name}");
+        assert!(
+            f.body.iter().any(|i| matches!(
+                i,
+                Instr::Store {
+                    loc: Addr::Computed { .. },
+                    ..
+                }
+            )),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn await_loops_on_element_and_member_loads() {
+    same(
+        "atomic_int f[2]; struct S { atomic_int r; }; struct S s; int g;",
+        "while (atomic_load_explicit(&f[g], memory_order_acquire) == 0); while (!atomic_load(&s.r)); g = 1;",
+        "std::atomic<int> f[2]; struct S { std::atomic<int> r; }; S s; int g;",
+        "while (f[g].load(std::memory_order_acquire) == 0); while (!s.r.load()); g = 1;",
+    );
+    let (_, b) = both(
+        "int g;",
+        "g = 1;",
+        "std::atomic<int> f[2]; int g;",
+        "while (f[1].load() == 0) {} g = 1;",
+    );
+    assert!(!b.contains(&"loop".to_string()), "{b:?}");
 }

@@ -479,22 +479,12 @@ impl<'c, 'a> FnLower<'c, 'a> {
         self.emit(Instr::Slot(id));
     }
 
-    fn global_ty(&self, loc: Loc) -> IntTy {
-        self.cx.global_tys.get(loc).copied().unwrap_or(IntTy::I64)
-    }
-
     /// The place of the global scalar (or mutex) at `loc`.
     fn fixed_place(&self, loc: Loc) -> Place {
         Place {
             addr: Addr::Fixed(loc),
             ty: self.cell_ty(loc),
         }
-    }
-
-    /// A load of the global scalar at `loc` into a fresh temporary.
-    fn load(&mut self, loc: Loc, order: MemOrder) -> Expr {
-        let p = self.fixed_place(loc);
-        self.load_place(&p, order)
     }
 
     fn global_atomic(&self, loc: Loc) -> bool {
@@ -1272,7 +1262,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "identifier" => (n, None),
             "subscript_expression" => match (
                 n.child_by_field_name("argument").map(strip_parens),
-                n.child_by_field_name("index"),
+                super::cpp::subscript_index(&src, n).ok(),
             ) {
                 (Some(a), Some(i)) if a.kind() == "identifier" => (a, Some(i)),
                 _ => {
@@ -1405,6 +1395,14 @@ impl<'c, 'a> FnLower<'c, 'a> {
             }
         };
         let arg = self.expr(arg)?;
+        self.spawn_into(dst, func, arg);
+        Ok(())
+    }
+
+    /// A [`Instr::Spawn`] of thread function `func` with `arg`, its thread id into handle
+    /// `dst` (an element with a computed index: checked in bounds, then every element of the
+    /// array is updated arithmetically).
+    fn spawn_into(&mut self, dst: HandleRef, func: FuncId, arg: Expr) {
         match dst {
             HandleRef::One(r) => {
                 self.emit(Instr::Spawn {
@@ -1439,7 +1437,6 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 }
             }
         }
-        Ok(())
     }
 
     /// A call in statement position; returns whether it ends the thread.

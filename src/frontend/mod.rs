@@ -193,17 +193,26 @@
 //!   `std::atomic<T>` for the integer types `T` of C (`int`, `bool`, `long`, `unsigned`,
 //!   `unsigned long`, `char`, `std::size_t`, ...), the `std::atomic_int`-style names, plain
 //!   integers and `bool` (`true`/`false` are 1/0), and `std::mutex` (a mutex as in C, initially
-//!   unlocked). Initialisers: `x = v`, `x{v}`, `x(v)`, `x{}` (zero); copy-initialising an
-//!   atomic (`std::atomic<int> x = 1;`, ill-formed before C++17) is accepted.
+//!   unlocked); `std::atomic<T *>` for any pointer type the C code accepts is an atomic pointer
+//!   cell (C's `_Atomic(T *)`). Initialisers: `x = v`, `x{v}`, `x(v)`, `x{}` (zero), and for
+//!   arrays and structs `a{...}` like `a = {...}`; copy-initialising an atomic (`std::atomic<int>
+//!   x = 1;`, ill-formed before C++17) is accepted; `nullptr` is the null pointer. **Data** is
+//!   C's (arrays, structs, pointers, `static` locals); struct definitions (also at the top
+//!   level, `queries/cpp/toplevel.scm`) make the struct's name a type name (`node *next;`),
+//!   and may hold only data members: base classes, member functions, constructors,
+//!   destructors, access specifiers, static members, default member initialisers and
+//!   attributes are unsupported (`cpp::check_struct`).
 //! * **Memory orders**: `std::memory_order_X`, `std::memory_order::X`, `memory_order::X` and
 //!   `memory_order_X`; `consume` is `acquire`, as in C.
-//! * **Atomics** (the object must be an atomic global, like C's `&x`): `x.load([mo])` is a
+//! * **Atomics** (the object `x` is any atomic integer or pointer place: `x`, `a[i]`, `s.f`,
+//!   `p->f`, a `static` local, or `p->load()` through a pointer): `x.load([mo])` is a
 //!   load, `x.store(v[, mo])` a store (statement only), `x.exchange(v[, mo])` and
 //!   `x.fetch_{add,sub,and,or,xor}(v[, mo])` read-modify-writes (the C `atomic_fetch_*`
-//!   lowering, same type restrictions), `x.compare_exchange_{strong,weak}(e, d[, mo[, fail]])`
-//!   the C compare-and-swap (`e` a local of the atomic's type, by reference; weak = strong;
-//!   with one order the failure order is derived as C++ says: `acq_rel` → `acquire`,
-//!   `release` → `relaxed`, others unchanged); `x = v`, `x++`, `x += v`, ... and reading `x` by
+//!   lowering, same type restrictions: only `exchange` on a pointer),
+//!   `x.compare_exchange_{strong,weak}(e, d[, mo[, fail]])` the C compare-and-swap (`e` a local
+//!   of the atomic's type, by reference, e.g. `node *old`; weak = strong; with one order the
+//!   failure order is derived as C++ says: `acq_rel` → `acquire`, `release` → `relaxed`,
+//!   others unchanged); `x = v`, `x++`, `x += v`, ... and reading `x` by
 //!   name are the seq_cst accesses C already lowers. The `std::atomic_*` free functions and
 //!   `std::atomic_thread_fence(mo)` are the C functions.
 //! * **Threads** (created and joined in `main` only, like pthreads): `std::thread t(f);` (which
@@ -211,20 +220,29 @@
 //!   t{f};` and `std::thread t(f, arg);` declare the handle `t` and are an
 //!   [`Instr::Spawn`](crate::ir::Instr::Spawn) of `f`; `t.join()` is an
 //!   [`Instr::Join`](crate::ir::Instr::Join). A thread function is `void f()` or `void f(T p)`
-//!   for an integer type `T`; the one argument is converted to `T` and passed like pthread's
-//!   argument. A **lambda** `std::thread t([captures](params) { ... }, args)` is lowered as a
+//!   for an integer type `T`, or `void f(T *p)` for a non-atomic pointer (`&x`, an array name,
+//!   a pointer variable, ...); the one argument is converted to `T` and passed like pthread's
+//!   argument. **Arrays of handles**: `std::thread t[N];` (and `std::thread t;`) declare
+//!   handles without threads; `t[i] = std::thread(f, arg);` (also `std::thread{...}` and
+//!   `std::thread t = std::thread(...)`) spawns into the element like `pthread_create(&t[i],
+//!   ...)` and `t[i].join()` joins it, so threads can be created and joined in loops; a
+//!   temporary `std::thread` and an initialiser for an array of them are unsupported.
+//!   A **lambda** `std::thread t([captures](params) { ... }, args)` is lowered as a
 //!   thread function of its own, named `lambda@LINE:COL`, at the declaration (its statements
 //!   and slots are its own; the functions it calls must be defined before `main`). It may pass
-//!   one value: an int local of `main` captured by value (`[v]`, or used under `[=]`) or one
-//!   int parameter with its argument; `[&]` is accepted when the body uses no local of `main`;
-//!   `-> void` and `mutable` are allowed. The `std::thread` destructor's `std::terminate` on a
-//!   thread that was never joined is not modelled.
-//! * **Mutexes**: `m.lock()` and `m.unlock()` are `pthread_mutex_lock(&m)` /
-//!   `pthread_mutex_unlock(&m)`; `m.try_lock()` is the trylock CAS, but its value is `ok`
-//!   (true on success: the opposite convention of `pthread_mutex_trylock`). **Lock guards**
-//!   `std::lock_guard<std::mutex> g(m);`, `std::unique_lock<std::mutex> g(m);` and
-//!   `std::scoped_lock g(m);` (also `{m}`, and without template arguments) lock `m` at the
-//!   declaration and unlock it (a release store of 0, an instruction of the declaration's
+//!   one value: an int or pointer local of `main` captured by value (`[v]`, or used under `[=]`)
+//!   or one int or pointer parameter with its argument; `[&]` is accepted when the body uses no
+//!   local of `main`; `-> void` and `mutable` are allowed. The `std::terminate` of the
+//!   `std::thread` destructor on a thread that was never joined, and of an assignment to a
+//!   handle whose thread was not joined, are not modelled.
+//! * **Mutexes** (any `std::mutex` place: `m`, `locks[i]`, `s.m`, `*p`): `m.lock()` and
+//!   `m.unlock()` are `pthread_mutex_lock(&m)` / `pthread_mutex_unlock(&m)`; `m.try_lock()` is
+//!   the trylock CAS, but its value is `ok` (true on success: the opposite convention of
+//!   `pthread_mutex_trylock`). **Lock guards** `std::lock_guard<std::mutex> g(m);`,
+//!   `std::unique_lock<std::mutex> g(m);` and `std::scoped_lock g(m);` (also `{m}`, without
+//!   template arguments, and `g(locks[i])`, which the grammar takes for a declaration of an
+//!   array parameter) lock `m` at the declaration (a computed address is kept in a register of
+//!   its own) and unlock it (a release store of 0, an instruction of the declaration's
 //!   statement: its destructor) at **every exit from the enclosing block**: its end (after the
 //!   block-end slot, so a fence written before the `}` runs before the unlock), `return` (in a
 //!   thread function after the returned expression is evaluated, in an inlined function after
@@ -234,9 +252,10 @@
 //!   `std::scoped_lock` of several mutexes are unsupported.
 //! * **Conditions**: C++'s `condition_clause` (`if (c)`, `while (c)`, `switch (c)`) is its
 //!   expression; a declaration or init-statement in a condition is unsupported.
-//! * **Refused** (`unsupported` at the construct's position): classes, structs with methods,
-//!   templates other than `std::atomic` and the lock guards, namespaces (other than `using
-//!   namespace std;`), other `using`s and type aliases, `new` / `delete`, references,
+//! * **Refused** (`unsupported` at the construct's position): classes, structs with methods
+//!   (and the other members above), templates other than `std::atomic` and the lock guards,
+//!   namespaces (other than `using namespace std;`), other `using`s and type aliases, `new` /
+//!   `delete`, references,
 //!   exceptions (`try`, `throw`), lambdas other than a `std::thread`'s function, `auto`,
 //!   casts like `static_cast`, range-based `for`, coroutines, `std::atomic_signal_fence`,
 //!   `t.detach()` and other `std::thread` members, `std::async`, `std::condition_variable` and
@@ -1149,6 +1168,7 @@ impl Ctx<'_> {
             // `struct S;` — a forward declaration: nothing to record.
             return Ok(usize::MAX);
         };
+        cpp::check_struct(&src, node)?;
         if let Some(n) = &name {
             if self
                 .types
@@ -1165,6 +1185,12 @@ impl Ctx<'_> {
             start: node.start_byte(),
             fields: Vec::new(),
         });
+        // In C++ the tag is a type name (`node *next;`), from the start of the body on.
+        if let (Some(n), Lang::Cpp) = (&name, src.lang) {
+            self.types
+                .typedefs
+                .insert(n.clone(), (types::BaseTy::Struct(id), false));
+        }
         let mut fields: Vec<(String, Ty)> = Vec::new();
         for fd in named_children(body) {
             if fd.kind() != "field_declaration" {

@@ -111,6 +111,9 @@ pub(crate) enum BaseTy {
     Void,
     /// `struct S` (an index into [`TypeEnv::structs`]).
     Struct(usize),
+    /// C++ `std::atomic<T *>`: an atomic pointer, whose full type is [`DeclSpec::full`] (no
+    /// integer, void or struct check accepts it by mistake).
+    AtomicPointer,
 }
 
 /// The full type of an object, a struct field or a pointee.
@@ -146,6 +149,8 @@ impl Ty {
             BaseTy::Mutex => Ty::Mutex,
             BaseTy::Void => Ty::Void,
             BaseTy::Struct(id) => Ty::Struct(id),
+            // Only a placeholder: the type is in `DeclSpec::full` (see `DeclSpec::base`).
+            BaseTy::AtomicPointer => Ty::Void,
         }
     }
 
@@ -280,6 +285,19 @@ pub(crate) struct DeclSpec<'t> {
     pub atomic_pointer: bool,
     /// `static`, `extern`, `register`, ... if present, with its node.
     pub storage: Option<(String, Node<'t>)>,
+    /// The complete type of the specifier when it is not a [`BaseTy`]: C++ `std::atomic<T *>`
+    /// (then `ty` is [`BaseTy::AtomicPointer`]).
+    pub full: Option<Ty>,
+}
+
+impl DeclSpec<'_> {
+    /// The type of the specifier, before the declarator.
+    pub(crate) fn base(&self) -> Ty {
+        match &self.full {
+            Some(t) => t.clone(),
+            None => Ty::of_base(self.ty, self.atomic),
+        }
+    }
 }
 
 pub(super) fn atomic_typedef(name: &str) -> Option<IntTy> {
@@ -362,14 +380,30 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
     let Some(ty_node) = ty_node else {
         return Err(src.unsupported(node, "declaration without a type"));
     };
-    if let Some((ty, a)) = super::cpp::std_type(src, env, ty_node)? {
-        let atomic = atomic || a;
-        return Ok(DeclSpec {
-            ty,
-            atomic,
-            atomic_pointer: false,
-            storage,
-        });
+    match super::cpp::std_type(src, env, ty_node)? {
+        Some(super::cpp::StdTy::Base(ty, a)) => {
+            let atomic = atomic || a;
+            return Ok(DeclSpec {
+                ty,
+                atomic,
+                atomic_pointer: false,
+                storage,
+                full: None,
+            });
+        }
+        Some(super::cpp::StdTy::Full(t)) => {
+            if atomic || atomic_pointer {
+                return Err(src.unsupported(ty_node, "`_Atomic` on a std::atomic"));
+            }
+            return Ok(DeclSpec {
+                ty: BaseTy::AtomicPointer,
+                atomic: false,
+                atomic_pointer: false,
+                storage,
+                full: Some(t),
+            });
+        }
+        None => {}
     }
     let ty = match ty_node.kind() {
         "primitive_type" => {
@@ -432,6 +466,7 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
         atomic,
         atomic_pointer,
         storage,
+        full: None,
     })
 }
 
@@ -501,16 +536,16 @@ pub(crate) fn declarator<'t>(
     d: Node<'t>,
     array_len: &mut dyn FnMut(Node) -> R<i64>,
 ) -> R<Declared<'t>> {
+    let whole = d;
     let (mut d, init) = match d.kind() {
         "init_declarator" => (
             d.child_by_field_name("declarator")
                 .ok_or_else(|| src.unsupported(d, "declarator"))?,
-            // C++ direct initialisation `x{v}` / `x(v)` initialises like `x = v`.
-            super::cpp::direct_init(src, d, d.child_by_field_name("value"))?,
+            d.child_by_field_name("value"),
         ),
         _ => (d, None),
     };
-    let mut ty = Ty::of_base(spec.ty, spec.atomic);
+    let mut ty = spec.base();
     let mut first_pointer = true;
     for _ in 0..64 {
         match d.kind() {
@@ -518,6 +553,8 @@ pub(crate) fn declarator<'t>(
                 if spec.atomic_pointer && first_pointer {
                     return Err(src.unsupported(d, "`_Atomic(...)` of a non-pointer type here"));
                 }
+                // C++ direct initialisation `x{v}` / `x(v)` initialises like `x = v`.
+                let init = super::cpp::direct_init(src, whole, init, &ty)?;
                 return Ok(Declared { name: d, ty, init });
             }
             "pointer_declarator" => {

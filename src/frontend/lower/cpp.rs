@@ -1,13 +1,20 @@
 //! Lowering of the C++-only forms in function bodies (see the C++ section of the module doc of
-//! [`crate::frontend`]): member calls on `std::atomic`, `std::mutex` and `std::thread`
-//! objects, `std::thread` declarations (named functions and lambdas), lock guards
-//! (`std::lock_guard`, `std::unique_lock`, `std::scoped_lock`) with their unlock at every exit
+//! [`crate::frontend`]): member calls on `std::atomic` (integer and pointer) and `std::mutex`
+//! objects anywhere in memory (`x`, `a[i]`, `s.f`, `p->f`, `p->load()`) and on `std::thread`
+//! handles (`t.join()`, `t[i].join()`), `std::thread` declarations (named functions and
+//! lambdas, with an integer or pointer argument; single handles and arrays of handles without a
+//! thread) and assignments (`t[i] = std::thread(f, i)`), lock guards (`std::lock_guard`,
+//! `std::unique_lock`, `std::scoped_lock`, on any mutex place) with their unlock at every exit
 //! from the guarded scope, `std::`-qualified C functions and memory orders, and C++ conditions.
 //!
-//! Everything is mapped onto the C lowering: loads with [`FnLower::load`], read-modify-writes
-//! with [`FnLower::emit_rmw`], compare-exchanges with [`FnLower::emit_cas`], mutexes with
-//! [`FnLower::mutex_cas`] (acquire CAS 0 → 1 + assume) and a release store of 0, threads with
-//! [`Instr::Spawn`] / [`Instr::Join`] exactly as `pthread_create` / `pthread_join`.
+//! Everything is mapped onto the C lowering: the receiver of a member call is a [`Place`]
+//! (`FnLower::place_of`, or the dereference of `ptr_value` for `->`); loads with
+//! [`FnLower::load_place`], read-modify-writes with [`FnLower::emit_rmw`], compare-exchanges
+//! with [`FnLower::emit_cas`], mutexes with [`FnLower::mutex_cas`] (acquire CAS 0 → 1 +
+//! assume) and a release store of 0, threads with [`Instr::Spawn`] / [`Instr::Join`] exactly
+//! as `pthread_create` / `pthread_join` (`FnLower::spawn_into`, `FnLower::handle`: an element
+//! of a handle array with a computed index is selected arithmetically, as for `pthread_t
+//! t[N]`).
 //!
 //! The hooks in the C code are: [`FnLower::cpp_stmt`] (first thing in `stmt`),
 //! [`FnLower::cpp_call`] (first thing in `call_stmt` / `call_value`), [`FnLower::std_callee`]
@@ -16,11 +23,13 @@
 //! (`inline_return`), [`FnLower::cpp_is_load_call`] (`reads_only`, for await loops) and
 //! [`FnLower::cpp_thread_signature`] (`thread_signature`). All of them do nothing for C.
 
-use super::{named_children, strip_parens, Binding, FnLower, Mode, Name, TExpr, R};
+use super::{
+    named_children, strip_parens, Binding, FnLower, HandleRef, Mode, Name, Place, TExpr, R,
+};
 use crate::frontend::cpp::{ctor_args, std_name, CtorArg};
-use crate::frontend::types::{self, BaseTy, IntTy};
+use crate::frontend::types::{self, BaseTy, IntTy, Ty};
 use crate::frontend::{Lang, SpawnedBy};
-use crate::ir::{Addr, Expr, FuncId, Function, Instr, Loc, MemOrder, Reg, RmwOp, StmtId};
+use crate::ir::{Addr, Expr, FuncId, Function, Instr, MemOrder, Reg, RmwOp, StmtId};
 use tree_sitter::Node;
 
 /// At most this many nodes of a lambda body are scanned for the locals it captures.
@@ -52,6 +61,10 @@ const STD_C_FUNCTIONS: &[&str] = &[
     "atomic_init",
     "atomic_thread_fence",
 ];
+
+/// The message for a `std::thread` that no handle holds.
+const TEMPORARY_THREAD: &str = "temporary std::thread (a thread must be held by a handle: \
+                                `std::thread t(f);` or `t = std::thread(f);`)";
 
 /// Standard library types that are refused with a specific message.
 const UNSUPPORTED_STD_TYPES: &[&str] = &[
@@ -93,7 +106,9 @@ struct Guard {
     depth: usize,
     /// `inlines.len()` where it was declared (guards of an inlined body are its own).
     inline: usize,
-    loc: Loc,
+    /// The mutex (a computed address is held in a register of its own, so that it still
+    /// names the locked mutex at the unlock).
+    addr: Addr,
     /// The declaration: the unlock instructions belong to it (its destructor).
     stmt: StmtId,
     name: String,
@@ -107,9 +122,17 @@ struct Mark {
     is_loop: bool,
 }
 
+/// The type of the value passed to a thread: an integer, or a pointer (whose pointee type
+/// the thread's parameter register carries).
+#[derive(Clone, Debug)]
+struct ParamTy {
+    ty: IntTy,
+    pointee: Option<Ty>,
+}
+
 /// The parameter of a `std::thread` function: `None` for `void f()`, else the parameter's
 /// name (if named) and type.
-type ThreadParam<'t> = Option<(Option<Node<'t>>, IntTy)>;
+type ThreadParam<'t> = Option<(Option<Node<'t>>, ParamTy)>;
 
 /// How a lambda passed to `std::thread` captures the enclosing locals by default.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -180,6 +203,25 @@ impl<'a> FnLower<'_, 'a> {
                 self.emit(Instr::Return);
                 Ok(Some(true))
             }
+            "expression_statement" => {
+                let Some(e) = named_children(s).first().copied() else {
+                    return Ok(None);
+                };
+                let (Some(left), Some(right), Some(op)) = (
+                    e.child_by_field_name("left"),
+                    e.child_by_field_name("right"),
+                    e.child_by_field_name("operator"),
+                ) else {
+                    return Ok(None);
+                };
+                if e.kind() != "assignment_expression" || src.text(op) != "=" {
+                    return Ok(None);
+                }
+                match self.thread_ctor(right) {
+                    Some(args) => self.thread_assign(e, left, &args).map(|_| Some(false)),
+                    None => Ok(None),
+                }
+            }
             "using_declaration" if is_using_namespace_std(src.text(s)) => Ok(Some(false)),
             "using_declaration" => {
                 unsupported("`using` declaration (only `using namespace std;` is supported)")
@@ -214,6 +256,9 @@ impl<'a> FnLower<'_, 'a> {
         match f.kind() {
             "field_expression" => self.member_call(call, f, &args, used).map(Some),
             "qualified_identifier" | "identifier" => match std_name(&src, f) {
+                Some("thread") if self.thread_ctor(call).is_some() => {
+                    Err(src.unsupported(call, TEMPORARY_THREAD))
+                }
                 Some("atomic_signal_fence") => Err(src.unsupported(
                     call,
                     "atomic_signal_fence (signal fences are not supported)",
@@ -310,10 +355,10 @@ impl<'a> FnLower<'_, 'a> {
             if g.depth != depth || g.inline != level {
                 break;
             }
-            let (loc, stmt) = (g.loc, g.stmt);
+            let (addr, stmt) = (g.addr.clone(), g.stmt);
             self.cpp.guards.pop();
             if !returned {
-                self.emit_unlock(loc, stmt);
+                self.emit_unlock(addr, stmt);
             }
         }
     }
@@ -325,7 +370,9 @@ impl<'a> FnLower<'_, 'a> {
         self.release_guards(|g| g.inline == level);
     }
 
-    /// `x.load(...)` on an atomic global and `std::atomic_load[_explicit](...)`: reads with no
+    /// `x.load(...)` on an atomic global, `a[i].load(...)`, `s.f.load(...)`, `p->load(...)`
+    /// (the receiver is not a name: the lowering checks that it is an atomic; the await-loop
+    /// test also scans it for effects) and `std::atomic_load[_explicit](...)`: reads with no
     /// other effect (for the await-loop test).
     pub(super) fn cpp_is_load_call(&self, call: Node) -> bool {
         if !self.is_cpp() {
@@ -340,8 +387,8 @@ impl<'a> FnLower<'_, 'a> {
                 let obj = f.child_by_field_name("argument").map(strip_parens);
                 method == Some("load")
                     && obj.is_some_and(|o| {
-                        o.kind() == "identifier"
-                            && matches!(self.lookup(self.src.text(o)), Name::Global(loc) if self.global_atomic(loc))
+                        o.kind() != "identifier"
+                            || matches!(self.lookup(self.src.text(o)), Name::Global(loc) if self.global_atomic(loc))
                     })
             }
             "qualified_identifier" => {
@@ -354,8 +401,9 @@ impl<'a> FnLower<'_, 'a> {
         }
     }
 
-    /// The signature of a function passed to `std::thread`: `void f()`, `void f(void)` or
-    /// `void f(T x)` for an integer type `T` (`x` receives the thread's argument).
+    /// The signature of a function passed to `std::thread`: `void f()`, `void f(void)`,
+    /// `void f(T x)` for an integer type `T` or `void f(T *p)` for a (non-atomic) pointer
+    /// (`x` / `p` receives the thread's argument).
     pub(super) fn cpp_thread_signature(
         &mut self,
         def: Node,
@@ -377,11 +425,57 @@ impl<'a> FnLower<'_, 'a> {
         let param = self.thread_param(def, fdecl, name)?;
         if let Some((Some(pname), ty)) = param {
             let pname = src.text(pname).to_string();
-            let r = self.new_reg(&pname, ty);
-            self.param = Some(r);
-            self.bind(&pname, Binding::Var(r));
+            self.bind_param(&pname, ty);
         }
         Ok(())
+    }
+
+    /// Binds the thread parameter `name` of type `ty` to a fresh register.
+    fn bind_param(&mut self, name: &str, ty: ParamTy) {
+        let r = self.new_reg(name, ty.ty);
+        if let Some(to) = ty.pointee {
+            self.set_pointee(r, to);
+        }
+        self.param = Some(r);
+        self.bind(name, Binding::Var(r));
+    }
+
+    /// The one parameter `p` of a thread function or lambda: `Some(None)` for `void`,
+    /// `Some(Some(..))` for an integer by value or a non-atomic pointer, `None` for anything
+    /// else (the caller says what is supported).
+    fn param_decl<'t>(&self, p: Node<'t>) -> Option<ThreadParam<'t>> {
+        let src = self.src;
+        if p.kind() != "parameter_declaration" {
+            return None;
+        }
+        let pspec = types::decl_spec(&src, &self.cx.types, p).ok()?;
+        if pspec.storage.is_some() {
+            return None;
+        }
+        let d = p.child_by_field_name("declarator");
+        match (pspec.ty, d) {
+            (BaseTy::Void, None) if !pspec.atomic => Some(None),
+            (BaseTy::Int(t), None) if !pspec.atomic => Some(Some((
+                None,
+                ParamTy {
+                    ty: t,
+                    pointee: None,
+                },
+            ))),
+            (_, Some(d)) => {
+                let decl = types::declarator(&src, &pspec, d, &mut |_| Ok(1)).ok()?;
+                let ty = match decl.ty {
+                    Ty::Int { ty, atomic: false } => ParamTy { ty, pointee: None },
+                    Ty::Ptr { to, atomic: false } if *to != Ty::Thread => ParamTy {
+                        ty: IntTy::I64,
+                        pointee: Some(*to),
+                    },
+                    _ => return None,
+                };
+                Some(Some((Some(decl.name), ty)))
+            }
+            _ => None,
+        }
     }
 
     // ----- threads --------------------------------------------------------------------------
@@ -394,8 +488,9 @@ impl<'a> FnLower<'_, 'a> {
             src.unsupported(
                 def,
                 &format!(
-                    "thread function `{name}` of a std::thread must be `void {name}()` or \
-                     `void {name}(int)` (one integer parameter)"
+                    "thread function `{name}` of a std::thread must be `void {name}()`, \
+                     `void {name}(int)` or `void {name}(T *)` (one integer or pointer \
+                     parameter)"
                 ),
             )
         };
@@ -410,18 +505,7 @@ impl<'a> FnLower<'_, 'a> {
             .unwrap_or_default();
         match params.as_slice() {
             [] => Ok(None),
-            [p] if p.kind() == "parameter_declaration" => {
-                let pspec = types::decl_spec(&src, &self.cx.types, *p).map_err(|_| bad())?;
-                let d = p.child_by_field_name("declarator");
-                match (pspec.ty, d) {
-                    (BaseTy::Void, None) => Ok(None),
-                    (BaseTy::Int(t), None) if !pspec.atomic => Ok(Some((None, t))),
-                    (BaseTy::Int(t), Some(d)) if !pspec.atomic && d.kind() == "identifier" => {
-                        Ok(Some((Some(d), t)))
-                    }
-                    _ => Err(bad()),
-                }
-            }
+            [p] => self.param_decl(*p).ok_or_else(bad),
             _ => Err(bad()),
         }
     }
@@ -467,7 +551,9 @@ impl<'a> FnLower<'_, 'a> {
     }
 
     /// `std::thread t(f);`, `std::thread t{f};`, `std::thread t(f, arg);`, `std::thread
-    /// t([...]{ ... });`: a [`Instr::Spawn`] whose thread id goes to the handle `t`.
+    /// t([...]{ ... });`, `std::thread t = std::thread(f, ...);`: a [`Instr::Spawn`] whose
+    /// thread id goes to the handle `t`. `std::thread t;` and `std::thread t[N];` declare
+    /// handles without a thread (`t = std::thread(f)` / `t[i] = std::thread(f, i)` starts one).
     fn thread_decl(&mut self, s: Node) -> R<()> {
         let src = self.src;
         let main_name = self.cx.main_name;
@@ -485,47 +571,241 @@ impl<'a> FnLower<'_, 'a> {
             return Err(src.unsupported(s, "declaration that declares no variable"));
         }
         for d in decls {
-            let (name_node, args) = ctor_args(&src, d)?;
+            if d.kind() == "array_declarator"
+                || (d.kind() == "init_declarator"
+                    && d.child_by_field_name("declarator")
+                        .is_some_and(|a| a.kind() == "array_declarator"))
+            {
+                self.thread_array_decl(s, d)?;
+                continue;
+            }
+            let (name_node, args) = match self.thread_copy_init(d)? {
+                Some(v) => v,
+                None => ctor_args(&src, d)?,
+            };
             let name = src.text(name_node).to_string();
             self.check_redefinition(name_node, &name)?;
-            let Some((first, rest)) = args.split_first() else {
-                return Err(src.unsupported(
-                    d,
-                    "std::thread without a thread function (it runs no thread)",
-                ));
-            };
-            let f = strip_parens(first.node());
-            let (func, arg) = match f.kind() {
-                "lambda_expression" => self.lambda_thread(f, rest)?,
-                "identifier" | "type_identifier" => self.named_thread(f, rest)?,
-                _ => {
-                    return Err(src.unsupported(
-                        first.node(),
-                        "thread function must be given by name or as a lambda",
-                    ))
-                }
-            };
             let h = self.new_reg(&name, IntTy::I64);
-            self.emit(Instr::Spawn {
-                func,
-                arg,
-                dst: Some(h),
-            });
-            if let Some(c) = self.created.get_mut(h) {
-                *c = true;
+            if !args.is_empty() {
+                let (func, arg) = self.thread_function(d, &args)?;
+                self.spawn_into(HandleRef::One(h), func, arg);
             }
             self.bind(&name, Binding::Handle(h));
         }
         Ok(())
     }
 
-    /// The value of a constructor argument: an expression, or a name the grammar parsed as a
-    /// type (`std::thread t(f, x);`), read like the identifier `x`.
+    /// `std::thread t = std::thread(f, ...);` (or `= std::thread{...}`): the name and the
+    /// arguments of the constructed thread. `None` for the other declarators.
+    fn thread_copy_init<'t>(&self, d: Node<'t>) -> R<Option<(Node<'t>, Vec<CtorArg<'t>>)>> {
+        let src = self.src;
+        if d.kind() != "init_declarator" {
+            return Ok(None);
+        }
+        let mut c = d.walk();
+        if !d.children(&mut c).any(|ch| ch.kind() == "=") {
+            return Ok(None);
+        }
+        let (Some(name), Some(value)) = (
+            d.child_by_field_name("declarator")
+                .filter(|n| n.kind() == "identifier"),
+            d.child_by_field_name("value"),
+        ) else {
+            return Ok(None);
+        };
+        match self.thread_ctor(value) {
+            Some(args) => Ok(Some((name, args))),
+            None => Err(src.unsupported(
+                value,
+                "initialisation of a std::thread with something other than `std::thread(f, ...)`",
+            )),
+        }
+    }
+
+    /// `std::thread t[N];` in main: an array of handles without threads, like `pthread_t
+    /// t[N];` (an initialiser is unsupported: assign the elements).
+    fn thread_array_decl(&mut self, s: Node, d: Node) -> R<()> {
+        let src = self.src;
+        if d.kind() == "init_declarator" {
+            let at = d.child_by_field_name("value").unwrap_or(d);
+            return Err(src.unsupported(
+                at,
+                "initialiser for an array of std::thread (assign the elements: `t[i] = \
+                 std::thread(f, i);`)",
+            ));
+        }
+        let spec = types::decl_spec(&src, &self.cx.types, s)?;
+        let decl = types::declarator(&src, &spec, d, &mut |n| super::const_eval(self.cx, n))?;
+        let name = src.text(decl.name).to_string();
+        self.check_redefinition(decl.name, &name)?;
+        match decl.ty {
+            Ty::Array(t, n) if *t == Ty::Thread => {
+                let b = self.handle_regs(&name, Some(n));
+                self.bind(&name, b);
+                Ok(())
+            }
+            _ => Err(src.unsupported(
+                d,
+                "this array of std::thread (only one-dimensional arrays of handles are supported)",
+            )),
+        }
+    }
+
+    /// The arguments of a thread constructed by the expression `e`: `std::thread(f, ...)`,
+    /// `std::thread{f, ...}` (or unqualified `thread`); `None` for any other expression.
+    fn thread_ctor<'t>(&self, e: Node<'t>) -> Option<Vec<CtorArg<'t>>> {
+        let src = self.src;
+        let e = strip_parens(e);
+        let (ty, args) = match e.kind() {
+            "call_expression" => (
+                e.child_by_field_name("function")?,
+                e.child_by_field_name("arguments")?,
+            ),
+            "compound_literal_expression" => (
+                e.child_by_field_name("type")?,
+                e.child_by_field_name("value")?,
+            ),
+            _ => return None,
+        };
+        // An unqualified `thread(...)` is a std::thread unless `thread` names something else.
+        let shadowed = ty.kind() == "identifier" && !matches!(self.lookup("thread"), Name::Unknown);
+        let is_thread = std_name(&src, ty) == Some("thread") && !shadowed;
+        is_thread.then(|| {
+            named_children(args)
+                .into_iter()
+                .map(CtorArg::Expr)
+                .collect()
+        })
+    }
+
+    /// The thread function and argument of a thread constructed with `args` (written at `d`):
+    /// a function defined in the file (`f, arg`) or a lambda.
+    fn thread_function(&mut self, d: Node, args: &[CtorArg]) -> R<(FuncId, Expr)> {
+        let src = self.src;
+        let Some((first, rest)) = args.split_first() else {
+            return Err(src.unsupported(
+                d,
+                "std::thread without a thread function (it runs no thread)",
+            ));
+        };
+        let f = strip_parens(first.node());
+        match (first, f.kind()) {
+            (CtorArg::Element(..), _) => Err(src.unsupported(
+                first.node(),
+                "thread function must be given by name or as a lambda",
+            )),
+            (_, "lambda_expression") => self.lambda_thread(f, rest),
+            (_, "identifier" | "type_identifier") => self.named_thread(f, rest),
+            _ => Err(src.unsupported(
+                first.node(),
+                "thread function must be given by name or as a lambda",
+            )),
+        }
+    }
+
+    /// `h = std::thread(f, ...);` in main, for a handle `h` declared `std::thread h;` or an
+    /// element `t[i]` of a `std::thread t[N];`: starts the thread into the handle. (Assigning
+    /// to a handle whose thread was not joined calls `std::terminate` in C++; that is not
+    /// modelled: the old thread keeps running and can no longer be joined.)
+    fn thread_assign(&mut self, e: Node, left: Node, args: &[CtorArg]) -> R<()> {
+        let src = self.src;
+        let main_name = self.cx.main_name;
+        if self.mode != Mode::Main {
+            return Err(src.unsupported(
+                e,
+                &format!(
+                    "std::thread outside {main_name} (threads can only be created in {main_name})"
+                ),
+            ));
+        }
+        let target = strip_parens(left);
+        let id = match target.kind() {
+            "subscript_expression" => target
+                .child_by_field_name("argument")
+                .map(strip_parens)
+                .unwrap_or(target),
+            _ => target,
+        };
+        if id.kind() != "identifier"
+            || !matches!(
+                self.lookup(src.text(id)),
+                Name::Handle(_) | Name::HandleArray(..)
+            )
+        {
+            let text = src.text(target);
+            return Err(src.unsupported(
+                target,
+                &format!(
+                    "assignment of a std::thread to `{text}` (only to a std::thread variable of \
+                     {main_name} or an element of an array of them)"
+                ),
+            ));
+        }
+        // C++17: the right operand of `=` is evaluated first.
+        let (func, arg) = self.thread_function(e, args)?;
+        let h = self.handle(target)?;
+        self.spawn_into(h, func, arg);
+        Ok(())
+    }
+
+    /// The place a constructor argument names, if it is in memory: an expression's place, a
+    /// name the grammar parsed as a type (`std::lock_guard<std::mutex> g(m);`) or an array
+    /// element it parsed as an abstract array declarator (`g(locks[i])`).
+    fn ctor_place(&mut self, a: CtorArg) -> R<Option<Place>> {
+        let src = self.src;
+        match a {
+            CtorArg::Expr(n) => self.place_of(n),
+            CtorArg::Name(n) => {
+                let name = src.text(n);
+                Ok(match self.lookup(name) {
+                    Name::Global(loc) | Name::Mutex(loc) => Some(self.fixed_place(loc)),
+                    Name::Object(i) => self.cx.objects.get(i).map(|o| Place {
+                        addr: Addr::Fixed(o.base),
+                        ty: o.ty.clone(),
+                    }),
+                    Name::Unknown => {
+                        return Err(src.error(n, &format!("undeclared identifier `{name}`")))
+                    }
+                    _ => None,
+                })
+            }
+            CtorArg::Element(arr, index) => {
+                let name = src.text(arr);
+                let base = match self.lookup(name) {
+                    Name::Object(i) => self.cx.objects.get(i).cloned(),
+                    Name::Unknown => {
+                        return Err(src.error(arr, &format!("undeclared identifier `{name}`")))
+                    }
+                    _ => None,
+                };
+                let Some(o) = base.filter(|o| matches!(o.ty, Ty::Array(..))) else {
+                    return Err(src.unsupported(
+                        arr,
+                        &format!(
+                            "argument `{name}[...]` (only elements of a global or static \
+                             array are supported here)"
+                        ),
+                    ));
+                };
+                let Ty::Array(elem, len) = &o.ty else {
+                    return Err(src.internal("array object"));
+                };
+                let size = self.cx.types.size(elem);
+                let i = self.expr(index)?;
+                let at = index.parent().unwrap_or(index);
+                self.element(at, &Addr::Fixed(o.base), elem, *len, size, i)
+                    .map(Some)
+            }
+        }
+    }
+
+    /// The integer value of a constructor argument: an expression, or a name / element the
+    /// grammar parsed as a type (`std::thread t(f, x);`), read like the identifier `x`.
     fn ctor_arg_value(&mut self, a: CtorArg) -> R<Expr> {
+        let src = self.src;
         match a {
             CtorArg::Expr(n) => self.expr(n),
             CtorArg::Name(n) => {
-                let src = self.src;
                 if n.kind() != "type_identifier" {
                     let text = src.text(n);
                     return Err(src.unsupported(n, &format!("argument `{text}`")));
@@ -534,15 +814,70 @@ impl<'a> FnLower<'_, 'a> {
                 match self.lookup(name) {
                     Name::Local(r) => Ok(Expr::Reg(r)),
                     Name::Global(loc) => {
-                        let order = if self.global_atomic(loc) {
-                            MemOrder::SeqCst
-                        } else {
-                            MemOrder::NonAtomic
-                        };
-                        Ok(self.load(loc, order))
+                        let p = self.fixed_place(loc);
+                        Ok(self.read_place(n, &p)?.0)
                     }
                     other => Err(self.name_error(n, name, other, false)),
                 }
+            }
+            CtorArg::Element(..) => {
+                let p = self
+                    .ctor_place(a)?
+                    .ok_or_else(|| src.internal("element place"))?;
+                Ok(self.read_place(a.node(), &p)?.0)
+            }
+        }
+    }
+
+    /// The pointer value of a constructor argument passed to a pointer parameter: a pointer
+    /// expression (`&x`, `a`, `p`, `nullptr`, ...), or a name / element the grammar parsed as
+    /// a type (a pointer variable, an array name, a pointer cell).
+    fn ctor_arg_pointer(&mut self, a: CtorArg) -> R<Expr> {
+        let src = self.src;
+        let not_pointer = |n: Node| {
+            let text = src.text(n);
+            Err(src.error(n, &format!("`{text}` is not a pointer")))
+        };
+        match a {
+            CtorArg::Expr(n) => Ok(self.ptr_value(n)?.0),
+            CtorArg::Name(n) if n.kind() == "type_identifier" => {
+                let name = src.text(n);
+                match self.lookup(name) {
+                    Name::Local(r) if self.reg_ptr.get(r).is_some_and(|p| p.is_some()) => {
+                        Ok(Expr::Reg(r))
+                    }
+                    Name::Local(_) => not_pointer(n),
+                    _ => match self.ctor_place(a)? {
+                        Some(p) => self.pointer_of_place(n, &p),
+                        None => {
+                            let other = self.lookup(name);
+                            Err(self.name_error(n, name, other, false))
+                        }
+                    },
+                }
+            }
+            CtorArg::Name(n) => {
+                let text = src.text(n);
+                Err(src.unsupported(n, &format!("argument `{text}`")))
+            }
+            CtorArg::Element(..) => {
+                let p = self
+                    .ctor_place(a)?
+                    .ok_or_else(|| src.internal("element place"))?;
+                self.pointer_of_place(a.node(), &p)
+            }
+        }
+    }
+
+    /// The pointer value of place `p` used as a value: an array decays to its first element, a
+    /// pointer cell is read.
+    fn pointer_of_place(&mut self, n: Node, p: &Place) -> R<Expr> {
+        match &p.ty {
+            Ty::Array(..) => Ok(super::memory::addr_value(&p.addr)),
+            Ty::Ptr { .. } => Ok(self.read_place(n, p)?.0),
+            _ => {
+                let text = self.src.text(n);
+                Err(self.src.error(n, &format!("`{text}` is not a pointer")))
             }
         }
     }
@@ -553,15 +888,21 @@ impl<'a> FnLower<'_, 'a> {
         &mut self,
         at: Node,
         fname: &str,
-        param: Option<IntTy>,
+        param: Option<ParamTy>,
         rest: &[CtorArg],
     ) -> R<Expr> {
         let src = self.src;
         match (param, rest) {
             (None, []) => Ok(Expr::Const(0)),
+            (
+                Some(ParamTy {
+                    pointee: Some(_), ..
+                }),
+                [a],
+            ) => self.ctor_arg_pointer(*a),
             (Some(t), [a]) => {
                 let v = self.ctor_arg_value(*a)?;
-                Ok(self.convert(v, t))
+                Ok(self.convert(v, t.ty))
             }
             (None, [a, ..]) => Err(src.error(
                 a.node(),
@@ -612,7 +953,8 @@ impl<'a> FnLower<'_, 'a> {
 
     /// `std::thread t([captures](params) { body }, args...)`: the body becomes a new thread
     /// function (lowered here, in the scope of its captures); at most one value is passed: one
-    /// int local captured by value, or the argument of one int parameter.
+    /// int or pointer local captured by value, or the argument of one int or pointer
+    /// parameter.
     fn lambda_thread(&mut self, lambda: Node, rest: &[CtorArg]) -> R<(FuncId, Expr)> {
         let src = self.src;
         let body = lambda
@@ -623,8 +965,8 @@ impl<'a> FnLower<'_, 'a> {
         if captured.len() + usize::from(param.is_some()) > 1 {
             return Err(src.unsupported(
                 lambda,
-                "thread lambda taking more than one value (at most one int local captured by \
-                 value, or one int parameter, is supported)",
+                "thread lambda taking more than one value (at most one int or pointer local \
+                 captured by value, or one int or pointer parameter, is supported)",
             ));
         }
         let p = lambda.start_position();
@@ -634,10 +976,13 @@ impl<'a> FnLower<'_, 'a> {
             if !rest.is_empty() {
                 return Err(src.error(rest[0].node(), "this lambda takes no argument"));
             }
-            let ty = self.reg_tys.get(r).copied().unwrap_or(IntTy::I64);
+            let ty = ParamTy {
+                ty: self.reg_tys.get(r).copied().unwrap_or(IntTy::I64),
+                pointee: self.reg_ptr.get(r).cloned().flatten(),
+            };
             (Expr::Reg(r), Some((cname.to_string(), ty)))
         } else {
-            let arg = self.thread_arg(lambda, "lambda", param.map(|(_, t)| t), rest)?;
+            let arg = self.thread_arg(lambda, "lambda", param.clone().map(|(_, t)| t), rest)?;
             let binding = param.and_then(|(n, t)| n.map(|n| (src.text(n).to_string(), t)));
             (arg, binding)
         };
@@ -650,9 +995,7 @@ impl<'a> FnLower<'_, 'a> {
             l.root_start = root_start;
             l.scopes.push(Vec::new());
             if let Some((pname, ty)) = binding {
-                let r = l.new_reg(&pname, ty);
-                l.param = Some(r);
-                l.bind(&pname, Binding::Var(r));
+                l.bind_param(&pname, ty);
             }
             let returned = l.block(body, None)?;
             if !returned {
@@ -674,7 +1017,7 @@ impl<'a> FnLower<'_, 'a> {
     }
 
     /// The parameter of a thread lambda (`[](int k) { ... }`), checking its declarator: no
-    /// parameter or one integer parameter, `-> void` and `mutable` allowed.
+    /// parameter or one integer or pointer parameter, `-> void` and `mutable` allowed.
     fn lambda_param<'t>(&self, lambda: Node<'t>) -> R<ThreadParam<'t>> {
         let src = self.src;
         let Some(d) = lambda.child_by_field_name("declarator") else {
@@ -688,31 +1031,21 @@ impl<'a> FnLower<'_, 'a> {
                     let params = named_children(part);
                     match params.as_slice() {
                         [] => {}
-                        [p] if p.kind() == "parameter_declaration" => {
-                            let pspec = types::decl_spec(&src, &self.cx.types, *p)?;
-                            let pd = p.child_by_field_name("declarator");
-                            match (pspec.ty, pd) {
-                                (BaseTy::Void, None) => {}
-                                (BaseTy::Int(t), None) if !pspec.atomic => param = Some((None, t)),
-                                (BaseTy::Int(t), Some(n))
-                                    if !pspec.atomic && n.kind() == "identifier" =>
-                                {
-                                    param = Some((Some(n), t));
-                                }
-                                _ => {
-                                    return bad(
-                                        *p,
-                                        "lambda parameter (only one integer parameter by value is \
-                                         supported)",
-                                    )
-                                }
+                        [p] => {
+                            match self.param_decl(*p) {
+                                Some(x) => param = x,
+                                None => return bad(
+                                    *p,
+                                    "lambda parameter (only one integer or pointer parameter by \
+                                     value is supported)",
+                                ),
                             }
                         }
                         _ => {
                             return bad(
                                 part,
-                                "lambda parameters (only one integer parameter by value is \
-                                 supported)",
+                                "lambda parameters (only one integer or pointer parameter by \
+                                 value is supported)",
                             )
                         }
                     }
@@ -765,8 +1098,8 @@ impl<'a> FnLower<'_, 'a> {
                     return Err(src.unsupported(
                         part,
                         &format!(
-                            "capture of `{name}` by reference (only int locals captured by \
-                             value are supported)"
+                            "capture of `{name}` by reference (only int and pointer locals \
+                             captured by value are supported)"
                         ),
                     ));
                 }
@@ -794,8 +1127,8 @@ impl<'a> FnLower<'_, 'a> {
                         return Err(src.unsupported(
                             n,
                             &format!(
-                                "local `{name}` captured by reference (only int locals captured \
-                                 by value are supported)"
+                                "local `{name}` captured by reference (only int and pointer \
+                                 locals captured by value are supported)"
                             ),
                         ));
                     }
@@ -815,7 +1148,7 @@ impl<'a> FnLower<'_, 'a> {
                 Name::Unknown => Err(src.error(n, &format!("undeclared identifier `{name}`"))),
                 _ => Err(src.unsupported(
                     n,
-                    &format!("capture of `{name}` (only int locals can be captured)"),
+                    &format!("capture of `{name}` (only int and pointer locals can be captured)"),
                 )),
             }
         };
@@ -929,15 +1262,29 @@ impl<'a> FnLower<'_, 'a> {
                     return Err(src.unsupported(extra.node(), what));
                 }
             };
-            let loc = self.named_mutex(m.node())?;
-            let ok = self.mutex_cas(&self.fixed_place(loc));
+            let mut place = self.guard_mutex(m)?;
+            if let Addr::Computed { ptr, lo, hi } = &place.addr {
+                if !matches!(ptr, Expr::Const(_)) {
+                    let t = self.new_temp(IntTy::I64);
+                    self.emit(Instr::Assign {
+                        dst: t,
+                        val: ptr.clone(),
+                    });
+                    place.addr = Addr::Computed {
+                        ptr: Expr::Reg(t),
+                        lo: *lo,
+                        hi: *hi,
+                    };
+                }
+            }
+            let ok = self.mutex_cas(&place);
             self.emit(Instr::Assume {
                 cond: Expr::Reg(ok),
             });
             self.cpp.guards.push(Guard {
                 depth: self.scopes.len(),
                 inline: self.inlines.len(),
-                loc,
+                addr: place.addr,
                 stmt: sid,
                 name,
             });
@@ -945,47 +1292,50 @@ impl<'a> FnLower<'_, 'a> {
         Ok(())
     }
 
-    /// The global `std::mutex` named by `n`.
-    fn named_mutex(&self, n: Node) -> R<Loc> {
+    /// The `std::mutex` a lock guard locks: a global or static one, an array element or a
+    /// struct member (`m`, `locks[i]`, `s.m`, `*p`, `p->m`).
+    fn guard_mutex(&mut self, m: CtorArg) -> R<Place> {
         let src = self.src;
-        let n = strip_parens(n);
-        if !matches!(n.kind(), "identifier" | "type_identifier") {
-            let text = src.text(n);
-            return Err(src.unsupported(
+        let n = strip_parens(m.node());
+        let text = src.text(n);
+        match self.ctor_place(m)? {
+            Some(p) if p.ty == Ty::Mutex => Ok(p),
+            Some(_) => Err(src.error(n, &format!("`{text}` is not a std::mutex"))),
+            None if matches!(n.kind(), "identifier" | "type_identifier") => {
+                match self.lookup(text) {
+                    Name::Unknown => Err(src.error(n, &format!("undeclared identifier `{text}`"))),
+                    _ => Err(src.error(n, &format!("`{text}` is not a std::mutex"))),
+                }
+            }
+            None => Err(src.unsupported(
                 n,
-                &format!("lock guard on `{text}` (only a global std::mutex is supported)"),
-            ));
-        }
-        let name = src.text(n);
-        match self.lookup(name) {
-            Name::Mutex(loc) => Ok(loc),
-            Name::Unknown => Err(src.error(n, &format!("undeclared identifier `{name}`"))),
-            _ => Err(src.error(n, &format!("`{name}` is not a std::mutex"))),
+                &format!("lock guard on `{text}` (only a std::mutex object is supported)"),
+            )),
         }
     }
 
     /// Emits the unlocks (release stores of 0) of the guards selected by `which`, innermost
     /// first, without taking them out of scope.
     fn release_guards(&mut self, which: impl Fn(&Guard) -> bool) {
-        let selected: Vec<(Loc, StmtId)> = self
+        let selected: Vec<(Addr, StmtId)> = self
             .cpp
             .guards
             .iter()
             .rev()
             .filter(|g| which(g))
-            .map(|g| (g.loc, g.stmt))
+            .map(|g| (g.addr.clone(), g.stmt))
             .collect();
-        for (loc, stmt) in selected {
-            self.emit_unlock(loc, stmt);
+        for (addr, stmt) in selected {
+            self.emit_unlock(addr, stmt);
         }
     }
 
     /// The unlock of a guard's mutex, as an instruction of the guard's declaration.
-    fn emit_unlock(&mut self, loc: Loc, stmt: StmtId) {
+    fn emit_unlock(&mut self, addr: Addr, stmt: StmtId) {
         let saved = self.cur_stmt;
         self.cur_stmt = stmt;
         self.emit(Instr::Store {
-            loc: Addr::Fixed(loc),
+            loc: addr,
             val: Expr::Const(0),
             order: MemOrder::Release,
         });
@@ -994,7 +1344,10 @@ impl<'a> FnLower<'_, 'a> {
 
     // ----- member calls ---------------------------------------------------------------------
 
-    /// `obj.method(args)`.
+    /// `obj.method(args)` and `ptr->method(args)`: on a `std::thread` handle (a register of
+    /// `main`, or an element of an array of them), or on an object in memory — any place the
+    /// C code can address (`x`, `a[i]`, `s.f`, `p->f`, `*p`, a `static` local) — that is a
+    /// `std::atomic` (integer or pointer) or a `std::mutex`.
     fn member_call(&mut self, call: Node, f: Node, args: &[Node], used: bool) -> R<TExpr> {
         let src = self.src;
         if self.mode == Mode::Const {
@@ -1013,44 +1366,101 @@ impl<'a> FnLower<'_, 'a> {
             .child_by_field_name("operator")
             .map(|o| src.text(o))
             .unwrap_or(".");
-        if op != "." {
-            return Err(src.unsupported(f, "`->` (pointers are not supported)"));
-        }
         let method = src.text(field);
         let obj = strip_parens(obj);
         let name = src.text(obj);
-        if obj.kind() != "identifier" {
-            return Err(src.unsupported(
-                obj,
-                &format!(
-                    "member call on `{name}` (only on a global std::atomic, a global std::mutex \
-                     or a std::thread)"
-                ),
-            ));
+        if self.thread_ctor(obj).is_some() {
+            return Err(src.unsupported(obj, TEMPORARY_THREAD));
         }
-        match self.lookup(name) {
-            Name::Global(loc) if self.global_atomic(loc) => {
-                self.atomic_member(call, loc, method, args, used)
+        if op == "." {
+            // Thread handles, lock guards and locals are not in memory: by name.
+            let named = match obj.kind() {
+                "identifier" => Some(obj),
+                "subscript_expression" => obj
+                    .child_by_field_name("argument")
+                    .map(strip_parens)
+                    .filter(|a| a.kind() == "identifier"),
+                _ => None,
+            };
+            if let Some(id) = named {
+                let idname = src.text(id);
+                match self.lookup(idname) {
+                    Name::Handle(_) | Name::HandleArray(..) => {
+                        let h = self.handle(obj)?;
+                        return self.thread_member(call, obj, h, method, args, used);
+                    }
+                    Name::Unknown if self.cpp.guards.iter().any(|g| g.name == idname) => {
+                        return Err(src.unsupported(
+                            call,
+                            &format!(
+                                "member call on lock guard `{idname}` (a guard holds its mutex \
+                                 until the end of its block)"
+                            ),
+                        ))
+                    }
+                    Name::Local(_) if id.id() == obj.id() => {
+                        return Err(src.error(
+                            obj,
+                            &format!("`{name}` is a local variable: it has no member `{method}`"),
+                        ))
+                    }
+                    Name::Global(_) | Name::Mutex(_) | Name::Object(_) | Name::Local(_) => {}
+                    other => return Err(self.name_error(id, idname, other, false)),
+                }
             }
-            Name::Global(_) => Err(src.error(
+        }
+        let place = match op {
+            "." => match self.place_of(obj)? {
+                Some(p) => p,
+                None => {
+                    return Err(src.error(
+                        obj,
+                        &format!(
+                            "`{name}` is not an object in memory (`.{method}()` needs a \
+                             std::atomic or a std::mutex)"
+                        ),
+                    ))
+                }
+            },
+            "->" => {
+                let (p, pointee) = self.ptr_value(obj)?;
+                Place {
+                    addr: self.deref_addr(p),
+                    ty: pointee,
+                }
+            }
+            _ => {
+                return Err(src.unsupported(
+                    f,
+                    &format!("`{op}` (pointers to members are not supported)"),
+                ))
+            }
+        };
+        match &place.ty {
+            Ty::Int { atomic: true, .. } | Ty::Ptr { atomic: true, .. } => {
+                self.atomic_member(call, obj, &place, method, args, used)
+            }
+            Ty::Mutex => self.mutex_member(call, &place, method, args, used),
+            Ty::Int { .. } | Ty::Ptr { .. } => Err(src.error(
                 obj,
-                &format!("`{name}` is not atomic (`.{method}()` needs a std::atomic)"),
+                &format!("`{name}` is not atomic (`{op}{method}()` needs a std::atomic)"),
             )),
-            Name::Mutex(loc) => self.mutex_member(call, loc, method, args, used),
-            Name::Handle(h) => self.thread_member(call, obj, h, method, args, used),
-            Name::Unknown if self.cpp.guards.iter().any(|g| g.name == name) => Err(src
-                .unsupported(
-                    call,
+            Ty::Array(..) => Err(src.error(
+                obj,
+                &format!("`{name}` is an array: index it (`{name}[i]{op}{method}()`)"),
+            )),
+            Ty::Struct(_) => {
+                let what = if op == "->" { "points to" } else { "is" };
+                Err(src.error(
+                    obj,
                     &format!(
-                        "member call on lock guard `{name}` (a guard holds its mutex until the \
-                         end of its block)"
+                        "`{name}` {what} a struct: it has no member function `{method}` (structs \
+                         with member functions are not supported)"
                     ),
-                )),
-            Name::Local(_) => Err(src.error(
-                obj,
-                &format!("`{name}` is an integer: it has no member `{method}`"),
-            )),
-            other => Err(self.name_error(obj, name, other, false)),
+                ))
+            }
+            Ty::Void => Err(src.error(obj, &format!("`{name}` points to void"))),
+            Ty::Thread => Err(src.internal("thread handle in memory")),
         }
     }
 
@@ -1119,30 +1529,42 @@ impl<'a> FnLower<'_, 'a> {
         Ok(o)
     }
 
-    /// Member functions of `std::atomic<T>` (the global at `loc`).
+    /// The operand `a` of a store, exchange or compare-exchange on `place`: a pointer value
+    /// for an atomic pointer (`nullptr`, `&x`, `p`, ...), else an integer.
+    fn operand(&mut self, place: &Place, a: Node) -> R<Expr> {
+        if matches!(place.ty, Ty::Ptr { .. }) {
+            Ok(self.ptr_value(a)?.0)
+        } else {
+            self.expr(a)
+        }
+    }
+
+    /// Member functions of `std::atomic<T>` for the atomic integer or pointer at `place`
+    /// (written `obj`).
     fn atomic_member(
         &mut self,
         call: Node,
-        loc: Loc,
+        obj: Node,
+        place: &Place,
         method: &str,
         args: &[Node],
         used: bool,
     ) -> R<TExpr> {
         let src = self.src;
-        let ty = self.global_ty(loc);
+        let ty = place.ty.int_ty();
         match method {
             "load" => {
                 self.member_arity(call, method, args, 0, 1)?;
                 let order = self.load_order(args.first())?;
-                Ok((self.load(loc, order), super::promote(ty)))
+                Ok((self.load_place(place, order), super::promote(ty)))
             }
             "store" => {
                 self.member_arity(call, method, args, 1, 2)?;
-                let v = self.expr(args[0])?;
+                let v = self.operand(place, args[0])?;
                 let order = self.store_order(args.get(1))?;
                 let val = self.convert(v, ty);
                 self.emit(Instr::Store {
-                    loc: Addr::Fixed(loc),
+                    loc: place.addr.clone(),
                     val,
                     order,
                 });
@@ -1158,26 +1580,35 @@ impl<'a> FnLower<'_, 'a> {
                     _ => RmwOp::Xor,
                 };
                 self.member_arity(call, method, args, 1, 2)?;
-                let cell = self.fixed_place(loc);
-                self.check_rmw_type(call, &cell, op, &format!("`{method}`"))?;
-                let v = self.expr(args[0])?;
+                self.check_rmw_type(obj, place, op, &format!("`{method}`"))?;
+                let v = self.operand(place, args[0])?;
                 let order = match args.get(1) {
                     Some(a) => self.mem_order(*a)?.0,
                     None => MemOrder::SeqCst,
                 };
-                Ok(self.emit_rmw(&cell, op, v, order))
+                Ok(self.emit_rmw(place, op, v, order))
             }
             "compare_exchange_strong" | "compare_exchange_weak" => {
                 self.member_arity(call, method, args, 2, 4)?;
-                let must = "the expected value of a compare-exchange must be a local integer \
-                            variable";
+                let must = "the expected value of a compare-exchange must be a local variable \
+                            of the atomic's type";
                 let id = strip_parens(args[0]);
                 if id.kind() != "identifier" {
                     return Err(src.unsupported(args[0], must));
                 }
-                let cell = self.fixed_place(loc);
-                let e = self.expected_var(args[0], id, &cell, must)?;
-                let d = self.expr(args[1])?;
+                let e = self.expected_var(args[0], id, place, must)?;
+                let is_ptr = self.reg_ptr.get(e).is_some_and(|p| p.is_some());
+                if is_ptr != matches!(place.ty, Ty::Ptr { .. }) {
+                    let name = src.text(id);
+                    return Err(src.error(
+                        id,
+                        &format!(
+                            "the type of `{name}` differs from the type of the atomic object of \
+                             the compare-exchange"
+                        ),
+                    ));
+                }
+                let d = self.operand(place, args[1])?;
                 let (order, fail_order) = match (args.get(2), args.get(3)) {
                     (None, _) => (MemOrder::SeqCst, MemOrder::SeqCst),
                     (Some(o), None) => {
@@ -1207,7 +1638,7 @@ impl<'a> FnLower<'_, 'a> {
                     }
                 };
                 let weak = method == "compare_exchange_weak";
-                Ok(self.emit_cas(&cell, e, d, order, fail_order, weak))
+                Ok(self.emit_cas(place, e, d, order, fail_order, weak))
             }
             "is_lock_free" | "wait" | "notify_one" | "notify_all" => {
                 Err(src.unsupported(call, &format!("std::atomic member `{method}`")))
@@ -1216,11 +1647,11 @@ impl<'a> FnLower<'_, 'a> {
         }
     }
 
-    /// `m.lock()`, `m.unlock()`, `m.try_lock()` on the global `std::mutex` at `loc`.
+    /// `m.lock()`, `m.unlock()`, `m.try_lock()` on the `std::mutex` at `m`.
     fn mutex_member(
         &mut self,
         call: Node,
-        loc: Loc,
+        m: &Place,
         method: &str,
         args: &[Node],
         used: bool,
@@ -1231,7 +1662,7 @@ impl<'a> FnLower<'_, 'a> {
                 if used {
                     return self.void_member(call, method, used);
                 }
-                let ok = self.mutex_cas(&self.fixed_place(loc));
+                let ok = self.mutex_cas(m);
                 self.emit(Instr::Assume {
                     cond: Expr::Reg(ok),
                 });
@@ -1243,7 +1674,7 @@ impl<'a> FnLower<'_, 'a> {
                     return self.void_member(call, method, used);
                 }
                 self.emit(Instr::Store {
-                    loc: Addr::Fixed(loc),
+                    loc: m.addr.clone(),
                     val: Expr::Const(0),
                     order: MemOrder::Release,
                 });
@@ -1252,7 +1683,7 @@ impl<'a> FnLower<'_, 'a> {
             "try_lock" => {
                 // Unlike pthread_mutex_trylock: true (1) on success.
                 self.member_arity(call, method, args, 0, 0)?;
-                let ok = self.mutex_cas(&self.fixed_place(loc));
+                let ok = self.mutex_cas(m);
                 Ok((Expr::Reg(ok), IntTy::I32))
             }
             _ => Err(self
@@ -1261,12 +1692,12 @@ impl<'a> FnLower<'_, 'a> {
         }
     }
 
-    /// `t.join()` on the `std::thread` handle `h` (named by `obj`).
+    /// `t.join()` on the `std::thread` handle `h` (`t` or `t[i]`, written `obj`).
     fn thread_member(
         &mut self,
         call: Node,
         obj: Node,
-        h: Reg,
+        h: HandleRef,
         method: &str,
         args: &[Node],
         used: bool,
@@ -1287,14 +1718,15 @@ impl<'a> FnLower<'_, 'a> {
                         ),
                     ));
                 }
-                if !self.created.get(h).copied().unwrap_or(false) {
+                if !self.handle_created(&h) {
                     let name = src.text(obj);
                     return Err(src.error(
                         obj,
                         &format!("thread `{name}` is joined before a thread was created with it"),
                     ));
                 }
-                self.emit(Instr::Join { tid: Expr::Reg(h) });
+                let tid = self.handle_value(&h);
+                self.emit(Instr::Join { tid });
                 self.void_member(call, method, used)
             }
             "detach" => Err(src.unsupported(

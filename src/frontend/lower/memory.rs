@@ -72,12 +72,10 @@ impl FnLower<'_, '_> {
                 _ => None,
             }),
             "subscript_expression" => {
-                let (Some(arr), Some(index)) = (
-                    n.child_by_field_name("argument"),
-                    n.child_by_field_name("index"),
-                ) else {
+                let Some(arr) = n.child_by_field_name("argument") else {
                     return Err(src.unsupported(n, "subscript"));
                 };
+                let index = crate::frontend::cpp::subscript_index(&src, n)?;
                 let index = match strip_parens(index).kind() {
                     // `a[(i)]` is fine; `a[i, j]` is not.
                     "comma_expression" => return Err(src.unsupported(index, "comma operator")),
@@ -184,7 +182,7 @@ impl FnLower<'_, '_> {
     }
 
     /// Element `i` of the array of `len` elements of `size` cells at `base`.
-    fn element(
+    pub(super) fn element(
         &mut self,
         at: Node,
         base: &Addr,
