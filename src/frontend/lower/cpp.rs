@@ -550,21 +550,27 @@ impl<'a> FnLower<'_, 'a> {
         Ok(())
     }
 
+    /// Threads are created only in the main thread's function.
+    fn threads_in_main(&self, at: Node) -> R<()> {
+        if self.mode == Mode::Main {
+            return Ok(());
+        }
+        let main_name = self.cx.main_name;
+        Err(self.src.unsupported(
+            at,
+            &format!(
+                "std::thread outside {main_name} (threads can only be created in {main_name})"
+            ),
+        ))
+    }
+
     /// `std::thread t(f);`, `std::thread t{f};`, `std::thread t(f, arg);`, `std::thread
     /// t([...]{ ... });`, `std::thread t = std::thread(f, ...);`: a [`Instr::Spawn`] whose
     /// thread id goes to the handle `t`. `std::thread t;` and `std::thread t[N];` declare
     /// handles without a thread (`t = std::thread(f)` / `t[i] = std::thread(f, i)` starts one).
     fn thread_decl(&mut self, s: Node) -> R<()> {
         let src = self.src;
-        let main_name = self.cx.main_name;
-        if self.mode != Mode::Main {
-            return Err(src.unsupported(
-                s,
-                &format!(
-                    "std::thread outside {main_name} (threads can only be created in {main_name})"
-                ),
-            ));
-        }
+        self.threads_in_main(s)?;
         let mut c = s.walk();
         let decls: Vec<Node> = s.children_by_field_name("declarator", &mut c).collect();
         if decls.is_empty() {
@@ -709,15 +715,7 @@ impl<'a> FnLower<'_, 'a> {
     /// modelled: the old thread keeps running and can no longer be joined.)
     fn thread_assign(&mut self, e: Node, left: Node, args: &[CtorArg]) -> R<()> {
         let src = self.src;
-        let main_name = self.cx.main_name;
-        if self.mode != Mode::Main {
-            return Err(src.unsupported(
-                e,
-                &format!(
-                    "std::thread outside {main_name} (threads can only be created in {main_name})"
-                ),
-            ));
-        }
+        self.threads_in_main(e)?;
         let target = strip_parens(left);
         let id = match target.kind() {
             "subscript_expression" => target
@@ -733,6 +731,7 @@ impl<'a> FnLower<'_, 'a> {
             )
         {
             let text = src.text(target);
+            let main_name = self.cx.main_name;
             return Err(src.unsupported(
                 target,
                 &format!(
