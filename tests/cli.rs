@@ -308,3 +308,56 @@ fn failing_execution_is_drawn_in_thread_columns() {
     let out = fensyn(&["check", "fixtures/algorithms/szymanski_relaxed.c"]);
     assert!(stdout(&out).contains("first failing execution:"));
 }
+
+/// `--prove-optimal` re-checks every variant of the fix with one fence removed or weakened by
+/// one step: each must still have a buggy execution.
+#[test]
+fn prove_optimal_shows_every_variant_still_buggy() {
+    for file in [
+        "fixtures/litmus/isa2.c",
+        "fixtures/litmus/sb_fence_rel.c",
+        "fixtures/data/array_mp.c",
+        "fixtures/cpp/mp.cpp",
+    ] {
+        let out = fensyn(&["fix", file, "--prove-optimal", "--format", "json"]);
+        assert_eq!(out.status.code(), Some(1), "{file}: {}", stderr(&out));
+        let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let proof = j["proof"].as_array().unwrap();
+        assert!(
+            proof.len() >= j["fences"].as_array().unwrap().len(),
+            "{file}"
+        );
+        for v in proof {
+            assert!(v["buggy"].as_u64().unwrap() > 0, "{file}: {v}");
+        }
+    }
+    let out = fensyn(&["fix", "fixtures/litmus/isa2.c", "--prove-optimal"]);
+    assert!(
+        stderr(&out).contains("fence weakened to acquire"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("no fence of the fix can be dropped or weakened"));
+}
+
+/// The hardware cost models price fences by the instructions compilers emit: on x86 only
+/// seq_cst fences cost (mfence); on ARMv8 acquire is dmb ishld (1), the rest dmb ish (2).
+#[test]
+fn cost_models_price_fences_by_instructions() {
+    for (file, cost, price) in [
+        ("fixtures/litmus/mp.c", "x86", 0),
+        ("fixtures/litmus/sb.c", "x86", 2),
+        ("fixtures/litmus/mp.c", "armv8", 3),
+        ("fixtures/litmus/sb.c", "armv8", 4),
+    ] {
+        let out = fensyn(&["fix", file, "--cost", cost, "--format", "json"]);
+        assert_eq!(out.status.code(), Some(1), "{file}: {}", stderr(&out));
+        let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(j["cost"], cost);
+        assert_eq!(j["price"], price, "{file} {cost}");
+    }
+    let out = fensyn(&["fix", "fixtures/litmus/sb.c", "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(j["cost"], "count");
+    assert!(j.get("price").is_none());
+}

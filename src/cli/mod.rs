@@ -14,10 +14,11 @@
 
 use crate::checker::{self, CheckOptions, Limits, Model};
 use crate::frontend;
-use crate::ir::{Lang, Program};
+use crate::ir::{Lang, MemOrder, Program};
 use crate::report::{self, CheckJson, FixJson, Verified};
 use crate::rewrite::{self, Position};
-use crate::synth::{self, Mode, Outcome};
+use crate::synth::{self, Cost, Mode, Outcome};
+use crate::trace;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -124,6 +125,14 @@ pub enum Command {
         /// Write the fixed program back to FILE (atomically, after it was re-checked).
         #[arg(long)]
         write: bool,
+        /// What to minimise: count (new fences, then weight; the thesis's default), weight,
+        /// or the price of the instructions compilers emit on x86 or ARMv8.
+        #[arg(long, value_enum, default_value_t = Cost::Count)]
+        cost: Cost,
+        /// After a fix, re-check every variant with one fence removed or weakened by one step
+        /// and print the evidence that each still has a bug.
+        #[arg(long)]
+        prove_optimal: bool,
     },
 }
 
@@ -137,7 +146,19 @@ pub fn run(cli: Cli) -> i32 {
             common,
             mode,
             write,
-        } => cmd_fix(&common, mode, write, &mut stdout, &mut stderr),
+            cost,
+            prove_optimal,
+        } => cmd_fix(
+            &common,
+            FixOptions {
+                mode,
+                write,
+                cost,
+                prove: prove_optimal,
+            },
+            &mut stdout,
+            &mut stderr,
+        ),
     };
     let _ = stdout.flush();
     code
@@ -331,6 +352,15 @@ pub enum Repair {
     Internal(String),
 }
 
+/// What `fensyn fix` was asked for besides the common arguments.
+#[derive(Clone, Copy, Debug)]
+struct FixOptions {
+    mode: Mode,
+    write: bool,
+    cost: Cost,
+    prove: bool,
+}
+
 /// Checks, synthesises, rewrites and re-checks one program. Pure apart from the clock.
 pub fn repair(
     name: &str,
@@ -339,6 +369,90 @@ pub fn repair(
     model: Model,
     mode: Mode,
     lim: Limits,
+) -> Repair {
+    repair_with(name, src, prog, model, mode, lim, Cost::Count)
+}
+
+/// Every variant of a fix with one fence removed, or weakened by one lattice step (never
+/// below the order a strengthened program fence had), re-checked: the evidence that the fix
+/// is minimal (each variant should still have a buggy execution).
+pub fn prove_minimal(
+    name: &str,
+    src: &str,
+    prog: &Program,
+    model: Model,
+    lim: &Limits,
+    solution: &synth::Solution,
+    positions: &[Position],
+) -> Result<Vec<report::ProofEntry>, String> {
+    let chosen: Vec<(trace::Site, MemOrder)> =
+        solution.fences.iter().map(|f| (f.site, f.order)).collect();
+    let mut entries = Vec::new();
+    for (i, f) in solution.fences.iter().enumerate() {
+        let floor = f.previous;
+        let weaker: Vec<MemOrder> = match f.order {
+            MemOrder::SeqCst => vec![MemOrder::AcqRel],
+            MemOrder::AcqRel => vec![MemOrder::Acquire, MemOrder::Release],
+            _ => vec![],
+        };
+        let mut variants: Vec<Option<MemOrder>> = vec![None];
+        variants.extend(
+            weaker
+                .into_iter()
+                .filter(|o| floor.is_none_or(|p| p.le(*o) && p != *o))
+                .map(Some),
+        );
+        for v in variants {
+            let mut set = chosen.clone();
+            match (v, floor) {
+                (Some(o), _) => set[i].1 = o,
+                // Removing a strengthening restores the program fence's own order.
+                (None, Some(p)) => set[i].1 = p,
+                (None, None) => {
+                    set.remove(i);
+                }
+            }
+            let (edits, _) = rewrite::fence_edits(src, prog, &set)
+                .map_err(|e| format!("cannot place the fences of a variant: {e}"))?;
+            let text = rewrite::apply(src, &edits)
+                .map_err(|e| format!("cannot apply the edits of a variant: {e}"))?;
+            let variant = frontend::parse(name, &text, prog.lang)
+                .map_err(|d| format!("a variant does not parse: {d}"))?;
+            let res = checker::check(
+                &variant,
+                &CheckOptions {
+                    model,
+                    limits: lim.clone(),
+                    first: false,
+                    keep_buggy: 0,
+                },
+            );
+            let pos = positions
+                .get(i)
+                .copied()
+                .unwrap_or(Position { line: 0, column: 0 });
+            entries.push(report::ProofEntry {
+                line: pos.line,
+                column: pos.column,
+                variant: if v.is_some() { "weakened" } else { "removed" },
+                order: v.map(|o| o.c_name()),
+                executions: res.stats.executions + res.stats.blocked + res.stats.bounded,
+                buggy: res.stats.buggy,
+            });
+        }
+    }
+    Ok(entries)
+}
+
+/// [`repair`] minimising `cost`.
+pub fn repair_with(
+    name: &str,
+    src: &str,
+    prog: &Program,
+    model: Model,
+    mode: Mode,
+    lim: Limits,
+    cost: Cost,
 ) -> Repair {
     let res = checker::check(
         prog,
@@ -365,7 +479,7 @@ pub fn repair(
         }
         return Repair::Clean { executions };
     }
-    let solution = match synth::synthesize(prog, &res.buggy, model, mode) {
+    let solution = match synth::synthesize_with(prog, &res.buggy, model, mode, cost) {
         Outcome::Fixed(s) => s,
         Outcome::Unfixable(u) => {
             return Repair::Unfixable {
@@ -422,7 +536,13 @@ pub fn repair(
     }
 }
 
-fn cmd_fix(common: &CommonArgs, mode: Mode, write: bool, out: Out, err: Out) -> i32 {
+fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
+    let FixOptions {
+        mode,
+        write,
+        cost,
+        prove,
+    } = opts;
     let (src, prog) = match load(&common.file, common.lang, err) {
         Ok(x) => x,
         Err(code) => return code,
@@ -444,8 +564,11 @@ fn cmd_fix(common: &CommonArgs, mode: Mode, write: bool, out: Out, err: Out) -> 
         errors: Vec::new(),
         reason: None,
         diff: None,
+        cost: cost.name(),
+        price: None,
+        proof: None,
     };
-    let repair = repair(&name, &src, &prog, common.model, mode, limits(common));
+    let repair = repair_with(&name, &src, &prog, common.model, mode, limits(common), cost);
     clear_progress();
     let code = match repair {
         Repair::Clean { executions } => {
@@ -527,6 +650,9 @@ fn cmd_fix(common: &CommonArgs, mode: Mode, write: bool, out: Out, err: Out) -> 
             j.inserted = solution.inserted;
             j.strengthened = solution.strengthened;
             j.weight = solution.weight;
+            if matches!(cost, Cost::X86 | Cost::Armv8) {
+                j.price = Some(solution.price);
+            }
             j.verified = Some(verified);
             j.executions = executions;
             j.buggy = buggy;
@@ -537,6 +663,50 @@ fn cmd_fix(common: &CommonArgs, mode: Mode, write: bool, out: Out, err: Out) -> 
                     "{}",
                     report::fix_summary(&name, &solution, &positions, verified)
                 );
+                if matches!(cost, Cost::X86 | Cost::Armv8) {
+                    let _ = writeln!(
+                        err,
+                        "{name}: price under the {} cost model: {}",
+                        cost.name(),
+                        solution.price
+                    );
+                }
+            }
+            if prove {
+                let lim = limits(common);
+                let entries = prove_minimal(
+                    &name,
+                    &src,
+                    &prog,
+                    common.model,
+                    &lim,
+                    &solution,
+                    &positions,
+                );
+                clear_progress();
+                match entries {
+                    Ok(entries) => {
+                        if !json {
+                            let _ = write!(err, "{}", report::proof_text(&name, &entries));
+                        }
+                        let minimal = entries.iter().all(|e| e.buggy > 0);
+                        j.proof = Some(entries);
+                        if !minimal {
+                            if json {
+                                let _ = writeln!(
+                                    out,
+                                    "{}",
+                                    serde_json::to_string_pretty(&j).unwrap_or_default()
+                                );
+                            }
+                            return EXIT_INTERNAL;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = writeln!(err, "{name}: internal error: {e}");
+                        return EXIT_INTERNAL;
+                    }
+                }
             }
             if write {
                 match write_atomically(&common.file, &src, &fixed_source) {

@@ -348,6 +348,65 @@ pub struct FixJson<'a> {
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
+    /// The cost model minimised (`count`, `weight`, `x86`, `armv8`).
+    pub cost: &'static str,
+    /// Under `x86` / `armv8`: the price of the fences (see `synth::Cost`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price: Option<u32>,
+    /// With `--prove-optimal`: every variant of the fix with one fence dropped or weakened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof: Option<Vec<ProofEntry>>,
+}
+
+/// One variant checked by `fix --prove-optimal`: the fix with the fence at `line:column`
+/// removed or weakened to `order`, and what the checker found in it.
+#[derive(Clone, Debug, serde::Serialize, PartialEq, Eq)]
+pub struct ProofEntry {
+    pub line: usize,
+    pub column: usize,
+    /// `removed`, or `weakened` (to `order`).
+    pub variant: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub order: Option<&'static str>,
+    pub executions: u64,
+    pub buggy: u64,
+}
+
+/// The text form of the `--prove-optimal` evidence.
+pub fn proof_text(file: &str, entries: &[ProofEntry]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{file}: optimality evidence: every variant with one fence dropped or weakened by one \
+         step, re-checked"
+    );
+    for e in entries {
+        let what = match e.order {
+            Some(o) => format!("weakened to {o}"),
+            None => "removed".to_string(),
+        };
+        let verdict = if e.buggy > 0 {
+            "still buggy".to_string()
+        } else {
+            "NO BUG: the fix is not minimal".to_string()
+        };
+        let _ = writeln!(
+            out,
+            "  {file}:{}:{}: fence {what}: {} buggy of {} executions ({verdict})",
+            e.line, e.column, e.buggy, e.executions
+        );
+    }
+    let minimal = entries.iter().all(|e| e.buggy > 0);
+    let _ = writeln!(
+        out,
+        "{file}: {}",
+        if minimal {
+            "no fence of the fix can be dropped or weakened"
+        } else {
+            "a fence of the fix can be dropped or weakened: the fix is not minimal"
+        }
+    );
+    out
 }
 
 /// The JSON entries of a solution's fences; `positions[i]` is where fence `i` lands.

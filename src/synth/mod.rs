@@ -48,6 +48,51 @@ impl Mode {
     }
 }
 
+/// What a fence set costs, minimised lexicographically (the first component first).
+///
+/// | cost | minimises | fence prices (acq, rel, acq_rel, sc) |
+/// |---|---|---|
+/// | `count` (default; the thesis's Definition 9) | new fences, then weight | weight 1, 1, 2, 3 |
+/// | `weight` (the alternative the thesis discusses) | weight, then new fences | 1, 1, 2, 3 |
+/// | `x86` | instructions, then new fences, then weight | 0, 0, 0, 1 (`mfence`) |
+/// | `armv8` | instructions, then new fences, then weight | 1 (`dmb ishld`), 2, 2, 2 (`dmb ish`) |
+///
+/// Strengthening a program fence adds no fence and costs the price difference. On x86
+/// acquire, release and acq_rel fences compile to nothing; on ARMv8 an acquire fence is the
+/// cheaper load barrier `dmb ishld` (priced 1) and the others a full `dmb ish` (priced 2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Cost {
+    #[default]
+    Count,
+    Weight,
+    X86,
+    Armv8,
+}
+
+impl Cost {
+    pub fn name(self) -> &'static str {
+        match self {
+            Cost::Count => "count",
+            Cost::Weight => "weight",
+            Cost::X86 => "x86",
+            Cost::Armv8 => "armv8",
+        }
+    }
+
+    /// The hardware price of a fence of order `o` (0 for the abstract cost models).
+    pub fn price(self, o: MemOrder) -> u32 {
+        match (self, o) {
+            (_, MemOrder::NonAtomic | MemOrder::Relaxed) => 0,
+            (Cost::X86, MemOrder::SeqCst) => 1,
+            (Cost::X86, _) => 0,
+            (Cost::Armv8, MemOrder::Acquire) => 1,
+            (Cost::Armv8, _) => 2,
+            (Cost::Count | Cost::Weight, _) => 0,
+        }
+    }
+}
+
 /// One fence of a solution.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fence {
@@ -67,6 +112,8 @@ pub struct Solution {
     pub inserted: usize,
     pub strengthened: usize,
     pub weight: u32,
+    /// The hardware price under the chosen [`Cost`] (0 for `count` and `weight`).
+    pub price: u32,
     /// Solver rounds (optimal: hitting-set iterations; fast: requirements fixed one by one).
     pub iterations: usize,
 }
@@ -86,16 +133,29 @@ pub enum Outcome {
 
 struct Problem<'a> {
     model: Model,
+    cost: Cost,
     reqs: &'a [Requirement],
     sites: Vec<Candidate>,
 }
 
-/// Synthesises fences for the buggy graphs of `prog`.
+/// Synthesises fences for the buggy graphs of `prog`, with the thesis's cost.
 pub fn synthesize(prog: &Program, buggy: &[ExecutionGraph], model: Model, mode: Mode) -> Outcome {
+    synthesize_with(prog, buggy, model, mode, Cost::Count)
+}
+
+/// Synthesises fences for the buggy graphs of `prog`, minimising `cost`.
+pub fn synthesize_with(
+    prog: &Program,
+    buggy: &[ExecutionGraph],
+    model: Model,
+    mode: Mode,
+    cost: Cost,
+) -> Outcome {
     let reqs = requirements(buggy, model);
     let sites = candidate_sites(prog, &reqs);
     let p = Problem {
         model,
+        cost,
         reqs: &reqs,
         sites,
     };
@@ -197,18 +257,38 @@ impl Problem<'_> {
         }
     }
 
+    /// The hardware price of a (site, order) pair under the cost model: a new fence's price,
+    /// or a strengthened fence's price increase.
+    fn price(&self, i: usize, o: MemOrder) -> u32 {
+        let base = self.sites[i].base.map_or(0, |b| self.cost.price(b));
+        self.cost.price(o).saturating_sub(base)
+    }
+
     /// Cheapest assignment satisfying `clauses` and keeping every order of `floor` or above.
     fn solve(&self, clauses: &[Vec<(usize, MemOrder)>], floor: &Assignment) -> Assignment {
         let mut vars = ProblemVariables::new();
         let mut x: Vec<Vec<(MemOrder, Variable)>> = Vec::new();
-        let max_weight: u32 = self.sites.len() as u32 * 3 + 1;
+        // Lexicographic costs as one objective: each component's multiplier exceeds the
+        // largest possible total of the components after it.
+        let n = self.sites.len() as f64;
+        let max_weight = n * 3.0 + 1.0;
+        let max_count = n + 1.0;
         let mut objective = Expression::from(0.0);
         for (i, c) in self.sites.iter().enumerate() {
             let mut row = Vec::new();
             for &o in &c.orders {
                 let v = vars.add(variable().binary());
                 let (count, weight) = self.cost(i, o);
-                objective += (count as f64 * max_weight as f64 + weight as f64) * v;
+                let (count, weight) = (count as f64, weight as f64);
+                let price = self.price(i, o) as f64;
+                let coefficient = match self.cost {
+                    Cost::Count => count * max_weight + weight,
+                    Cost::Weight => weight * max_count + count,
+                    Cost::X86 | Cost::Armv8 => {
+                        price * max_count * max_weight + count * max_weight + weight
+                    }
+                };
+                objective += coefficient * v;
                 row.push((o, v));
             }
             x.push(row);
@@ -291,7 +371,7 @@ impl Problem<'_> {
 
     fn describe(&self, assignment: Assignment, iterations: usize) -> Solution {
         let mut fences = Vec::new();
-        let (mut inserted, mut strengthened, mut weight) = (0, 0, 0);
+        let (mut inserted, mut strengthened, mut weight, mut price) = (0, 0, 0, 0);
         // How the whole assignment fixes each requirement: the same for every fence below.
         let how: Vec<Option<Violation>> = self
             .reqs
@@ -317,6 +397,7 @@ impl Problem<'_> {
                 strengthened += 1;
             }
             weight += w;
+            price += self.price(i, order);
             fences.push(Fence {
                 site: *site,
                 order,
@@ -330,6 +411,7 @@ impl Problem<'_> {
             inserted,
             strengthened,
             weight,
+            price,
             iterations,
         }
     }
