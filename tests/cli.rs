@@ -361,3 +361,32 @@ fn cost_models_price_fences_by_instructions() {
     assert_eq!(j["cost"], "count");
     assert!(j.get("price").is_none());
 }
+
+/// The default mode is optimal with a time limit, after which the fast mode is used and the
+/// user is told so.
+#[test]
+fn auto_mode_falls_back_to_fast_and_says_so() {
+    let out = fensyn(&["fix", "fixtures/litmus/isa2.c", "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(j["mode"], "optimal");
+    assert!(j.get("fell_back").is_none());
+    let out = fensyn(&[
+        "fix",
+        "fixtures/litmus/isa2.c",
+        "--optimal-timeout",
+        "0",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(j["mode"], "fast");
+    assert_eq!(j["fell_back"], true);
+    assert_eq!(j["verified"]["buggy"], 0);
+    let out = fensyn(&["fix", "fixtures/litmus/isa2.c", "--optimal-timeout", "0"]);
+    assert!(
+        stderr(&out).contains("did not finish within 0 s"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -119,8 +119,9 @@ pub enum Command {
         #[command(flatten)]
         common: CommonArgs,
         /// optimal: exact minimum over all buggy executions (FenSyng); fast: one buggy execution
-        /// at a time (fastFenSyng).
-        #[arg(long, value_enum, default_value_t = Mode::Optimal)]
+        /// at a time (fastFenSyng); auto: optimal, falling back to fast (and saying so) when
+        /// the optimal search takes longer than 20 s.
+        #[arg(long, value_enum, default_value_t = Mode::Auto)]
         mode: Mode,
         /// Write the fixed program back to FILE (atomically, after it was re-checked).
         #[arg(long)]
@@ -133,6 +134,9 @@ pub enum Command {
         /// and print the evidence that each still has a bug.
         #[arg(long)]
         prove_optimal: bool,
+        /// With --mode auto: seconds the optimal search may take before the fast mode is used.
+        #[arg(long, value_name = "SECONDS", default_value_t = synth::AUTO_OPTIMAL_SECONDS as f64)]
+        optimal_timeout: f64,
     },
 }
 
@@ -148,6 +152,7 @@ pub fn run(cli: Cli) -> i32 {
             write,
             cost,
             prove_optimal,
+            optimal_timeout,
         } => cmd_fix(
             &common,
             FixOptions {
@@ -155,6 +160,13 @@ pub fn run(cli: Cli) -> i32 {
                 write,
                 cost,
                 prove: prove_optimal,
+                optimal_limit: Duration::from_secs_f64(
+                    if optimal_timeout.is_finite() && optimal_timeout >= 0.0 {
+                        optimal_timeout
+                    } else {
+                        0.0
+                    },
+                ),
             },
             &mut stdout,
             &mut stderr,
@@ -359,6 +371,7 @@ struct FixOptions {
     write: bool,
     cost: Cost,
     prove: bool,
+    optimal_limit: Duration,
 }
 
 /// Checks, synthesises, rewrites and re-checks one program. Pure apart from the clock.
@@ -370,7 +383,11 @@ pub fn repair(
     mode: Mode,
     lim: Limits,
 ) -> Repair {
-    repair_with(name, src, prog, model, mode, lim, Cost::Count)
+    let opts = synth::SynthOptions {
+        mode,
+        ..synth::SynthOptions::default()
+    };
+    repair_with(name, src, prog, model, lim, &opts)
 }
 
 /// Every variant of a fix with one fence removed, or weakened by one lattice step (never
@@ -444,15 +461,14 @@ pub fn prove_minimal(
     Ok(entries)
 }
 
-/// [`repair`] minimising `cost`.
+/// [`repair`] with the synthesis options `opts`.
 pub fn repair_with(
     name: &str,
     src: &str,
     prog: &Program,
     model: Model,
-    mode: Mode,
     lim: Limits,
-    cost: Cost,
+    opts: &synth::SynthOptions,
 ) -> Repair {
     let res = checker::check(
         prog,
@@ -479,7 +495,7 @@ pub fn repair_with(
         }
         return Repair::Clean { executions };
     }
-    let solution = match synth::synthesize_with(prog, &res.buggy, model, mode, cost) {
+    let solution = match synth::synthesize_opts(prog, &res.buggy, model, opts) {
         Outcome::Fixed(s) => s,
         Outcome::Unfixable(u) => {
             return Repair::Unfixable {
@@ -542,6 +558,7 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         write,
         cost,
         prove,
+        optimal_limit,
     } = opts;
     let (src, prog) = match load(&common.file, common.lang, err) {
         Ok(x) => x,
@@ -567,8 +584,21 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         cost: cost.name(),
         price: None,
         proof: None,
+        fell_back: false,
     };
-    let repair = repair_with(&name, &src, &prog, common.model, mode, limits(common), cost);
+    let synth_opts = synth::SynthOptions {
+        mode,
+        cost,
+        optimal_limit,
+    };
+    let repair = repair_with(
+        &name,
+        &src,
+        &prog,
+        common.model,
+        limits(common),
+        &synth_opts,
+    );
     clear_progress();
     let code = match repair {
         Repair::Clean { executions } => {
@@ -646,6 +676,17 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
             buggy,
         } => {
             j.status = "fixed";
+            j.mode = solution.mode;
+            j.fell_back = mode == Mode::Auto && solution.mode == Mode::Fast;
+            if j.fell_back && !json {
+                let _ = writeln!(
+                    err,
+                    "{name}: note: the optimal search did not finish within {} s; this fix \
+                     comes from the fast mode and may use more fences than the optimum \
+                     (--mode optimal waits for it)",
+                    optimal_limit.as_secs_f64()
+                );
+            }
             j.fences = report::fence_entries(&solution, &positions);
             j.inserted = solution.inserted;
             j.strengthened = solution.strengthened;

@@ -356,6 +356,9 @@ pub struct FixJson<'a> {
     /// With `--prove-optimal`: every variant of the fix with one fence dropped or weakened.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proof: Option<Vec<ProofEntry>>,
+    /// `--mode auto` ran out of time in the optimal search and used the fast mode.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fell_back: bool,
 }
 
 /// One variant checked by `fix --prove-optimal`: the fix with the fence at `line:column`

@@ -31,10 +31,12 @@ use good_lp::{
     microlp, variable, Expression, ProblemVariables, Solution as _, SolverModel, Variable,
 };
 
-/// Optimal (FenSyng) or one trace at a time (fastFenSyng).
+/// Optimal (FenSyng), one trace at a time (fastFenSyng), or optimal with a time limit and the
+/// fast mode as fallback (the default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
+    Auto,
     Optimal,
     Fast,
 }
@@ -42,8 +44,32 @@ pub enum Mode {
 impl Mode {
     pub fn name(self) -> &'static str {
         match self {
+            Mode::Auto => "auto",
             Mode::Optimal => "optimal",
             Mode::Fast => "fast",
+        }
+    }
+}
+
+/// How long the optimal mode may run in [`Mode::Auto`] before falling back to the fast one, by
+/// default.
+pub const AUTO_OPTIMAL_SECONDS: u64 = 20;
+
+/// What the synthesis minimises and how.
+#[derive(Clone, Copy, Debug)]
+pub struct SynthOptions {
+    pub mode: Mode,
+    pub cost: Cost,
+    /// In [`Mode::Auto`]: how long the optimal search may run before the fast mode is used.
+    pub optimal_limit: std::time::Duration,
+}
+
+impl Default for SynthOptions {
+    fn default() -> Self {
+        SynthOptions {
+            mode: Mode::Auto,
+            cost: Cost::Count,
+            optimal_limit: std::time::Duration::from_secs(AUTO_OPTIMAL_SECONDS),
         }
     }
 }
@@ -116,6 +142,9 @@ pub struct Solution {
     pub price: u32,
     /// Solver rounds (optimal: hitting-set iterations; fast: requirements fixed one by one).
     pub iterations: usize,
+    /// The mode that produced the solution: `Mode::Auto` runs as `Optimal`, or as `Fast` when
+    /// the optimal search ran out of time.
+    pub mode: Mode,
 }
 
 /// Why no fence set fixes the program.
@@ -151,6 +180,26 @@ pub fn synthesize_with(
     mode: Mode,
     cost: Cost,
 ) -> Outcome {
+    synthesize_opts(
+        prog,
+        buggy,
+        model,
+        &SynthOptions {
+            mode,
+            cost,
+            ..SynthOptions::default()
+        },
+    )
+}
+
+/// Synthesises fences for the buggy graphs of `prog` as `opts` say.
+pub fn synthesize_opts(
+    prog: &Program,
+    buggy: &[ExecutionGraph],
+    model: Model,
+    opts: &SynthOptions,
+) -> Outcome {
+    let (mode, cost) = (opts.mode, opts.cost);
     let reqs = requirements(buggy, model);
     let sites = candidate_sites(prog, &reqs);
     let p = Problem {
@@ -167,11 +216,29 @@ pub fn synthesize_with(
             reason: unfixable_reason(r, p.sites.is_empty()),
         });
     }
-    let (assignment, iterations) = match mode {
-        Mode::Optimal => p.solve_optimal(),
-        Mode::Fast => p.solve_fast(),
+    let (assignment, iterations, used) = match mode {
+        Mode::Optimal => {
+            let (a, n) = p.solve_optimal(None).unwrap_or_else(|| p.solve_fast());
+            (a, n, Mode::Optimal)
+        }
+        Mode::Fast => {
+            let (a, n) = p.solve_fast();
+            (a, n, Mode::Fast)
+        }
+        Mode::Auto => {
+            let deadline = std::time::Instant::now() + opts.optimal_limit;
+            match p.solve_optimal(Some(deadline)) {
+                Some((a, n)) => (a, n, Mode::Optimal),
+                None => {
+                    let (a, n) = p.solve_fast();
+                    (a, n, Mode::Fast)
+                }
+            }
+        }
     };
-    Outcome::Fixed(p.describe(assignment, iterations))
+    let mut sol = p.describe(assignment, iterations);
+    sol.mode = used;
+    Outcome::Fixed(sol)
 }
 
 fn unfixable_reason(r: &Requirement, no_sites: bool) -> String {
@@ -327,14 +394,18 @@ impl Problem<'_> {
         a
     }
 
-    fn solve_optimal(&self) -> (Assignment, usize) {
+    /// The optimal assignment and the number of rounds; `None` if `deadline` passed first.
+    fn solve_optimal(&self, deadline: Option<std::time::Instant>) -> Option<(Assignment, usize)> {
         let mut clauses = Vec::new();
         let mut rounds = 0;
         loop {
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return None;
+            }
             rounds += 1;
             let a = self.solve(&clauses, &Assignment::default());
             match self.unfixed(&a) {
-                None => return (a, rounds),
+                None => return Some((a, rounds)),
                 Some(r) => {
                     let c = self.clause(r, &a);
                     debug_assert!(
@@ -413,6 +484,7 @@ impl Problem<'_> {
             weight,
             price,
             iterations,
+            mode: Mode::Optimal,
         }
     }
 }
