@@ -390,3 +390,32 @@ fn auto_mode_falls_back_to_fast_and_says_so() {
         stderr(&out)
     );
 }
+
+/// An unfixable program may come with a suggestion outside the fence-only fix: one access to
+/// strengthen. 2+2W with relaxed writes under c11 needs a seq_cst write; a data race on plain
+/// variables gets none (no order on one access orders it).
+#[test]
+fn unfixable_results_suggest_an_access_to_strengthen_when_one_helps() {
+    let out = fensyn(&[
+        "fix",
+        "fixtures/litmus/2+2w.c",
+        "--model",
+        "c11",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(j["suggestion"]["order"], "seq_cst");
+    assert_eq!(j["suggestion"]["previous"], "relaxed");
+    let out = fensyn(&["fix", "fixtures/litmus/2+2w.c", "--model", "c11"]);
+    assert!(
+        stdout(&out).contains("suggestion (not a fence fix)"),
+        "{}",
+        stdout(&out)
+    );
+    let out = fensyn(&["fix", "fixtures/litmus/race_final.c", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(j.get("suggestion").is_none());
+}

@@ -585,6 +585,7 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         price: None,
         proof: None,
         fell_back: false,
+        suggestion: None,
     };
     let synth_opts = synth::SynthOptions {
         mode,
@@ -646,6 +647,15 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 column: prog.stmts[b.stmt].span.column,
             }];
             j.reason = Some(unfixable.reason.clone());
+            j.suggestion = unfixable.suggestion.map(|sg| {
+                let span = prog.stmts[sg.stmt].span;
+                report::SuggestionJson {
+                    line: span.line,
+                    column: span.column,
+                    order: sg.order.c_name(),
+                    previous: sg.previous.c_name(),
+                }
+            });
             if !json {
                 let span = prog.stmts[b.stmt].span;
                 let mut g = unfixable.requirement.graph.clone();
@@ -660,6 +670,15 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                     unfixable.reason,
                     report::render_execution(&prog, &src, &g)
                 );
+                if let Some(sg) = &j.suggestion {
+                    let _ = writeln!(
+                        out,
+                        "suggestion (not a fence fix): make the access at {name}:{}:{} \
+                         memory_order_{} (it is memory_order_{}); with seq_cst fences this \
+                         execution is then forbidden",
+                        sg.line, sg.column, sg.order, sg.previous
+                    );
+                }
             }
             EXIT_UNFIXABLE
         }

@@ -359,6 +359,20 @@ pub struct FixJson<'a> {
     /// `--mode auto` ran out of time in the optimal search and used the fast mode.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub fell_back: bool,
+    /// For an unfixable program: one access whose stronger order would forbid the execution
+    /// (a suggestion outside the fence-only fix).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<SuggestionJson>,
+}
+
+/// `suggestion` of an unfixable result: the access at `line:column` with `order` instead of
+/// `previous`.
+#[derive(Clone, Debug, serde::Serialize, PartialEq, Eq)]
+pub struct SuggestionJson {
+    pub line: usize,
+    pub column: usize,
+    pub order: &'static str,
+    pub previous: &'static str,
 }
 
 /// One variant checked by `fix --prove-optimal`: the fix with the fence at `line:column`

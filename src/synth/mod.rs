@@ -152,6 +152,18 @@ pub struct Solution {
 pub struct Unfixable {
     pub requirement: Requirement,
     pub reason: String,
+    /// A stronger order for one access that would forbid the execution (with fences), if one
+    /// exists: a suggestion outside the fence-only fix.
+    pub suggestion: Option<Suggestion>,
+}
+
+/// Strengthening the access of statement `stmt` from `previous` to `order` (together with
+/// seq_cst fences) makes the unfixable execution inconsistent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Suggestion {
+    pub stmt: crate::ir::StmtId,
+    pub previous: MemOrder,
+    pub order: MemOrder,
 }
 
 #[derive(Clone, Debug)]
@@ -214,6 +226,7 @@ pub fn synthesize_opts(
         return Outcome::Unfixable(Unfixable {
             requirement: r.clone(),
             reason: unfixable_reason(r, p.sites.is_empty()),
+            suggestion: suggest_access(r, model),
         });
     }
     let (assignment, iterations, used) = match mode {
@@ -239,6 +252,46 @@ pub fn synthesize_opts(
     let mut sol = p.describe(assignment, iterations);
     sol.mode = used;
     Outcome::Fixed(sol)
+}
+
+/// The weakest single-access strengthening (an acquire read or release write, else seq_cst)
+/// that, with a seq_cst fence at every position, makes the unfixable execution of `r`
+/// inconsistent — for assertion failures only (a race or deadlock needs more than an order).
+/// Parts of read-modify-writes are left alone (their orders come in pairs).
+fn suggest_access(r: &Requirement, model: Model) -> Option<Suggestion> {
+    use crate::checker::{BugKind, INIT_THREAD};
+    if r.bug.kind != BugKind::Assertion {
+        return None;
+    }
+    let g0 = &r.graph;
+    let (g, map) = g0.with_fences(&|_| Some(MemOrder::SeqCst), &|_| Some(MemOrder::SeqCst));
+    let in_rmw = |e: usize| g0.rmw.iter().any(|&(a, b)| a == e || b == e);
+    for (e, ev) in g0.events.iter().enumerate() {
+        if ev.thread == INIT_THREAD || !ev.is_access() || !ev.order.is_atomic() || in_rmw(e) {
+            continue;
+        }
+        let Some(stmt) = ev.stmt else { continue };
+        let options = if ev.is_read() {
+            [MemOrder::Acquire, MemOrder::SeqCst]
+        } else {
+            [MemOrder::Release, MemOrder::SeqCst]
+        };
+        for o in options {
+            if o.le(ev.order) {
+                continue;
+            }
+            let mut g2 = g.clone();
+            g2.events[map[e]].order = o;
+            if model.violation(&g2).is_some() {
+                return Some(Suggestion {
+                    stmt,
+                    previous: ev.order,
+                    order: o,
+                });
+            }
+        }
+    }
+    None
 }
 
 fn unfixable_reason(r: &Requirement, no_sites: bool) -> String {
