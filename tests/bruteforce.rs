@@ -307,10 +307,9 @@ fn atomicity_holds(d: &Derived) -> bool {
     d.rmw.pairs().into_iter().all(|(r, w)| !fr_mo.has(r, w))
 }
 
-/// The first RC11 axiom (§2) that fails, if any.
-fn rc11_violation(g: &ExecutionGraph, d: &Derived) -> Option<&'static str> {
+/// The axioms RC11 and C11 share: no thin air (§2, 4), coherence (1) and atomicity (2).
+fn base_violation(g: &ExecutionGraph, d: &Derived) -> Option<&'static str> {
     let n = g.events.len();
-    let ev = &g.events;
     // 4. No thin air.
     if !d.po.union(&d.rf).acyclic() {
         return Some("no-thin-air");
@@ -326,6 +325,16 @@ fn rc11_violation(g: &ExecutionGraph, d: &Derived) -> Option<&'static str> {
     // 2. Atomicity.
     if !atomicity_holds(d) {
         return Some("atomicity");
+    }
+    None
+}
+
+/// The first RC11 axiom (§2) that fails, if any.
+fn rc11_violation(g: &ExecutionGraph, d: &Derived) -> Option<&'static str> {
+    let n = g.events.len();
+    let ev = &g.events;
+    if let Some(v) = base_violation(g, d) {
+        return Some(v);
     }
     // 3. psc acyclic.
     let mut po_nloc = Rel::empty(n);
@@ -398,18 +407,8 @@ fn sc_violation(_g: &ExecutionGraph, d: &Derived) -> Option<&'static str> {
 fn c11_violation(g: &ExecutionGraph, d: &Derived) -> Option<&'static str> {
     let n = g.events.len();
     let ev = &g.events;
-    if !d.po.union(&d.rf).acyclic() {
-        return Some("no-thin-air");
-    }
-    for a in 0..n {
-        for b in 0..n {
-            if d.hb.has(a, b) && (a == b || d.eco.has(b, a)) {
-                return Some("coherence");
-            }
-        }
-    }
-    if !atomicity_holds(d) {
-        return Some("atomicity");
+    if let Some(v) = base_violation(g, d) {
+        return Some(v);
     }
     let sc: Vec<usize> = (0..n)
         .filter(|&e| ev[e].thread != INIT_THREAD && is_sc(&ev[e]))
