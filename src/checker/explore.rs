@@ -72,7 +72,8 @@ pub struct Limits {
     /// (weak CASes then behave like strong ones, which explores fewer executions).
     pub spurious_cas: bool,
     /// Test aid: after every step, also check the graph with the full (non-incremental)
-    /// axioms and panic if the incremental check disagrees.
+    /// axioms and panic if the incremental check disagrees; and remember every complete graph
+    /// (by its canonical key) and panic if one is visited twice.
     pub verify_incremental: bool,
     /// Called with the running totals (executions of every kind, buggy ones) every
     /// [`PROGRESS_EVERY`] complete executions: how the CLI draws its progress bar.
@@ -174,6 +175,8 @@ struct Explorer<'a, F: FnMut(&ExecutionGraph) -> Control> {
     limits: Limits,
     visit: F,
     stats: Stats,
+    /// With `Limits::verify_incremental`: the canonical keys of the graphs visited so far.
+    seen: std::collections::HashSet<String>,
 }
 
 /// Explores every consistent execution graph of `prog` under `model`, calling `visit` on each
@@ -212,6 +215,7 @@ where
         limits,
         visit,
         stats: Stats::default(),
+        seen: Default::default(),
     };
     ex.run(state);
     ex.stats
@@ -854,6 +858,13 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     }
 
     fn complete(&mut self, mut st: State) {
+        if self.limits.verify_incremental {
+            assert!(
+                self.seen.insert(st.g.canonical_key()),
+                "the explorer visited a graph twice:\n{}",
+                st.g.canonical_key()
+            );
+        }
         if self.model == Model::C11 && self.model.violation(&st.g).is_some() {
             // No SC order for this execution: it does not exist under C11.
             return;
