@@ -546,10 +546,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             Model::Rc11 if next.all_sc => true,
             Model::Rc11 => {
                 let g = &next.g;
-                let sc_fences: Vec<usize> = (0..g.len())
-                    .filter(|&f| g.events[f].is_fence() && g.events[f].order.is_sc())
-                    .collect();
-                let touched = |x: usize| next.views.may_extend_psc(g, x, &sc_fences);
+                let touched = |x: usize| next.views.may_extend_psc(g, x);
                 let rmw_read = g.rmw.iter().find(|&&(_, w)| w == e).map(|&(r, _)| r);
                 if touched(e) || rmw_read.is_some_and(touched) {
                     self.model.violation(g).is_none()

@@ -374,7 +374,7 @@ impl Views {
     /// Whether adding `e` (the last event of `g`) can add an edge to RC11's psc: it is an sc
     /// event, or an sc fence is hb-before it and it has outgoing mo / fr edges (a write not at
     /// the end of mo, a read not from the mo-last write).
-    pub fn may_extend_psc(&self, g: &ExecutionGraph, e: EventId, sc_fences: &[EventId]) -> bool {
+    pub fn may_extend_psc(&self, g: &ExecutionGraph, e: EventId) -> bool {
         let ev = &g.events[e];
         if ev.order.is_sc() {
             return true;
@@ -387,7 +387,11 @@ impl Views {
             EventKind::Read => g.rf[e].is_some_and(|w| g.mo[x].last() != Some(&w)),
             _ => false,
         };
-        has_out && sc_fences.iter().any(|&f| f != e && self.hb_eq(g, f, e))
+        // Only then look for an sc fence hb-before `e`.
+        has_out
+            && (0..g.len()).any(|f| {
+                f != e && g.events[f].is_fence() && g.events[f].order.is_sc() && self.hb_eq(g, f, e)
+            })
     }
 
     /// Data races of a complete graph: accesses to one location from different threads, at
