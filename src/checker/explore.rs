@@ -412,31 +412,13 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     }
                 }
                 Instr::Fence { .. } => return Ok(()),
-                Instr::Load { loc, order, .. } => {
-                    if let Err(e) = loc.resolve(regs, &self.prog.globals, order.is_atomic()) {
-                        self.fail_ub_msg(st, t, pc, e.to_string());
-                    }
-                    return Ok(());
-                }
-                Instr::Rmw { val, loc, .. } => {
-                    if let Err(e) = loc.resolve(regs, &self.prog.globals, true) {
-                        self.fail_ub_msg(st, t, pc, e.to_string());
-                    } else if val.eval(regs).is_err() {
-                        self.fail_ub(st, t, pc);
-                    }
-                    return Ok(());
-                }
-                Instr::Cas {
-                    expected,
-                    desired,
-                    loc,
-                    ..
-                } => {
-                    if let Err(e) = loc.resolve(regs, &self.prog.globals, true) {
-                        self.fail_ub_msg(st, t, pc, e.to_string());
-                    } else if expected.eval(regs).is_err() || desired.eval(regs).is_err() {
-                        self.fail_ub(st, t, pc);
-                    }
+                // A memory access becomes pending; a bad address or a division by zero in its
+                // operands stops the thread before it (see `check_access`).
+                Instr::Load { .. }
+                | Instr::Rmw { .. }
+                | Instr::Cas { .. }
+                | Instr::Store { .. } => {
+                    self.check_access(st, t, pc);
                     return Ok(());
                 }
                 Instr::Assume { cond } => match cond.eval(regs) {
@@ -460,16 +442,6 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     }
                     st.th[t].pc += 1;
                 }
-                Instr::Store { val, loc, order } => {
-                    // Evaluate now: a division by zero or a bad address stops the thread
-                    // before the write.
-                    if let Err(e) = loc.resolve(regs, &self.prog.globals, order.is_atomic()) {
-                        self.fail_ub_msg(st, t, pc, e.to_string());
-                    } else if val.eval(regs).is_err() {
-                        self.fail_ub(st, t, pc);
-                    }
-                    return Ok(());
-                }
                 Instr::Spawn { arg, .. } => {
                     if arg.eval(regs).is_err() {
                         {
@@ -489,6 +461,29 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             .last()
             .copied()
             .or(g.threads[t].spawned_by)
+    }
+
+    /// Stops thread `t` at the access at `pc` with undefined behaviour if its address is invalid
+    /// or one of its operands divides by zero (evaluated now, before the access is added).
+    fn check_access(&self, st: &mut State, t: usize, pc: usize) {
+        let ins = &self.prog.functions[st.g.threads[t].func].body[pc];
+        let regs = &st.th[t].regs;
+        if let Some((addr, atomic)) = ins.access() {
+            if let Err(e) = addr.resolve(regs, &self.prog.globals, atomic) {
+                self.fail_ub_msg(st, t, pc, e.to_string());
+                return;
+            }
+        }
+        let operands_ok = match ins {
+            Instr::Store { val, .. } | Instr::Rmw { val, .. } => val.eval(regs).is_ok(),
+            Instr::Cas {
+                expected, desired, ..
+            } => expected.eval(regs).is_ok() && desired.eval(regs).is_ok(),
+            _ => true,
+        };
+        if !operands_ok {
+            self.fail_ub(st, t, pc);
+        }
     }
 
     fn fail_ub(&self, st: &mut State, t: usize, pc: usize) {
@@ -567,12 +562,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
 
     /// Whether a thread other than `t` may still write the location of `t`'s pending read.
     fn write_may_come(&self, st: &State, t: usize) -> bool {
-        let loc = match self.instr(st, t) {
-            Instr::Load { loc, order, .. } => self.resolved(loc, &st.th[t].regs, order.is_atomic()),
-            Instr::Rmw { loc, .. } | Instr::Cas { loc, .. } => {
-                self.resolved(loc, &st.th[t].regs, true)
-            }
-            _ => return true,
+        let Some(loc) = self.pending_loc(st, t) else {
+            return true;
         };
         (0..st.th.len()).any(|u| {
             u != t
@@ -597,11 +588,14 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         }
     }
 
-    /// The location of a pending access, already validated by `run_local` (which stops the
-    /// thread on an invalid address before it becomes pending).
-    fn resolved(&self, addr: &crate::ir::Addr, regs: &[i64], atomic: bool) -> usize {
-        addr.resolve(regs, &self.prog.globals, atomic)
-            .unwrap_or_else(|e| unreachable!("unvalidated address: {e}"))
+    /// The location of thread `t`'s pending access, already validated by `run_local` (which
+    /// stops the thread on an invalid address before it becomes pending).
+    fn pending_loc(&self, st: &State, t: usize) -> Option<usize> {
+        let (addr, atomic) = self.instr(st, t).access()?;
+        Some(
+            addr.resolve(&st.th[t].regs, &self.prog.globals, atomic)
+                .unwrap_or_else(|e| unreachable!("unvalidated address: {e}")),
+        )
     }
 
     fn instr<'s>(&'s self, st: &State, t: usize) -> &'s Instr {
@@ -665,10 +659,11 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     fn add_other(&mut self, st: &State, t: usize) {
         let ins = self.instr(st, t).clone();
         match ins {
-            Instr::Store { loc, val, order } => {
-                let regs = &st.th[t].regs;
-                let v = val.eval(regs).unwrap_or(0);
-                let loc = self.resolved(&loc, regs, order.is_atomic());
+            Instr::Store { val, order, .. } => {
+                let v = val.eval(&st.th[t].regs).unwrap_or(0);
+                let Some(loc) = self.pending_loc(st, t) else {
+                    unreachable!("a store has an address")
+                };
                 let positions = st.g.mo[loc].len();
                 // Coherence: the write goes after every write its hb-prefix has seen.
                 let first = self.frontier(st, t, loc) + 1;
@@ -780,12 +775,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     /// RMW or CAS). Returns whether any source was allowed by the canonical-order bound.
     fn add_read(&mut self, st: &State, t: usize) -> bool {
         let ins = self.instr(st, t).clone();
-        let loc = match &ins {
-            Instr::Load { loc, order, .. } => self.resolved(loc, &st.th[t].regs, order.is_atomic()),
-            Instr::Rmw { loc, .. } | Instr::Cas { loc, .. } => {
-                self.resolved(loc, &st.th[t].regs, true)
-            }
-            _ => unreachable!("add_read called on a non-read"),
+        let Some(loc) = self.pending_loc(st, t) else {
+            unreachable!("add_read called on a non-read")
         };
         let bound = st.th[t].bound;
         let sources: Vec<usize> = st.g.mo[loc]

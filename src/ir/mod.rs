@@ -462,6 +462,20 @@ pub enum Instr {
     Return,
 }
 
+impl Instr {
+    /// The address of a memory access and whether the access is atomic (an RMW or CAS always
+    /// is; a load or store when its order is not `NonAtomic`); `None` for other instructions.
+    pub fn access(&self) -> Option<(&Addr, bool)> {
+        match self {
+            Instr::Load { loc, order, .. } | Instr::Store { loc, order, .. } => {
+                Some((loc, order.is_atomic()))
+            }
+            Instr::Rmw { loc, .. } | Instr::Cas { loc, .. } => Some((loc, true)),
+            _ => None,
+        }
+    }
+}
+
 /// What kind of source statement a [`Stmt`] is (for reports and slot placement).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StmtKind {
