@@ -363,40 +363,40 @@ pub fn sc_order_exists(g: &ExecutionGraph, r: &Relations) -> bool {
     }
     // `w` is `v` or mo-after it: a read of `w` "sees" `v` or a later modification.
     let sees = |w: usize, v: usize| w == v || r.mo.has(v, w);
-    let thread_events = |e: usize| -> (&[usize], usize) {
-        let tr = &g.threads[ev[e].thread];
-        let idx = tr.events.iter().position(|&x| x == e).unwrap_or(0);
-        (&tr.events, idx)
-    };
-    // Per seq_cst fence: the reads sequenced after it, and the writes sequenced before it.
-    let reads_after = |f: usize| -> Vec<usize> {
-        let (evs, idx) = thread_events(f);
-        evs[idx + 1..]
-            .iter()
-            .copied()
-            .filter(|&x| ev[x].is_read())
-            .collect()
-    };
-    let writes_before = |f: usize| -> Vec<usize> {
-        let (evs, idx) = thread_events(f);
-        evs[..idx]
+    // Per unit that is a seq_cst fence: the reads sequenced after it and the writes sequenced
+    // before it (computed once: the search asks for them at every placement).
+    let mut fence_reads: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut fence_writes: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (u, unit) in units.iter().enumerate() {
+        let &[f] = unit.as_slice() else { continue };
+        if !ev[f].is_fence() {
+            continue;
+        }
+        let evs = &g.threads[ev[f].thread].events;
+        let idx = evs.iter().position(|&x| x == f).unwrap_or(0);
+        fence_writes[u] = evs[..idx]
             .iter()
             .copied()
             .filter(|&x| ev[x].is_write())
-            .collect()
+            .collect();
+        fence_reads[u] = evs[idx + 1..]
+            .iter()
+            .copied()
+            .filter(|&x| ev[x].is_read())
+            .collect();
+    }
+    // §29.3p5 / p6: a read of `w` (at `x`) placed, or sequenced after a fence placed, after the
+    // fences in `placed` sees every write to `x` sequenced before those fences.
+    let sees_earlier_fences = |x: usize, w: usize, placed: u64| {
+        (0..n).filter(|&v| placed >> v & 1 == 1).all(|v| {
+            fence_writes[v]
+                .iter()
+                .all(|&a| ev[a].loc != Some(x) || sees(w, a))
+        })
     };
-    let fence_of_unit: Vec<Option<usize>> = units
-        .iter()
-        .map(|u| (u.len() == 1 && ev[u[0]].is_fence()).then_some(u[0]))
-        .collect();
     // Whether unit `u` may come next, after the units in `placed` (last seq_cst write per
     // location in `last`).
     let may_place = |u: usize, placed: u64, last: &[usize]| -> bool {
-        let placed_fences = || {
-            (0..n)
-                .filter(move |&v| placed >> v & 1 == 1)
-                .filter_map(|v| fence_of_unit[v])
-        };
         for &e in &units[u] {
             let event = &ev[e];
             if event.is_read() {
@@ -411,34 +411,23 @@ pub fn sc_order_exists(g: &ExecutionGraph, r: &Relations) -> bool {
                 } else if c != usize::MAX && r.hb.has(w, c) {
                     return false; // (rfto2)
                 }
-                // §29.3p5: every write to x sequenced before an earlier fence is seen.
-                for f in placed_fences() {
-                    for a in writes_before(f) {
-                        if ev[a].loc == Some(x) && !sees(w, a) {
-                            return false;
-                        }
-                    }
+                if !sees_earlier_fences(x, w, placed) {
+                    return false; // §29.3p5
                 }
-            } else if event.is_fence() {
-                for rd in reads_after(e) {
-                    let (Some(x), Some(w)) = (ev[rd].loc, g.rf[rd]) else {
-                        continue;
-                    };
-                    if is_sc(w) && last[x] != w {
-                        return false; // (tofen)
-                    }
-                    if last[x] != usize::MAX && !sees(w, last[x]) {
-                        return false; // §29.3p4
-                    }
-                    // §29.3p6: the writes sequenced before every earlier fence are seen.
-                    for f in placed_fences() {
-                        for a in writes_before(f) {
-                            if ev[a].loc == Some(x) && !sees(w, a) {
-                                return false;
-                            }
-                        }
-                    }
-                }
+            }
+        }
+        for &rd in &fence_reads[u] {
+            let (Some(x), Some(w)) = (ev[rd].loc, g.rf[rd]) else {
+                continue;
+            };
+            if is_sc(w) && last[x] != w {
+                return false; // (tofen)
+            }
+            if last[x] != usize::MAX && !sees(w, last[x]) {
+                return false; // §29.3p4
+            }
+            if !sees_earlier_fences(x, w, placed) {
+                return false; // §29.3p6
             }
         }
         true
