@@ -3357,3 +3357,27 @@ fn control_and_algorithm_fixtures_agree_with_the_oracle() {
     }
     assert!(checked >= 5, "only {checked} fixtures compared");
 }
+
+#[path = "common/families.rs"]
+mod families;
+
+/// The parametric benchmark families at sizes the oracle can enumerate: the explorer finds
+/// exactly the oracle's graphs (executions, blocked, cut) under sc and rc11.
+#[test]
+fn benchmark_families_agree_with_the_oracle() {
+    let cases = [
+        ("fib_bench(1)", families::fib_bench(1), 2),
+        ("casrot(4)", families::casrot(4), 2),
+        ("peterson(1)", families::peterson(1), 2),
+        ("dekker(1)", families::dekker(1), 2),
+        ("lastzero(3)", families::lastzero(3), 5),
+    ];
+    for (name, src, unroll) in cases {
+        let prog = parse(name, &src);
+        for model in [Model::Sc, Model::Rc11] {
+            let counts = compare_with(name, &prog, model, unroll)
+                .unwrap_or_else(|e| panic!("{name} under {model}: {e}"));
+            eprintln!("{name} {model}: {counts:?}");
+        }
+    }
+}
