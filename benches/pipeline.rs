@@ -67,7 +67,39 @@ fn explore_families(c: &mut Criterion) {
             10,
             families::lastzero_count(8),
         ),
+        (
+            "fib_bench-2".into(),
+            families::fib_bench(2),
+            3,
+            families::FIB_BENCH_COUNTS[0].1,
+        ),
+        (
+            "casrot-8".into(),
+            families::casrot(8),
+            1,
+            families::CASROT_COUNTS[0].1,
+        ),
+        (
+            "indexer-4".into(),
+            families::indexer(4),
+            5,
+            families::indexer_count(4),
+        ),
+        // No closed form: the counts pinned by tests/families.rs.
+        ("peterson-2".into(), families::peterson(2), 3, 48),
+        ("dekker-1".into(), families::dekker(1), 2, 8),
     ];
+    // The bundled algorithm fixtures, with the counts their expectation files pin.
+    let mut cases = cases;
+    for name in ["bakery", "szymanski"] {
+        let dir = format!("{}/fixtures/algorithms/{name}", env!("CARGO_MANIFEST_DIR"));
+        let src = std::fs::read_to_string(format!("{dir}.c")).expect("fixture");
+        let expect: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(format!("{dir}.expect.json")).unwrap())
+                .unwrap();
+        let count = expect["check"]["executions"].as_u64().expect("executions");
+        cases.push((name.into(), src, checker::DEFAULT_UNROLL, count));
+    }
     for model in [Model::Sc, Model::Rc11] {
         let mut group = c.benchmark_group(format!("explore-{model}"));
         for (name, src, unroll, count) in &cases {
@@ -80,8 +112,12 @@ fn explore_families(c: &mut Criterion) {
                 },
                 ..CheckOptions::default()
             };
-            assert_eq!(checker::check(&prog, &opts).stats.executions, *count);
-            group.throughput(Throughput::Elements(*count));
+            let stats = checker::check(&prog, &opts).stats;
+            assert_eq!(stats.executions, *count, "{name}");
+            // Throughput counts every execution explored, blocked and cut ones included.
+            group.throughput(Throughput::Elements(
+                stats.executions + stats.blocked + stats.bounded,
+            ));
             group.bench_function(name.as_str(), |b| {
                 b.iter(|| checker::check(black_box(&prog), &opts))
             });

@@ -90,7 +90,11 @@ fn counts(src: &str, model: Model, unroll: u32) -> [u64; 3] {
         ..CheckOptions::default()
     };
     let st = checker::check(&prog, &opts).stats;
-    assert!(st.incomplete.is_none() || st.bounded > 0, "{:?}", st.incomplete);
+    assert!(
+        st.incomplete.is_none() || st.bounded > 0,
+        "{:?}",
+        st.incomplete
+    );
     assert_eq!(st.buggy, 0, "the family programs are correct");
     [st.executions, st.blocked, st.bounded]
 }
@@ -99,7 +103,11 @@ fn counts(src: &str, model: Model, unroll: u32) -> [u64; 3] {
 fn fib_bench_matches_the_published_counts() {
     for (n, want) in FIB_BENCH_COUNTS {
         for model in [Model::Sc, Model::Rc11] {
-            assert_eq!(count(&fib_bench(n), model, n as u32 + 1), want, "fib_bench({n}) {model}");
+            assert_eq!(
+                count(&fib_bench(n), model, n as u32 + 1),
+                want,
+                "fib_bench({n}) {model}"
+            );
         }
     }
 }
@@ -116,7 +124,11 @@ fn casrot_matches_the_published_counts() {
 #[test]
 fn indexer_without_collisions_has_one_execution() {
     for n in 1..=4 {
-        assert_eq!(count(&indexer(n), Model::Sc, 5), indexer_count(n), "indexer({n})");
+        assert_eq!(
+            count(&indexer(n), Model::Sc, 5),
+            indexer_count(n),
+            "indexer({n})"
+        );
     }
 }
 

@@ -170,7 +170,8 @@ pub fn peterson(n: usize) -> String {
 /// A two-thread program: atomic globals `atomics`, a non-atomic `counter`, threads `p0` and
 /// `p1`, and a `main` that joins both and asserts `counter == expected`.
 fn two_thread_main(atomics: &[&str], p0: &str, p1: &str, expected: usize) -> String {
-    let mut s = String::from("#include <assert.h>\n#include <pthread.h>\n#include <stdatomic.h>\n\n");
+    let mut s =
+        String::from("#include <assert.h>\n#include <pthread.h>\n#include <stdatomic.h>\n\n");
     for a in atomics {
         s += &format!("atomic_int {a};\n");
     }
