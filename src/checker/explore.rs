@@ -568,9 +568,13 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         (0..st.th.len()).any(|u| {
             u != t
                 && st.th[u].status == Status::Running
-                && self
-                    .future
-                    .may_write(st.g.threads[u].func, st.th[u].pc, loc)
+                && self.future.may_write_now(
+                    self.prog,
+                    st.g.threads[u].func,
+                    st.th[u].pc,
+                    &st.th[u].regs,
+                    loc,
+                )
         })
     }
 
