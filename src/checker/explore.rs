@@ -526,6 +526,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 let clock = st.views.pre_clock(&st.g, t);
                 st.views.frontier(&st.g, &clock, loc)
             }
+            // Hardware models have no hb: every source and position is tried and the full
+            // axioms decide (`consistent`).
+            Model::Tso | Model::Pso => 0,
         }
     }
 
@@ -538,6 +541,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             Model::Sc => true,
             // C11's SC order is checked on complete executions (`complete`).
             Model::C11 => true,
+            // Hardware models: the full axioms on every step (they are prefix-closed).
+            Model::Tso | Model::Pso => self.model.violation(&next.g).is_none(),
             Model::Rc11 if next.all_sc => true,
             Model::Rc11 => {
                 let g = &next.g;
@@ -858,7 +863,14 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             return;
         }
         self.find_deadlocks(&mut st.g);
-        for (a, b) in st.views.races(&st.g) {
+        // Hardware models run the mapped program: plain accesses are machine loads and
+        // stores, and a data race is a C-level notion they do not report.
+        let races = if self.model.is_hardware() {
+            Vec::new()
+        } else {
+            st.views.races(&st.g)
+        };
+        for (a, b) in races {
             let (ea, eb) = (&st.g.events[a], &st.g.events[b]);
             let loc = ea.loc.unwrap_or(0);
             let name = &self.prog.globals[loc].name;
