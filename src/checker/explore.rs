@@ -27,7 +27,8 @@
 use super::future::Future;
 use super::graph::{Bug, BugKind, Event, EventKind, ExecutionGraph, ThreadEnd, ThreadTrace};
 use super::incremental::Views;
-use super::model::Model;
+use super::graph::INIT_THREAD;
+use super::model::{Model, Relations};
 use crate::ir::{Instr, MemOrder, Program};
 use std::time::Instant;
 
@@ -78,6 +79,21 @@ pub struct Limits {
     /// Called with the running totals (executions of every kind, buggy ones) every
     /// [`PROGRESS_EVERY`] complete executions: how the CLI draws its progress bar.
     pub progress: Option<Progress>,
+    /// What counts as a bug of a complete execution (assertion failures and races by default;
+    /// with [`Goal::Sc`] only not being sequentially consistent).
+    pub goal: Goal,
+}
+
+/// What the explorer reports as the bugs of an execution.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Goal {
+    /// Failed assertions, data races, undefined behaviour and deadlocks.
+    #[default]
+    Bugs,
+    /// Robustness against SC: an execution is buggy iff it is not SC-consistent (a cycle in
+    /// `po ∪ rf ∪ mo ∪ fr`); assertions and races are ignored.
+    Sc,
 }
 
 /// How often [`Limits::progress`] is called, in complete executions.
@@ -862,6 +878,10 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             // No SC order for this execution: it does not exist under C11.
             return;
         }
+        if self.limits.goal == Goal::Sc {
+            st.g.bugs = self.non_sc_bug(&st.g).into_iter().collect();
+            return self.count_and_visit(st);
+        }
         self.find_deadlocks(&mut st.g);
         // Hardware models run the mapped program: plain accesses are machine loads and
         // stores, and a data race is a C-level notion they do not report.
@@ -890,6 +910,11 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 race: Some((a, b)),
             });
         }
+        self.count_and_visit(st);
+    }
+
+    /// Counts a complete execution (with its bugs filled in) and hands it to the visitor.
+    fn count_and_visit(&mut self, st: State) {
         if let Some(max) = self.limits.max_executions {
             if self.stats.executions + self.stats.blocked + self.stats.bounded >= max {
                 self.stats.incomplete = Some(Incomplete::MaxExecutions(max));
@@ -920,6 +945,47 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
 }
 
 impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
+    /// With [`Goal::Sc`]: the bug of a complete execution that is not sequentially consistent,
+    /// witnessed by a shortest cycle of `po ∪ rf ∪ mo ∪ fr` (its events and their po ∪ rf
+    /// prefix are a non-SC prefix of every execution that contains them).
+    fn non_sc_bug(&self, g: &ExecutionGraph) -> Option<Bug> {
+        let r = Relations::compute(g);
+        let cycle = r.po.union(&r.rf).union(&r.mo).union(&r.fr).find_cycle()?;
+        let witness: Vec<usize> = cycle
+            .iter()
+            .copied()
+            .filter(|&e| g.events[e].thread != INIT_THREAD)
+            .collect();
+        let last = witness
+            .iter()
+            .copied()
+            .filter(|&e| g.events[e].stmt.is_some())
+            .max()?;
+        let mut lines: Vec<String> = Vec::new();
+        for &e in &cycle {
+            let ev = &g.events[e];
+            let line = ev.stmt.map(|s| self.prog.stmt_line(s)).unwrap_or(0);
+            let who = if ev.thread == INIT_THREAD {
+                "init".to_string()
+            } else {
+                format!("T{} line {line}", ev.thread)
+            };
+            lines.push(who);
+        }
+        lines.push(lines[0].clone());
+        Some(Bug {
+            kind: BugKind::NonSc,
+            stmt: g.events[last].stmt.unwrap_or(0),
+            thread: g.events[last].thread,
+            message: format!(
+                "execution is not sequentially consistent (po ∪ rf ∪ mo ∪ fr cycle: {})",
+                lines.join(" → ")
+            ),
+            witness,
+            race: None,
+        })
+    }
+
     /// Marks deadlocks in a complete graph: a thread blocked acquiring a mutex whose failed
     /// acquire read the mutex's mo-last write — nobody unlocks it any more. (A blocked acquire
     /// that read an older value is not a deadlock: another execution reads the newer one.)

@@ -97,6 +97,8 @@ pub enum BugKind {
     Ub,
     /// A thread waits forever for a mutex nobody will unlock.
     Deadlock,
+    /// The execution is not sequentially consistent (`fensyn robust`, `fix --goal sc`).
+    NonSc,
 }
 
 impl BugKind {
@@ -106,6 +108,7 @@ impl BugKind {
             BugKind::Race => "race",
             BugKind::Ub => "ub",
             BugKind::Deadlock => "deadlock",
+            BugKind::NonSc => "non_sc",
         }
     }
 }

@@ -12,7 +12,9 @@
 //! | 4    | incomplete         | incomplete (a limit was hit)                 |
 //! | 5    | internal error     | internal error (a fix failed its re-check)   |
 
-use crate::checker::{self, CheckOptions, Limits, Model};
+mod robust;
+
+use crate::checker::{self, CheckOptions, Goal, Limits, Model};
 use crate::frontend;
 use crate::ir::{Lang, MemOrder, Program};
 use crate::report::{self, CheckJson, FixJson, Verified};
@@ -137,6 +139,16 @@ pub enum Command {
         /// With --mode auto: seconds the optimal search may take before the fast mode is used.
         #[arg(long, value_name = "SECONDS", default_value_t = synth::AUTO_OPTIMAL_SECONDS as f64)]
         optimal_timeout: f64,
+        /// What to remove: bugs (failed assertions, races, ...), or sc: every execution that
+        /// is not sequentially consistent (robustness; assertions are not needed).
+        #[arg(long, value_enum, default_value_t = Goal::Bugs)]
+        goal: Goal,
+    },
+    /// Robustness against SC: is every execution under --model sequentially consistent? If
+    /// not, show the smallest execution that is not.
+    Robust {
+        #[command(flatten)]
+        common: CommonArgs,
     },
 }
 
@@ -153,9 +165,11 @@ pub fn run(cli: Cli) -> i32 {
             cost,
             prove_optimal,
             optimal_timeout,
+            goal,
         } => cmd_fix(
             &common,
             FixOptions {
+                goal,
                 mode,
                 write,
                 cost,
@@ -171,6 +185,7 @@ pub fn run(cli: Cli) -> i32 {
             &mut stdout,
             &mut stderr,
         ),
+        Command::Robust { common } => robust::cmd_robust(&common, &mut stdout, &mut stderr),
     };
     let _ = stdout.flush();
     code
@@ -367,6 +382,7 @@ pub enum Repair {
 /// What `fensyn fix` was asked for besides the common arguments.
 #[derive(Clone, Copy, Debug)]
 struct FixOptions {
+    goal: Goal,
     mode: Mode,
     write: bool,
     cost: Cost,
@@ -554,6 +570,7 @@ pub fn repair_with(
 
 fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
     let FixOptions {
+        goal,
         mode,
         write,
         cost,
@@ -592,12 +609,16 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         cost,
         optimal_limit,
     };
+    let fix_limits = || Limits {
+        goal,
+        ..limits(common)
+    };
     let repair = repair_with(
         &name,
         &src,
         &prog,
         common.model,
-        limits(common),
+        fix_limits(),
         &synth_opts,
     );
     clear_progress();
@@ -733,7 +754,7 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 }
             }
             if prove {
-                let lim = limits(common);
+                let lim = fix_limits();
                 let entries = prove_minimal(
                     &name,
                     &src,
