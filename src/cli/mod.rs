@@ -115,6 +115,10 @@ pub enum Command {
         /// Stop at the first buggy execution.
         #[arg(long)]
         first: bool,
+        /// For each bug, say whether the program, compiled for this machine, can show it
+        /// (ranks and explains; hides nothing and keeps the exit code).
+        #[arg(long, value_enum, value_name = "MACHINE")]
+        on_hardware: Option<report::hardware::Hardware>,
     },
     /// Find the cheapest fences that remove every bug; print them as a diff or write them.
     Fix {
@@ -157,7 +161,11 @@ pub fn run(cli: Cli) -> i32 {
     let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
     let code = match cli.command {
-        Command::Check { common, first } => cmd_check(&common, first, &mut stdout, &mut stderr),
+        Command::Check {
+            common,
+            first,
+            on_hardware,
+        } => cmd_check(&common, first, on_hardware, &mut stdout, &mut stderr),
         Command::Fix {
             common,
             mode,
@@ -295,7 +303,23 @@ fn clear_progress() {
     }
 }
 
-fn cmd_check(common: &CommonArgs, first: bool, out: Out, err: Out) -> i32 {
+fn cmd_check(
+    common: &CommonArgs,
+    first: bool,
+    on_hardware: Option<report::hardware::Hardware>,
+    out: Out,
+    err: Out,
+) -> i32 {
+    if on_hardware.is_some() && common.model.is_hardware() {
+        let _ = writeln!(
+            err,
+            "{}:1:1: error: --on-hardware asks which C11 executions a machine can show: use it \
+             with --model rc11 or c11, not {}",
+            display_path(&common.file),
+            common.model
+        );
+        return EXIT_INPUT;
+    }
     let (src, prog) = match load(&common.file, common.lang, err) {
         Ok(x) => x,
         Err(code) => return code,
@@ -321,6 +345,7 @@ fn cmd_check(common: &CommonArgs, first: bool, out: Out, err: Out) -> i32 {
                 bounded: stats.bounded,
                 buggy: stats.buggy,
                 errors: report::error_entries(&prog, &res.buggy),
+                on_hardware: on_hardware.map(|h| report::hardware::on_hardware(&prog, &res.buggy, h)),
             };
             let _ = writeln!(
                 out,
@@ -334,6 +359,10 @@ fn cmd_check(common: &CommonArgs, first: bool, out: Out, err: Out) -> i32 {
                 "{}",
                 report::check_text(&name, &prog, &src, common.model, stats, &res.buggy)
             );
+            if let Some(h) = on_hardware.filter(|_| !res.buggy.is_empty()) {
+                let j = report::hardware::on_hardware(&prog, &res.buggy, h);
+                let _ = write!(out, "{}", report::hardware::on_hardware_text(&name, &j));
+            }
         }
         Format::Dot => match res.buggy.first() {
             Some(g) => {
@@ -728,6 +757,11 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 );
             }
             j.fences = report::fence_entries(&solution, &positions);
+            if let Some(m) = common.model.machine() {
+                for (f, fj) in solution.fences.iter().zip(&mut j.fences) {
+                    fj.instruction = Some(m.fence_instruction(f.order).unwrap_or("none"));
+                }
+            }
             j.inserted = solution.inserted;
             j.strengthened = solution.strengthened;
             j.weight = solution.weight;
@@ -744,6 +778,19 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                     "{}",
                     report::fix_summary(&name, &solution, &positions, verified)
                 );
+                if let Some(m) = common.model.machine() {
+                    for fj in &j.fences {
+                        let _ = writeln!(
+                            err,
+                            "  {name}:{}:{}: memory_order_{} fence = {} on {}",
+                            fj.line,
+                            fj.column,
+                            fj.order,
+                            fj.instruction.unwrap_or("none"),
+                            m.name()
+                        );
+                    }
+                }
                 if matches!(cost, Cost::X86 | Cost::Armv8) {
                     let _ = writeln!(
                         err,
