@@ -24,12 +24,14 @@
 //! eagerly; they create no events. A failed assertion stops its thread (the graph records the
 //! bug); the other threads run to completion, and a join on the failed thread waits forever.
 
+use super::deps::{DepState, Deps};
 use super::future::Future;
 use super::graph::{Bug, BugKind, Event, EventKind, ExecutionGraph, ThreadEnd, ThreadTrace};
 use super::incremental::Views;
 use super::graph::INIT_THREAD;
 use super::model::{Model, Relations};
 use crate::ir::{Instr, MemOrder, Program};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Local instructions a thread may execute between two events before the explorer gives up
@@ -82,6 +84,9 @@ pub struct Limits {
     /// What counts as a bug of a complete execution (assertion failures and races by default;
     /// with [`Goal::Sc`] only not being sequentially consistent).
     pub goal: Goal,
+    /// Let events carry their address, data and control dependencies (see `deps`); always
+    /// on under `armv8`. Costs time; needed by `--on-hardware armv8`.
+    pub dependencies: bool,
 }
 
 /// What the explorer reports as the bugs of an execution.
@@ -158,6 +163,8 @@ struct ThreadState {
     bound: usize,
     /// How often each loop head was reached.
     loops: std::collections::BTreeMap<usize, u32>,
+    /// Dependency tracking (see `deps`), when on.
+    dep: Option<DepState>,
 }
 
 /// The next event a running thread wants to add.
@@ -193,6 +200,8 @@ struct Explorer<'a, F: FnMut(&ExecutionGraph) -> Control> {
     stats: Stats,
     /// With `Limits::verify_incremental`: the canonical keys of the graphs visited so far.
     seen: std::collections::HashSet<String>,
+    /// Whether events carry their dependencies (`armv8`, or `Limits::dependencies`).
+    track_deps: bool,
 }
 
 /// Explores every consistent execution graph of `prog` under `model`, calling `visit` on each
@@ -212,6 +221,7 @@ where
     });
     let main = &prog.functions[prog.main];
     let views = Views::new(&g);
+    let track_deps = limits.dependencies || model.needs_dependencies();
     let state = State {
         views,
         all_sc: true,
@@ -222,6 +232,7 @@ where
             status: Status::Running,
             bound: 0,
             loops: Default::default(),
+            dep: track_deps.then(|| DepState::new(main.reg_names.len())),
         }],
     };
     let mut ex = Explorer {
@@ -232,6 +243,7 @@ where
         visit,
         stats: Stats::default(),
         seen: Default::default(),
+        track_deps,
     };
     ex.run(state);
     ex.stats
@@ -351,6 +363,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 Instr::Assign { dst, val } => match val.eval(regs) {
                     Ok(v) => {
                         st.th[t].regs[*dst] = v;
+                        if let Some(d) = &mut st.th[t].dep {
+                            d.regs[*dst] = d.of_expr(val);
+                        }
                         st.th[t].pc += 1;
                     }
                     Err(_) => {
@@ -374,15 +389,28 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                         self.finish(st, t, ThreadEnd::Failed(idx));
                         return Ok(());
                     }
-                    Ok(_) => st.th[t].pc += 1,
+                    Ok(_) => {
+                        if let Some(d) = &mut st.th[t].dep {
+                            d.branch(cond);
+                        }
+                        st.th[t].pc += 1
+                    }
                     Err(_) => {
                         self.fail_ub(st, t, pc);
                         return Ok(());
                     }
                 },
                 Instr::BranchIfZero { cond, target } => match cond.eval(regs) {
-                    Ok(0) => st.th[t].pc = *target,
-                    Ok(_) => st.th[t].pc += 1,
+                    Ok(v) => {
+                        if let Some(d) = &mut st.th[t].dep {
+                            d.branch(cond);
+                        }
+                        if v == 0 {
+                            st.th[t].pc = *target
+                        } else {
+                            st.th[t].pc += 1
+                        }
+                    }
                     Err(_) => {
                         self.fail_ub(st, t, pc);
                         return Ok(());
@@ -442,7 +470,12 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                         self.finish(st, t, ThreadEnd::Blocked);
                         return Ok(());
                     }
-                    Ok(_) => st.th[t].pc += 1,
+                    Ok(_) => {
+                        if let Some(d) = &mut st.th[t].dep {
+                            d.branch(cond);
+                        }
+                        st.th[t].pc += 1
+                    }
                     Err(_) => {
                         self.fail_ub(st, t, pc);
                         return Ok(());
@@ -544,7 +577,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             }
             // Hardware models have no hb: every source and position is tried and the full
             // axioms decide (`consistent`).
-            Model::Tso | Model::Pso => 0,
+            Model::Tso | Model::Pso | Model::Armv8 => 0,
         }
     }
 
@@ -558,7 +591,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             // C11's SC order is checked on complete executions (`complete`).
             Model::C11 => true,
             // Hardware models: the full axioms on every step (they are prefix-closed).
-            Model::Tso | Model::Pso => self.model.violation(&next.g).is_none(),
+            Model::Tso | Model::Pso | Model::Armv8 => self.model.violation(&next.g).is_none(),
             Model::Rc11 if next.all_sc => true,
             Model::Rc11 => {
                 let g = &next.g;
@@ -663,7 +696,27 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             value,
             stmt: Some(func.stmt_of[st.th[t].pc]),
             slot: None,
+            deps: None,
         }
+    }
+
+    /// The dependencies of thread `t`'s pending access (its write part when `write`), when
+    /// dependencies are tracked: address, data (the value written) and control.
+    fn access_deps(&self, st: &State, t: usize, write: bool) -> Option<Arc<Deps>> {
+        let d = st.th[t].dep.as_ref()?;
+        let ins = self.instr(st, t);
+        let addr = ins.access().map(|(a, _)| d.of_addr(a)).unwrap_or_default();
+        let data = match (ins, write) {
+            (Instr::Store { val, .. } | Instr::Rmw { val, .. }, true) => d.of_expr(val),
+            (Instr::Cas { desired, .. }, true) => d.of_expr(desired),
+            _ => Vec::new(),
+        };
+        let deps = Deps {
+            addr,
+            data,
+            ctrl: d.ctrl.clone(),
+        };
+        (!deps.is_empty()).then(|| Arc::new(deps))
     }
 
     /// Records that thread `t` moved: every lower thread that waits now needs a later source.
@@ -693,7 +746,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                         continue;
                     }
                     let mut next = st.clone();
-                    let ev = self.event(st, t, EventKind::Write, Some(loc), order, v);
+                    let mut ev = self.event(st, t, EventKind::Write, Some(loc), order, v);
+                    ev.deps = self.access_deps(st, t, true);
                     let id = next.g.push(ev);
                     next.g.mo[loc].insert(pos, id);
                     next.views.add(&next.g, id);
@@ -737,6 +791,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             Instr::Spawn { func, arg, dst } => {
                 let mut next = st.clone();
                 let child = next.th.len();
+                let child_dep = self.track_deps.then(|| {
+                    DepState::new(self.prog.functions[func].reg_names.len())
+                });
                 let ev = self.event(
                     st,
                     t,
@@ -768,6 +825,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     status: Status::Running,
                     bound: 0,
                     loops: Default::default(),
+                    dep: child_dep,
                 });
                 Self::note_move(&mut next, t, id);
                 self.run(next);
@@ -823,7 +881,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     continue;
                 }
                 let mut next = st.clone();
-                let ev = self.event(st, t, EventKind::Read, Some(loc), read_order, value);
+                let mut ev = self.event(st, t, EventKind::Read, Some(loc), read_order, value);
+                ev.deps = self.access_deps(st, t, false);
                 let id = next.g.push(ev);
                 next.g.rf[id] = Some(w);
                 let mut last = id;
@@ -833,7 +892,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 next.all_sc &= sc_pending;
                 if let Some((wo, v)) = write {
                     // Atomicity: the write part is immediately mo-after the write it read from.
-                    let wev = self.event(st, t, EventKind::Write, Some(loc), wo, v);
+                    let mut wev = self.event(st, t, EventKind::Write, Some(loc), wo, v);
+                    wev.deps = self.access_deps(st, t, true);
                     let wid = next.g.push(wev);
                     let pos = next.g.mo[loc].iter().position(|&x| x == w).unwrap_or(0) + 1;
                     next.g.mo[loc].insert(pos, wid);
@@ -853,6 +913,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 }
                 for (r, v) in sets {
                     next.th[t].regs[r] = v;
+                    if let Some(d) = &mut next.th[t].dep {
+                        d.regs[r] = vec![id];
+                    }
                 }
                 Self::note_move(&mut next, t, id);
                 if self.consistent(&next, last) {

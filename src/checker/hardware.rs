@@ -36,6 +36,8 @@ pub enum Machine {
     Tso,
     /// PSO (SPARC partial store order): a store buffer per thread and location.
     Pso,
+    /// ARMv8 (AArch64), multicopy atomic: Pulte et al., POPL 2018 (see [`armv8_order`]).
+    Armv8,
 }
 
 impl Machine {
@@ -43,6 +45,7 @@ impl Machine {
         match self {
             Machine::Tso => "x86-TSO",
             Machine::Pso => "PSO",
+            Machine::Armv8 => "ARMv8",
         }
     }
 
@@ -54,6 +57,11 @@ impl Machine {
             (Machine::Pso, MemOrder::SeqCst) => Some("membar #StoreLoad|#StoreStore (full)"),
             (Machine::Pso, MemOrder::Release | MemOrder::AcqRel) => Some("stbar (store-store)"),
             (Machine::Pso, _) => None,
+            (Machine::Armv8, MemOrder::Acquire) => Some("dmb ishld"),
+            (Machine::Armv8, MemOrder::Release | MemOrder::AcqRel | MemOrder::SeqCst) => {
+                Some("dmb ish")
+            }
+            (Machine::Armv8, _) => None,
         }
     }
 }
@@ -219,8 +227,12 @@ pub fn per_location(g: &ExecutionGraph, r: &HwRelations) -> Rel {
         .union(&r.fr)
 }
 
-/// The machine's global order `ppo ∪ fence ∪ rfe ∪ mo ∪ fr` of `g` (not closed).
+/// The machine's global order of `g` (not closed): `ppo ∪ fence ∪ rfe ∪ mo ∪ fr` for TSO and
+/// PSO, ARMv8's `ob` for ARMv8.
 pub fn global_order(machine: Machine, g: &ExecutionGraph, r: &HwRelations) -> Rel {
+    if machine == Machine::Armv8 {
+        return armv8_order(g, r);
+    }
     let n = g.len();
     let ev = &g.events;
     let mut in_rmw = vec![false; n];
@@ -292,4 +304,93 @@ pub fn forbidding_cycle(machine: Machine, g: &ExecutionGraph) -> Option<Vec<usiz
         return Some(vec![a, b]);
     }
     cyc(&per_location(g, &r)).or_else(|| cyc(&global_order(machine, g, &r)))
+}
+
+/// ARMv8's ordered-before relation `ob` (not closed) over the mapped program, from the
+/// multicopy-atomic axiomatic model of Pulte, Flur, Deacon, French, Sarkar and Sewell,
+/// "Simplifying ARM concurrency: multicopy-atomic axiomatic and operational models for ARMv8"
+/// (POPL 2018), Fig. 5 (`aarch64.cat`):
+///
+/// ```text
+/// obs = rfe ∪ fre ∪ coe
+/// dob = addr ∪ data ∪ ctrl;[W] ∪ (ctrl ∪ addr;po);[ISB];po;[R] ∪ addr;po;[W]
+///       ∪ (ctrl ∪ data);coi ∪ (addr ∪ data);rfi
+/// aob = rmw ∪ [range(rmw)];rfi;[A ∪ Q]
+/// bob = po;[dmb.full];po ∪ [L];po;[A] ∪ [R];po;[dmb.ld];po ∪ [A ∪ Q];po
+///       ∪ [W];po;[dmb.st];po;[W] ∪ po;[L] ∪ po;[L];coi
+/// ob  = (obs ∪ dob ∪ aob ∪ bob)+        external: ob irreflexive
+/// internal: acyclic(po-loc ∪ fr ∪ co ∪ rf)   atomic: rmw ∩ (fre ; coe) = ∅
+/// ```
+///
+/// The mapping is the standard one (C11 → AArch64): loads `ldr`, acquire and seq_cst loads
+/// `ldar` (A), stores `str`, release and seq_cst stores `stlr` (L), RMWs exclusive pairs
+/// `ld(a)xr`/`st(l)xr` joined by `rmw` (A / L by their halves' orders; a failed CAS is its
+/// load), acquire fences `dmb ishld` (dmb.ld), release, acq_rel and seq_cst fences `dmb ish`
+/// (dmb.full); thread creation and join act as `dmb ish`. No mapping emits `ldapr` (Q),
+/// `dmb ishst` or `isb`, so those terms are empty. `addr`, `data` and `ctrl` are the events'
+/// dependencies (see `super::deps`). A fence event stands for the barrier: `a po F po b` is
+/// the path `a → F → b`, which closes the same cycles.
+pub fn armv8_order(g: &ExecutionGraph, r: &HwRelations) -> Rel {
+    let n = g.len();
+    let ev = &g.events;
+    let mut addr = Rel::new(n);
+    let mut data = Rel::new(n);
+    let mut ctrl = Rel::new(n);
+    for (e, event) in ev.iter().enumerate() {
+        if let Some(d) = &event.deps {
+            for &x in &d.addr {
+                addr.add(x, e);
+            }
+            for &x in &d.data {
+                data.add(x, e);
+            }
+            for &x in &d.ctrl {
+                ctrl.add(x, e);
+            }
+        }
+    }
+    let mut range_rmw = vec![false; n];
+    for &(_, w) in &g.rmw {
+        range_rmw[w] = true;
+    }
+    let init = |e: usize| ev[e].thread == INIT_THREAD;
+    let ext = |a: usize, b: usize| init(a) || init(b) || ev[a].thread != ev[b].thread;
+    let is_w = |e: usize| ev[e].is_write();
+    let is_r = |e: usize| ev[e].is_read();
+    let is_a = |e: usize| !init(e) && is_r(e) && ev[e].order.is_acquire();
+    let is_l = |e: usize| !init(e) && is_w(e) && ev[e].order.is_release();
+    let dmb_full = |e: usize| {
+        !init(e)
+            && match ev[e].kind {
+                EventKind::Fence => ev[e].order.is_release(),
+                EventKind::Spawn { .. } | EventKind::Join { .. } => true,
+                _ => false,
+            }
+    };
+    let dmb_ld = |e: usize| ev[e].is_fence() && ev[e].order == MemOrder::Acquire;
+    let rfe = r.rf.filter(ext);
+    let rfi = r.rf.filter(|a, b| !ext(a, b));
+    let coe = r.mo.filter(ext);
+    let coi = r.mo.filter(|a, b| !ext(a, b));
+    let fre = r.fr.filter(ext);
+    let obs = rfe.union(&fre).union(&coe);
+    let addr_data = addr.union(&data);
+    let dob = addr_data
+        .union(&ctrl.restrict(|_| true, is_w))
+        .union(&addr.seq(&r.po).restrict(|_| true, is_w))
+        .union(&ctrl.union(&data).seq(&coi))
+        .union(&addr_data.seq(&rfi));
+    let aob = r.rmw.union(&rfi.restrict(|w| range_rmw[w], is_a));
+    let po_l = r.po.restrict(|_| true, is_l);
+    let bob = r
+        .po
+        .restrict(|_| true, dmb_full)
+        .union(&r.po.restrict(dmb_full, |_| true))
+        .union(&r.po.restrict(is_l, is_a))
+        .union(&r.po.restrict(is_r, dmb_ld))
+        .union(&r.po.restrict(dmb_ld, |_| true))
+        .union(&r.po.restrict(is_a, |_| true))
+        .union(&po_l)
+        .union(&po_l.seq(&coi));
+    obs.union(&dob).union(&aob).union(&bob)
 }

@@ -8,6 +8,7 @@
 //! reports statements by id. It is deterministic: the same program gives the same graphs in the
 //! same order.
 
+pub mod deps;
 pub mod explore;
 pub mod future;
 pub mod graph;

@@ -40,6 +40,9 @@ pub enum Model {
     Tso,
     /// PSO (partial store order), on the program as mapped to SPARC PSO.
     Pso,
+    /// ARMv8 (Pulte et al., POPL 2018), on the program as mapped to AArch64, restricted to
+    /// executions without load buffering (po ∪ rf acyclic).
+    Armv8,
 }
 
 impl Model {
@@ -50,6 +53,7 @@ impl Model {
             Model::Sc => "sc",
             Model::Tso => "tso",
             Model::Pso => "pso",
+            Model::Armv8 => "armv8",
         }
     }
 
@@ -58,8 +62,14 @@ impl Model {
         match self {
             Model::Tso => Some(Machine::Tso),
             Model::Pso => Some(Machine::Pso),
+            Model::Armv8 => Some(Machine::Armv8),
             Model::Rc11 | Model::C11 | Model::Sc => None,
         }
+    }
+
+    /// Whether the model's axioms read the events' dependencies (see `deps`).
+    pub fn needs_dependencies(self) -> bool {
+        self == Model::Armv8
     }
 
     /// Whether the model is a hardware model: it has no data races (see `hardware`).
@@ -253,7 +263,9 @@ impl Model {
                 let all = r.po.union(&r.rf).union(&r.mo).union(&r.fr);
                 (!all.is_acyclic()).then_some(Axiom::SeqCst)
             }
-            Model::Tso | Model::Pso => self.machine().and_then(|m| hardware_violation(m, g)),
+            Model::Tso | Model::Pso | Model::Armv8 => {
+                self.machine().and_then(|m| hardware_violation(m, g))
+            }
         }
     }
 

@@ -327,7 +327,10 @@ fn cmd_check(
     let name = display_path(&common.file);
     let opts = CheckOptions {
         model: common.model,
-        limits: limits(common),
+        limits: Limits {
+            dependencies: on_hardware.is_some_and(|h| h.needs_dependencies()),
+            ..limits(common)
+        },
         first,
         keep_buggy: 1000,
     };

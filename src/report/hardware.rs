@@ -20,17 +20,26 @@ use std::fmt::Write as _;
 pub enum Hardware {
     /// x86-64 (x86-TSO).
     X86,
+    /// AArch64 (ARMv8, multicopy atomic; Pulte et al., POPL 2018).
+    Armv8,
 }
 
 impl Hardware {
     pub fn machine(self) -> Machine {
         match self {
             Hardware::X86 => Machine::Tso,
+            Hardware::Armv8 => Machine::Armv8,
         }
     }
+    /// Whether the C11 exploration must record dependencies for this machine's model.
+    pub fn needs_dependencies(self) -> bool {
+        self == Hardware::Armv8
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Hardware::X86 => "x86",
+            Hardware::Armv8 => "armv8",
         }
     }
 }
