@@ -811,6 +811,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 }
                 if let Some(d) = dst {
                     next.th[t].regs[d] = child as i64;
+                    if let Some(dep) = &mut next.th[t].dep {
+                        dep.regs[d] = Vec::new();
+                    }
                 }
                 next.g.threads.push(ThreadTrace {
                     func,
