@@ -84,7 +84,11 @@ fn table_1_fences_for_tso_fix_tso_only_and_fences_for_pso_fix_both() {
             "{prog}: PSO needs more fences than TSO"
         );
         assert_eq!(buggy_under(pso, "pso", extra).0, 0, "{prog} fixed for pso");
-        assert_eq!(buggy_under(pso, "tso", extra).0, 0, "{prog} fixed for pso, on tso");
+        assert_eq!(
+            buggy_under(pso, "tso", extra).0,
+            0,
+            "{prog} fixed for pso, on tso"
+        );
     }
 }
 
@@ -204,7 +208,10 @@ fn robust_reports_the_smallest_non_sc_execution() {
     // The text shows the execution and the cycle.
     let out = fensyn(&["robust", "fixtures/litmus/sb.c"]);
     let text = stdout(&out);
-    assert!(text.contains("smallest non-SC execution (6 events)"), "{text}");
+    assert!(
+        text.contains("smallest non-SC execution (6 events)"),
+        "{text}"
+    );
     assert!(text.contains("T1 line 11 → T1 line 12"), "{text}");
 }
 
@@ -254,14 +261,7 @@ fn fix_goal_sc_makes_the_program_robust() {
 #[test]
 fn armv8_on_hardware_and_fixes() {
     let verdict = |file: &str| {
-        let (code, j, text) = run(&[
-            "check",
-            file,
-            "--on-hardware",
-            "armv8",
-            "--format",
-            "json",
-        ]);
+        let (code, j, text) = run(&["check", file, "--on-hardware", "armv8", "--format", "json"]);
         assert_eq!(code, Some(1), "{text}");
         j["on_hardware"]["entries"][0]["verdict"]
             .as_str()

@@ -26,9 +26,9 @@
 
 use super::deps::{DepState, Deps};
 use super::future::Future;
+use super::graph::INIT_THREAD;
 use super::graph::{Bug, BugKind, Event, EventKind, ExecutionGraph, ThreadEnd, ThreadTrace};
 use super::incremental::Views;
-use super::graph::INIT_THREAD;
 use super::model::{Model, Relations};
 use crate::ir::{Instr, MemOrder, Program};
 use std::sync::Arc;
@@ -791,9 +791,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             Instr::Spawn { func, arg, dst } => {
                 let mut next = st.clone();
                 let child = next.th.len();
-                let child_dep = self.track_deps.then(|| {
-                    DepState::new(self.prog.functions[func].reg_names.len())
-                });
+                let child_dep = self
+                    .track_deps
+                    .then(|| DepState::new(self.prog.functions[func].reg_names.len()));
                 let ev = self.event(
                     st,
                     t,

@@ -7,8 +7,8 @@
 
 use super::deps::Deps;
 use crate::ir::{FuncId, Loc, MemOrder, SlotId, StmtId};
-use std::sync::Arc;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 pub type EventId = usize;
 

@@ -221,10 +221,7 @@ pub fn per_location(g: &ExecutionGraph, r: &HwRelations) -> Rel {
     let same_loc = |a: usize, b: usize| {
         ev[a].is_access() && ev[b].is_access() && ev[a].loc.is_some() && ev[a].loc == ev[b].loc
     };
-    r.po.filter(same_loc)
-        .union(&r.rf)
-        .union(&r.mo)
-        .union(&r.fr)
+    r.po.filter(same_loc).union(&r.rf).union(&r.mo).union(&r.fr)
 }
 
 /// The machine's global order of `g` (not closed): `ppo ∪ fence ∪ rfe ∪ mo ∪ fr` for TSO and
@@ -261,13 +258,9 @@ pub fn global_order(machine: Machine, g: &ExecutionGraph, r: &HwRelations) -> Re
             || (mapped[b].store_before && is_w(a))
             || (mapped[a].store_after && is_w(b))
     });
-    let rfe = r
-        .rf
-        .filter(|w, rd| ev[w].thread == INIT_THREAD || ev[w].thread != ev[rd].thread);
-    ppo.union(&fence)
-        .union(&rfe)
-        .union(&r.mo)
-        .union(&r.fr)
+    let rfe =
+        r.rf.filter(|w, rd| ev[w].thread == INIT_THREAD || ev[w].thread != ev[rd].thread);
+    ppo.union(&fence).union(&rfe).union(&r.mo).union(&r.fr)
 }
 
 /// The first hardware axiom `g` violates on `machine`, if any.
@@ -296,11 +289,7 @@ pub fn forbidding_cycle(machine: Machine, g: &ExecutionGraph) -> Option<Vec<usiz
     if let Some(c) = cyc(&r.po.union(&r.rf)) {
         return Some(c);
     }
-    if let Some(&(a, b)) = g
-        .rmw
-        .iter()
-        .find(|&&(a, b)| r.fr.seq(&r.mo).has(a, b))
-    {
+    if let Some(&(a, b)) = g.rmw.iter().find(|&&(a, b)| r.fr.seq(&r.mo).has(a, b)) {
         return Some(vec![a, b]);
     }
     cyc(&per_location(g, &r)).or_else(|| cyc(&global_order(machine, g, &r)))
@@ -382,15 +371,14 @@ pub fn armv8_order(g: &ExecutionGraph, r: &HwRelations) -> Rel {
         .union(&addr_data.seq(&rfi));
     let aob = r.rmw.union(&rfi.restrict(|w| range_rmw[w], is_a));
     let po_l = r.po.restrict(|_| true, is_l);
-    let bob = r
-        .po
-        .restrict(|_| true, dmb_full)
-        .union(&r.po.restrict(dmb_full, |_| true))
-        .union(&r.po.restrict(is_l, is_a))
-        .union(&r.po.restrict(is_r, dmb_ld))
-        .union(&r.po.restrict(dmb_ld, |_| true))
-        .union(&r.po.restrict(is_a, |_| true))
-        .union(&po_l)
-        .union(&po_l.seq(&coi));
+    let bob =
+        r.po.restrict(|_| true, dmb_full)
+            .union(&r.po.restrict(dmb_full, |_| true))
+            .union(&r.po.restrict(is_l, is_a))
+            .union(&r.po.restrict(is_r, dmb_ld))
+            .union(&r.po.restrict(dmb_ld, |_| true))
+            .union(&r.po.restrict(is_a, |_| true))
+            .union(&po_l)
+            .union(&po_l.seq(&coi));
     obs.union(&dob).union(&aob).union(&bob)
 }

@@ -17,9 +17,7 @@ pub mod incremental;
 pub mod model;
 pub mod relation;
 
-pub use explore::{
-    explore, Control, Goal, Incomplete, Limits, Progress, Stats, DEFAULT_UNROLL,
-};
+pub use explore::{explore, Control, Goal, Incomplete, Limits, Progress, Stats, DEFAULT_UNROLL};
 pub use graph::{Bug, BugKind, Event, EventId, EventKind, ExecutionGraph, ThreadEnd, INIT_THREAD};
 pub use hardware::Machine;
 pub use model::{Axiom, Model, Relations};

@@ -116,7 +116,9 @@ impl Axiom {
             Axiom::SeqCst => "sequential consistency (po ∪ rf ∪ mo ∪ fr acyclic)",
             Axiom::ScOrder => "C11 SC order (a total order `to` on seq_cst events)",
             Axiom::PerLocation => "SC per location (po|loc ∪ rf ∪ mo ∪ fr acyclic)",
-            Axiom::MachineOrder => "the machine's global order (ppo ∪ fence ∪ rfe ∪ mo ∪ fr acyclic)",
+            Axiom::MachineOrder => {
+                "the machine's global order (ppo ∪ fence ∪ rfe ∪ mo ∪ fr acyclic)"
+            }
         }
     }
 }

@@ -348,7 +348,8 @@ fn cmd_check(
                 bounded: stats.bounded,
                 buggy: stats.buggy,
                 errors: report::error_entries(&prog, &res.buggy),
-                on_hardware: on_hardware.map(|h| report::hardware::on_hardware(&prog, &res.buggy, h)),
+                on_hardware: on_hardware
+                    .map(|h| report::hardware::on_hardware(&prog, &res.buggy, h)),
             };
             let _ = writeln!(
                 out,
@@ -645,14 +646,7 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         goal,
         ..limits(common)
     };
-    let repair = repair_with(
-        &name,
-        &src,
-        &prog,
-        common.model,
-        fix_limits(),
-        &synth_opts,
-    );
+    let repair = repair_with(&name, &src, &prog, common.model, fix_limits(), &synth_opts);
     clear_progress();
     let code = match repair {
         Repair::Clean { executions } => {

@@ -80,7 +80,12 @@ pub fn on_hardware(prog: &Program, buggy: &[ExecutionGraph], hw: Hardware) -> On
     for g in buggy {
         for bug in &g.bugs {
             let span = prog.stmts[bug.stmt].span;
-            let key = (span.line, span.column, bug.message.clone(), bug.kind.as_str());
+            let key = (
+                span.line,
+                span.column,
+                bug.message.clone(),
+                bug.kind.as_str(),
+            );
             let entry = by_error.entry(key).or_insert_with(|| HardwareEntry {
                 kind: bug.kind.as_str(),
                 message: bug.message.clone(),
@@ -111,7 +116,11 @@ pub fn on_hardware(prog: &Program, buggy: &[ExecutionGraph], hw: Hardware) -> On
         .into_values()
         .map(|mut e| {
             if e.verdict.is_empty() {
-                e.verdict = if e.possible > 0 { "possible" } else { "c11-only" };
+                e.verdict = if e.possible > 0 {
+                    "possible"
+                } else {
+                    "c11-only"
+                };
             }
             if e.possible > 0 {
                 e.reason = None;
