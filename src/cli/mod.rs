@@ -657,9 +657,13 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 bounded: 0,
             });
             if !json {
+                let what = match goal {
+                    Goal::Bugs => "no bugs in",
+                    Goal::Sc => "robust: sequentially consistent in all",
+                };
                 let _ = writeln!(
                     err,
-                    "{name}: no bugs in {executions} executions under {}; nothing to fix",
+                    "{name}: {what} {executions} executions under {}; nothing to fix",
                     common.model
                 );
             }

@@ -138,14 +138,20 @@ pub(super) fn cmd_robust(common: &CommonArgs, out: Out, err: Out) -> i32 {
                     if stats.buggy == 1 { " is" } else { "s are" }
                 ),
             };
+            // With --format dot stdout holds only the graph: the verdict goes to stderr.
+            let summary: Out = if common.format == Format::Dot {
+                err
+            } else {
+                out
+            };
             let _ = writeln!(
-                out,
+                summary,
                 "{name}: {} executions under {}, {} blocked: {verdict}",
                 stats.executions, common.model, stats.blocked
             );
             if stats.bounded > 0 {
                 let _ = writeln!(
-                    out,
+                    summary,
                     "{name}: warning: {} execution{} cut at the loop bound; raise --unroll to explore further",
                     stats.bounded,
                     if stats.bounded == 1 { "" } else { "s" }
