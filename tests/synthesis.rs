@@ -45,6 +45,23 @@ fn limits_of(path: &std::path::Path) -> Limits {
     }
 }
 
+/// The memory model a fixture's expectations ask for (`"args": ["--model", "M"]`; rc11
+/// otherwise).
+fn model_of(path: &std::path::Path) -> Model {
+    let exp: serde_json::Value = std::fs::read_to_string(path.with_extension("expect.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let args: Vec<&str> = exp["args"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    args.windows(2)
+        .find(|w| w[0] == "--model")
+        .map(|w| <Model as clap::ValueEnum>::from_str(w[1], false).unwrap())
+        .unwrap_or(Model::Rc11)
+}
+
 /// Writes `fences` into the source and counts the buggy executions of the result.
 fn buggy_with(
     name: &str,
@@ -52,11 +69,13 @@ fn buggy_with(
     prog: &Program,
     fences: &[(Site, MemOrder)],
     limits: &Limits,
+    model: Model,
 ) -> u64 {
     let (edits, _) = rewrite::fence_edits(src, prog, fences).unwrap();
     let text = rewrite::apply(src, &edits).unwrap();
     let p = parse(name, &text, prog.lang).unwrap_or_else(|d| panic!("{d}\n{text}"));
     let opts = CheckOptions {
+        model,
         limits: limits.clone(),
         ..CheckOptions::default()
     };
@@ -91,9 +110,10 @@ fn every_fix_is_sound_and_locally_minimal() {
         for mode in [Mode::Optimal, Mode::Fast] {
             let (name, src, prog) = load(&path);
             let limits = limits_of(&path);
+            let model = model_of(&path);
             let Repair::Fixed {
                 solution, verified, ..
-            } = repair(&name, &src, &prog, Model::Rc11, mode, limits.clone())
+            } = repair(&name, &src, &prog, model, mode, limits.clone())
             else {
                 panic!("{name}: expected a fix");
             };
@@ -118,7 +138,7 @@ fn every_fix_is_sound_and_locally_minimal() {
                             variant.remove(i);
                         }
                     }
-                    let bugs = buggy_with(&name, &src, &prog, &variant, &limits);
+                    let bugs = buggy_with(&name, &src, &prog, &variant, &limits, model);
                     assert!(
                         bugs > 0,
                         "{name}: weakening fence {i} ({:?} {}) to {w:?} still fixes the program",
@@ -159,19 +179,20 @@ fn no_cheaper_fence_set_exists_on_small_fixtures() {
     let mut compared = 0;
     for path in fixed_fixtures() {
         let (name, _src, prog) = load(&path);
+        let model = model_of(&path);
         let opts = CheckOptions {
+            model,
             limits: limits_of(&path),
             ..CheckOptions::default()
         };
         let res = checker::check(&prog, &opts);
-        let Outcome::Fixed(sol) = synth::synthesize(&prog, &res.buggy, Model::Rc11, Mode::Optimal)
-        else {
+        let Outcome::Fixed(sol) = synth::synthesize(&prog, &res.buggy, model, Mode::Optimal) else {
             panic!("{name}: expected a fix");
         };
         if sol.fences.len() > 2 {
             continue; // the exhaustive search below grows too fast beyond two fences
         }
-        assert_no_cheaper_fix(&name, &prog, &res.buggy, &sol);
+        assert_no_cheaper_fix(&name, &prog, &res.buggy, &sol, model);
         compared += 1;
     }
     assert!(compared >= 5, "only {compared} fixtures compared");
@@ -184,8 +205,9 @@ fn assert_no_cheaper_fix(
     prog: &fensyn::ir::Program,
     buggy: &[fensyn::checker::ExecutionGraph],
     sol: &synth::Solution,
+    model: Model,
 ) {
-    let reqs = requirements(buggy, Model::Rc11);
+    let reqs = requirements(buggy, model);
     let sites = candidate_sites(prog, &reqs);
     let cost = |a: &Assignment| -> (usize, u32) {
         let mut total = (0, 0);
@@ -212,7 +234,7 @@ fn assert_no_cheaper_fix(
         &mut |a| {
             if cheaper_fix.is_none()
                 && cost(a) < best
-                && reqs.iter().all(|r| r.fixed_by(a, Model::Rc11).is_some())
+                && reqs.iter().all(|r| r.fixed_by(a, model).is_some())
             {
                 cheaper_fix = Some(a.clone());
             }
@@ -317,7 +339,7 @@ fn random_litmus_programs_are_fixed_optimally() {
             panic!("{name}: buggy under rc11 only, but no fix\n{src}");
         };
         if sol.fences.len() <= 3 {
-            assert_no_cheaper_fix(&name, &prog, &res.buggy, &sol);
+            assert_no_cheaper_fix(&name, &prog, &res.buggy, &sol, Model::Rc11);
         }
         let r = fensyn::cli::repair(
             &name,

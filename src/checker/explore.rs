@@ -24,11 +24,14 @@
 //! eagerly; they create no events. A failed assertion stops its thread (the graph records the
 //! bug); the other threads run to completion, and a join on the failed thread waits forever.
 
+use super::deps::{DepState, Deps};
 use super::future::Future;
+use super::graph::INIT_THREAD;
 use super::graph::{Bug, BugKind, Event, EventKind, ExecutionGraph, ThreadEnd, ThreadTrace};
 use super::incremental::Views;
-use super::model::Model;
+use super::model::{Model, Relations};
 use crate::ir::{Instr, MemOrder, Program};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Local instructions a thread may execute between two events before the explorer gives up
@@ -78,6 +81,24 @@ pub struct Limits {
     /// Called with the running totals (executions of every kind, buggy ones) every
     /// [`PROGRESS_EVERY`] complete executions: how the CLI draws its progress bar.
     pub progress: Option<Progress>,
+    /// What counts as a bug of a complete execution (assertion failures and races by default;
+    /// with [`Goal::Sc`] only not being sequentially consistent).
+    pub goal: Goal,
+    /// Let events carry their address, data and control dependencies (see `deps`); always
+    /// on under `armv8`. Costs time; needed by `--on-hardware armv8`.
+    pub dependencies: bool,
+}
+
+/// What the explorer reports as the bugs of an execution.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Goal {
+    /// Failed assertions, data races, undefined behaviour and deadlocks.
+    #[default]
+    Bugs,
+    /// Robustness against SC: an execution is buggy iff it is not SC-consistent (a cycle in
+    /// `po ∪ rf ∪ mo ∪ fr`); assertions and races are ignored.
+    Sc,
 }
 
 /// How often [`Limits::progress`] is called, in complete executions.
@@ -142,6 +163,8 @@ struct ThreadState {
     bound: usize,
     /// How often each loop head was reached.
     loops: std::collections::BTreeMap<usize, u32>,
+    /// Dependency tracking (see `deps`), when on.
+    dep: Option<DepState>,
 }
 
 /// The next event a running thread wants to add.
@@ -177,6 +200,8 @@ struct Explorer<'a, F: FnMut(&ExecutionGraph) -> Control> {
     stats: Stats,
     /// With `Limits::verify_incremental`: the canonical keys of the graphs visited so far.
     seen: std::collections::HashSet<String>,
+    /// Whether events carry their dependencies (`armv8`, or `Limits::dependencies`).
+    track_deps: bool,
 }
 
 /// Explores every consistent execution graph of `prog` under `model`, calling `visit` on each
@@ -196,6 +221,7 @@ where
     });
     let main = &prog.functions[prog.main];
     let views = Views::new(&g);
+    let track_deps = limits.dependencies || model.needs_dependencies();
     let state = State {
         views,
         all_sc: true,
@@ -206,6 +232,7 @@ where
             status: Status::Running,
             bound: 0,
             loops: Default::default(),
+            dep: track_deps.then(|| DepState::new(main.reg_names.len())),
         }],
     };
     let mut ex = Explorer {
@@ -216,6 +243,7 @@ where
         visit,
         stats: Stats::default(),
         seen: Default::default(),
+        track_deps,
     };
     ex.run(state);
     ex.stats
@@ -335,6 +363,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 Instr::Assign { dst, val } => match val.eval(regs) {
                     Ok(v) => {
                         st.th[t].regs[*dst] = v;
+                        if let Some(d) = &mut st.th[t].dep {
+                            d.regs[*dst] = d.of_expr(val);
+                        }
                         st.th[t].pc += 1;
                     }
                     Err(_) => {
@@ -358,15 +389,28 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                         self.finish(st, t, ThreadEnd::Failed(idx));
                         return Ok(());
                     }
-                    Ok(_) => st.th[t].pc += 1,
+                    Ok(_) => {
+                        if let Some(d) = &mut st.th[t].dep {
+                            d.branch(cond);
+                        }
+                        st.th[t].pc += 1
+                    }
                     Err(_) => {
                         self.fail_ub(st, t, pc);
                         return Ok(());
                     }
                 },
                 Instr::BranchIfZero { cond, target } => match cond.eval(regs) {
-                    Ok(0) => st.th[t].pc = *target,
-                    Ok(_) => st.th[t].pc += 1,
+                    Ok(v) => {
+                        if let Some(d) = &mut st.th[t].dep {
+                            d.branch(cond);
+                        }
+                        if v == 0 {
+                            st.th[t].pc = *target
+                        } else {
+                            st.th[t].pc += 1
+                        }
+                    }
                     Err(_) => {
                         self.fail_ub(st, t, pc);
                         return Ok(());
@@ -426,7 +470,12 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                         self.finish(st, t, ThreadEnd::Blocked);
                         return Ok(());
                     }
-                    Ok(_) => st.th[t].pc += 1,
+                    Ok(_) => {
+                        if let Some(d) = &mut st.th[t].dep {
+                            d.branch(cond);
+                        }
+                        st.th[t].pc += 1
+                    }
                     Err(_) => {
                         self.fail_ub(st, t, pc);
                         return Ok(());
@@ -526,6 +575,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 let clock = st.views.pre_clock(&st.g, t);
                 st.views.frontier(&st.g, &clock, loc)
             }
+            // Hardware models have no hb: every source and position is tried and the full
+            // axioms decide (`consistent`).
+            Model::Tso | Model::Pso | Model::Armv8 => 0,
         }
     }
 
@@ -538,6 +590,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             Model::Sc => true,
             // C11's SC order is checked on complete executions (`complete`).
             Model::C11 => true,
+            // Hardware models: the full axioms on every step (they are prefix-closed).
+            Model::Tso | Model::Pso | Model::Armv8 => self.model.violation(&next.g).is_none(),
             Model::Rc11 if next.all_sc => true,
             Model::Rc11 => {
                 let g = &next.g;
@@ -646,7 +700,27 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             value,
             stmt: Some(func.stmt_of[st.th[t].pc]),
             slot: None,
+            deps: None,
         }
+    }
+
+    /// The dependencies of thread `t`'s pending access (its write part when `write`), when
+    /// dependencies are tracked: address, data (the value written) and control.
+    fn access_deps(&self, st: &State, t: usize, write: bool) -> Option<Arc<Deps>> {
+        let d = st.th[t].dep.as_ref()?;
+        let ins = self.instr(st, t);
+        let addr = ins.access().map(|(a, _)| d.of_addr(a)).unwrap_or_default();
+        let data = match (ins, write) {
+            (Instr::Store { val, .. } | Instr::Rmw { val, .. }, true) => d.of_expr(val),
+            (Instr::Cas { desired, .. }, true) => d.of_expr(desired),
+            _ => Vec::new(),
+        };
+        let deps = Deps {
+            addr,
+            data,
+            ctrl: d.ctrl.clone(),
+        };
+        (!deps.is_empty()).then(|| Arc::new(deps))
     }
 
     /// Records that thread `t` moved: every lower thread that waits now needs a later source.
@@ -676,7 +750,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                         continue;
                     }
                     let mut next = st.clone();
-                    let ev = self.event(st, t, EventKind::Write, Some(loc), order, v);
+                    let mut ev = self.event(st, t, EventKind::Write, Some(loc), order, v);
+                    ev.deps = self.access_deps(st, t, true);
                     let id = next.g.push(ev);
                     next.g.mo[loc].insert(pos, id);
                     next.views.add(&next.g, id);
@@ -720,6 +795,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             Instr::Spawn { func, arg, dst } => {
                 let mut next = st.clone();
                 let child = next.th.len();
+                let child_dep = self
+                    .track_deps
+                    .then(|| DepState::new(self.prog.functions[func].reg_names.len()));
                 let ev = self.event(
                     st,
                     t,
@@ -737,6 +815,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 }
                 if let Some(d) = dst {
                     next.th[t].regs[d] = child as i64;
+                    if let Some(dep) = &mut next.th[t].dep {
+                        dep.regs[d] = Vec::new();
+                    }
                 }
                 next.g.threads.push(ThreadTrace {
                     func,
@@ -751,6 +832,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     status: Status::Running,
                     bound: 0,
                     loops: Default::default(),
+                    dep: child_dep,
                 });
                 Self::note_move(&mut next, t, id);
                 self.run(next);
@@ -806,7 +888,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     continue;
                 }
                 let mut next = st.clone();
-                let ev = self.event(st, t, EventKind::Read, Some(loc), read_order, value);
+                let mut ev = self.event(st, t, EventKind::Read, Some(loc), read_order, value);
+                ev.deps = self.access_deps(st, t, false);
                 let id = next.g.push(ev);
                 next.g.rf[id] = Some(w);
                 let mut last = id;
@@ -816,7 +899,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 next.all_sc &= sc_pending;
                 if let Some((wo, v)) = write {
                     // Atomicity: the write part is immediately mo-after the write it read from.
-                    let wev = self.event(st, t, EventKind::Write, Some(loc), wo, v);
+                    let mut wev = self.event(st, t, EventKind::Write, Some(loc), wo, v);
+                    wev.deps = self.access_deps(st, t, true);
                     let wid = next.g.push(wev);
                     let pos = next.g.mo[loc].iter().position(|&x| x == w).unwrap_or(0) + 1;
                     next.g.mo[loc].insert(pos, wid);
@@ -836,6 +920,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 }
                 for (r, v) in sets {
                     next.th[t].regs[r] = v;
+                    if let Some(d) = &mut next.th[t].dep {
+                        d.regs[r] = vec![id];
+                    }
                 }
                 Self::note_move(&mut next, t, id);
                 if self.consistent(&next, last) {
@@ -861,8 +948,19 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             // No SC order for this execution: it does not exist under C11.
             return;
         }
+        if self.limits.goal == Goal::Sc {
+            st.g.bugs = self.non_sc_bug(&st.g).into_iter().collect();
+            return self.count_and_visit(st);
+        }
         self.find_deadlocks(&mut st.g);
-        for (a, b) in st.views.races(&st.g) {
+        // Hardware models run the mapped program: plain accesses are machine loads and
+        // stores, and a data race is a C-level notion they do not report.
+        let races = if self.model.is_hardware() {
+            Vec::new()
+        } else {
+            st.views.races(&st.g)
+        };
+        for (a, b) in races {
             let (ea, eb) = (&st.g.events[a], &st.g.events[b]);
             let loc = ea.loc.unwrap_or(0);
             let name = &self.prog.globals[loc].name;
@@ -882,6 +980,11 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 race: Some((a, b)),
             });
         }
+        self.count_and_visit(st);
+    }
+
+    /// Counts a complete execution (with its bugs filled in) and hands it to the visitor.
+    fn count_and_visit(&mut self, st: State) {
         if let Some(max) = self.limits.max_executions {
             if self.stats.executions + self.stats.blocked + self.stats.bounded >= max {
                 self.stats.incomplete = Some(Incomplete::MaxExecutions(max));
@@ -912,6 +1015,47 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
 }
 
 impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
+    /// With [`Goal::Sc`]: the bug of a complete execution that is not sequentially consistent,
+    /// witnessed by a shortest cycle of `po ∪ rf ∪ mo ∪ fr` (its events and their po ∪ rf
+    /// prefix are a non-SC prefix of every execution that contains them).
+    fn non_sc_bug(&self, g: &ExecutionGraph) -> Option<Bug> {
+        let r = Relations::compute(g);
+        let cycle = r.po.union(&r.rf).union(&r.mo).union(&r.fr).find_cycle()?;
+        let witness: Vec<usize> = cycle
+            .iter()
+            .copied()
+            .filter(|&e| g.events[e].thread != INIT_THREAD)
+            .collect();
+        let last = witness
+            .iter()
+            .copied()
+            .filter(|&e| g.events[e].stmt.is_some())
+            .max()?;
+        let mut lines: Vec<String> = Vec::new();
+        for &e in &cycle {
+            let ev = &g.events[e];
+            let line = ev.stmt.map(|s| self.prog.stmt_line(s)).unwrap_or(0);
+            let who = if ev.thread == INIT_THREAD {
+                "init".to_string()
+            } else {
+                format!("T{} line {line}", ev.thread)
+            };
+            lines.push(who);
+        }
+        lines.push(lines[0].clone());
+        Some(Bug {
+            kind: BugKind::NonSc,
+            stmt: g.events[last].stmt.unwrap_or(0),
+            thread: g.events[last].thread,
+            message: format!(
+                "execution is not sequentially consistent (po ∪ rf ∪ mo ∪ fr cycle: {})",
+                lines.join(" → ")
+            ),
+            witness,
+            race: None,
+        })
+    }
+
     /// Marks deadlocks in a complete graph: a thread blocked acquiring a mutex whose failed
     /// acquire read the mutex's mo-last write — nobody unlocks it any more. (A blocked acquire
     /// that read an older value is not a deadlock: another execution reads the newer one.)

@@ -5,8 +5,10 @@
 //! (one per location, id = location), then the events in the order the explorer added them,
 //! which is always a linearisation of po ∪ rf.
 
+use super::deps::Deps;
 use crate::ir::{FuncId, Loc, MemOrder, SlotId, StmtId};
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 pub type EventId = usize;
 
@@ -42,6 +44,9 @@ pub struct Event {
     pub stmt: Option<StmtId>,
     /// For a candidate fence placed by synthesis: the slot it stands for.
     pub slot: Option<SlotId>,
+    /// The reads of its thread the event depends on (address, data, control), when the
+    /// explorer tracks dependencies (model `armv8`, `--on-hardware armv8`).
+    pub deps: Option<Arc<Deps>>,
 }
 
 impl Event {
@@ -97,6 +102,8 @@ pub enum BugKind {
     Ub,
     /// A thread waits forever for a mutex nobody will unlock.
     Deadlock,
+    /// The execution is not sequentially consistent (`fensyn robust`, `fix --goal sc`).
+    NonSc,
 }
 
 impl BugKind {
@@ -106,6 +113,7 @@ impl BugKind {
             BugKind::Race => "race",
             BugKind::Ub => "ub",
             BugKind::Deadlock => "deadlock",
+            BugKind::NonSc => "non_sc",
         }
     }
 }
@@ -153,6 +161,7 @@ impl ExecutionGraph {
                 value: v,
                 stmt: None,
                 slot: None,
+                deps: None,
             })
             .collect::<Vec<_>>();
         ExecutionGraph {
@@ -250,6 +259,11 @@ impl ExecutionGraph {
             if keep[e] {
                 map[e] = events.len();
                 events.push(ev.clone());
+            }
+        }
+        for ev in &mut events {
+            if let Some(d) = &ev.deps {
+                ev.deps = Some(Arc::new(d.renamed(&map)));
             }
         }
         let threads = self
@@ -356,6 +370,7 @@ impl ExecutionGraph {
             value: 0,
             stmt: None,
             slot: Some(slot),
+            deps: None,
         };
         let mut started = vec![false; self.threads.len()];
         for e in 0..n {
@@ -388,6 +403,11 @@ impl ExecutionGraph {
         }
         for (t, tr) in self.threads.iter().enumerate() {
             g.threads[t].spawned_by = tr.spawned_by.map(|s| map[s]);
+        }
+        for ev in &mut g.events {
+            if let Some(d) = &ev.deps {
+                ev.deps = Some(Arc::new(d.renamed(&map)));
+            }
         }
         for e in 0..n {
             if let Some(w) = self.rf[e] {

@@ -8,15 +8,18 @@
 //! reports statements by id. It is deterministic: the same program gives the same graphs in the
 //! same order.
 
+pub mod deps;
 pub mod explore;
 pub mod future;
 pub mod graph;
+pub mod hardware;
 pub mod incremental;
 pub mod model;
 pub mod relation;
 
-pub use explore::{explore, Control, Incomplete, Limits, Progress, Stats, DEFAULT_UNROLL};
+pub use explore::{explore, Control, Goal, Incomplete, Limits, Progress, Stats, DEFAULT_UNROLL};
 pub use graph::{Bug, BugKind, Event, EventId, EventKind, ExecutionGraph, ThreadEnd, INIT_THREAD};
+pub use hardware::Machine;
 pub use model::{Axiom, Model, Relations};
 
 use crate::ir::Program;

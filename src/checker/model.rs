@@ -15,11 +15,14 @@
 //!   (see [`sc_order_exists`]). Unlike RC11's axioms this condition is not preserved by taking
 //!   prefixes, so the explorer applies it to complete executions only.
 //! * `sc` (§3): `acyclic(po ∪ rf ∪ mo ∪ fr)` and atomicity; memory orders are ignored.
+//! * `tso`, `pso` (§3): the hardware models of [`super::hardware`], over the program as
+//!   compilers map it to the machine (no hb; no data races).
 //!
 //! Coherence failures are the thesis's "weak" violations (its six co-* constraints), psc cycles
 //! its "strong" ones (the (tosc)/(tofen) total order).
 
-use super::graph::{EventKind, ExecutionGraph, INIT_THREAD};
+use super::graph::{ExecutionGraph, INIT_THREAD};
+use super::hardware::{self, HwAxiom, Machine};
 use super::relation::Rel;
 use std::fmt;
 
@@ -33,6 +36,13 @@ pub enum Model {
     C11,
     /// Sequential consistency: interleavings only.
     Sc,
+    /// x86-TSO, on the program as compilers map it to x86 (docs/hardware-models.md).
+    Tso,
+    /// PSO (partial store order), on the program as mapped to SPARC PSO.
+    Pso,
+    /// ARMv8 (Pulte et al., POPL 2018), on the program as mapped to AArch64, restricted to
+    /// executions without load buffering (po ∪ rf acyclic).
+    Armv8,
 }
 
 impl Model {
@@ -41,7 +51,30 @@ impl Model {
             Model::Rc11 => "rc11",
             Model::C11 => "c11",
             Model::Sc => "sc",
+            Model::Tso => "tso",
+            Model::Pso => "pso",
+            Model::Armv8 => "armv8",
         }
+    }
+
+    /// The machine of a hardware model (`None` for the language-level models).
+    pub fn machine(self) -> Option<Machine> {
+        match self {
+            Model::Tso => Some(Machine::Tso),
+            Model::Pso => Some(Machine::Pso),
+            Model::Armv8 => Some(Machine::Armv8),
+            Model::Rc11 | Model::C11 | Model::Sc => None,
+        }
+    }
+
+    /// Whether the model's axioms read the events' dependencies (see `deps`).
+    pub fn needs_dependencies(self) -> bool {
+        self == Model::Armv8
+    }
+
+    /// Whether the model is a hardware model: it has no data races (see `hardware`).
+    pub fn is_hardware(self) -> bool {
+        self.machine().is_some()
     }
 }
 
@@ -67,6 +100,10 @@ pub enum Axiom {
     /// No total order on the seq_cst events satisfies (coto), (rfto1), (rfto2) and (tofen)
     /// (model `c11`): a "strong" violation.
     ScOrder,
+    /// `po|loc ∪ rf ∪ mo ∪ fr` has a cycle (hardware models: SC per location).
+    PerLocation,
+    /// The machine's global order `ppo ∪ fence ∪ rfe ∪ mo ∪ fr` has a cycle (hardware models).
+    MachineOrder,
 }
 
 impl Axiom {
@@ -78,6 +115,10 @@ impl Axiom {
             Axiom::NoThinAir => "no thin air (po ∪ rf acyclic)",
             Axiom::SeqCst => "sequential consistency (po ∪ rf ∪ mo ∪ fr acyclic)",
             Axiom::ScOrder => "C11 SC order (a total order `to` on seq_cst events)",
+            Axiom::PerLocation => "SC per location (po|loc ∪ rf ∪ mo ∪ fr acyclic)",
+            Axiom::MachineOrder => {
+                "the machine's global order (ppo ∪ fence ∪ rfe ∪ mo ∪ fr acyclic)"
+            }
         }
     }
 }
@@ -101,32 +142,7 @@ impl Relations {
         let n = g.len();
         let ev = &g.events;
         // po: init before everything, program order within threads, spawn/join edges.
-        let mut po_base = Rel::new(n);
-        for (e, event) in ev.iter().enumerate() {
-            if event.thread == INIT_THREAD {
-                for (f, other) in ev.iter().enumerate() {
-                    if other.thread != INIT_THREAD {
-                        po_base.add(e, f);
-                    }
-                }
-            }
-        }
-        for tr in &g.threads {
-            for w in tr.events.windows(2) {
-                po_base.add(w[0], w[1]);
-            }
-            if let (Some(sp), Some(&first)) = (tr.spawned_by, tr.events.first()) {
-                po_base.add(sp, first);
-            }
-        }
-        for (e, event) in ev.iter().enumerate() {
-            if let EventKind::Join { child } = event.kind {
-                if let Some(&last) = g.threads[child].events.last() {
-                    po_base.add(last, e);
-                }
-            }
-        }
-        let po = po_base.plus();
+        let po = super::hardware::program_order(g);
 
         let mut rf = Rel::new(n);
         for (r, w) in g.rf.iter().enumerate() {
@@ -208,12 +224,18 @@ impl Relations {
 impl Model {
     /// The first axiom of the model that `g` violates, or `None` if `g` is consistent.
     pub fn violation(self, g: &ExecutionGraph) -> Option<Axiom> {
+        if let Some(m) = self.machine() {
+            return hardware_violation(m, g);
+        }
         let r = Relations::compute(g);
         self.violation_with(g, &r)
     }
 
     /// As [`Model::violation`], reusing already computed relations.
     pub fn violation_with(self, g: &ExecutionGraph, r: &Relations) -> Option<Axiom> {
+        if let Some(m) = self.machine() {
+            return hardware_violation(m, g);
+        }
         if !r.po.union(&r.rf).is_acyclic() {
             return Some(Axiom::NoThinAir);
         }
@@ -243,6 +265,9 @@ impl Model {
                 let all = r.po.union(&r.rf).union(&r.mo).union(&r.fr);
                 (!all.is_acyclic()).then_some(Axiom::SeqCst)
             }
+            Model::Tso | Model::Pso | Model::Armv8 => {
+                self.machine().and_then(|m| hardware_violation(m, g))
+            }
         }
     }
 
@@ -259,6 +284,16 @@ impl Model {
     pub fn is_consistent(self, g: &ExecutionGraph) -> bool {
         self.violation(g).is_none()
     }
+}
+
+/// The hardware axioms (see [`super::hardware`]) as model axioms.
+fn hardware_violation(m: Machine, g: &ExecutionGraph) -> Option<Axiom> {
+    hardware::violation(m, g).map(|a| match a {
+        HwAxiom::NoThinAir => Axiom::NoThinAir,
+        HwAxiom::Atomicity => Axiom::Atomicity,
+        HwAxiom::PerLocation => Axiom::PerLocation,
+        HwAxiom::GlobalOrder => Axiom::MachineOrder,
+    })
 }
 
 /// Returns the data races of a graph: pairs of accesses to the same location from different

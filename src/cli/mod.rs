@@ -12,7 +12,9 @@
 //! | 4    | incomplete         | incomplete (a limit was hit)                 |
 //! | 5    | internal error     | internal error (a fix failed its re-check)   |
 
-use crate::checker::{self, CheckOptions, Limits, Model};
+mod robust;
+
+use crate::checker::{self, CheckOptions, Goal, Limits, Model};
 use crate::frontend;
 use crate::ir::{Lang, MemOrder, Program};
 use crate::report::{self, CheckJson, FixJson, Verified};
@@ -113,6 +115,10 @@ pub enum Command {
         /// Stop at the first buggy execution.
         #[arg(long)]
         first: bool,
+        /// For each bug, say whether the program, compiled for this machine, can show it
+        /// (ranks and explains; hides nothing and keeps the exit code).
+        #[arg(long, value_enum, value_name = "MACHINE")]
+        on_hardware: Option<report::hardware::Hardware>,
     },
     /// Find the cheapest fences that remove every bug; print them as a diff or write them.
     Fix {
@@ -137,6 +143,16 @@ pub enum Command {
         /// With --mode auto: seconds the optimal search may take before the fast mode is used.
         #[arg(long, value_name = "SECONDS", default_value_t = synth::AUTO_OPTIMAL_SECONDS as f64)]
         optimal_timeout: f64,
+        /// What to remove: bugs (failed assertions, races, ...), or sc: every execution that
+        /// is not sequentially consistent (robustness; assertions are not needed).
+        #[arg(long, value_enum, default_value_t = Goal::Bugs)]
+        goal: Goal,
+    },
+    /// Robustness against SC: is every execution under --model sequentially consistent? If
+    /// not, show the smallest execution that is not.
+    Robust {
+        #[command(flatten)]
+        common: CommonArgs,
     },
 }
 
@@ -145,7 +161,11 @@ pub fn run(cli: Cli) -> i32 {
     let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
     let code = match cli.command {
-        Command::Check { common, first } => cmd_check(&common, first, &mut stdout, &mut stderr),
+        Command::Check {
+            common,
+            first,
+            on_hardware,
+        } => cmd_check(&common, first, on_hardware, &mut stdout, &mut stderr),
         Command::Fix {
             common,
             mode,
@@ -153,9 +173,11 @@ pub fn run(cli: Cli) -> i32 {
             cost,
             prove_optimal,
             optimal_timeout,
+            goal,
         } => cmd_fix(
             &common,
             FixOptions {
+                goal,
                 mode,
                 write,
                 cost,
@@ -171,6 +193,7 @@ pub fn run(cli: Cli) -> i32 {
             &mut stdout,
             &mut stderr,
         ),
+        Command::Robust { common } => robust::cmd_robust(&common, &mut stdout, &mut stderr),
     };
     let _ = stdout.flush();
     code
@@ -280,7 +303,23 @@ fn clear_progress() {
     }
 }
 
-fn cmd_check(common: &CommonArgs, first: bool, out: Out, err: Out) -> i32 {
+fn cmd_check(
+    common: &CommonArgs,
+    first: bool,
+    on_hardware: Option<report::hardware::Hardware>,
+    out: Out,
+    err: Out,
+) -> i32 {
+    if on_hardware.is_some() && common.model.is_hardware() {
+        let _ = writeln!(
+            err,
+            "{}:1:1: error: --on-hardware asks which C11 executions a machine can show: use it \
+             with --model rc11 or c11, not {}",
+            display_path(&common.file),
+            common.model
+        );
+        return EXIT_INPUT;
+    }
     let (src, prog) = match load(&common.file, common.lang, err) {
         Ok(x) => x,
         Err(code) => return code,
@@ -288,7 +327,10 @@ fn cmd_check(common: &CommonArgs, first: bool, out: Out, err: Out) -> i32 {
     let name = display_path(&common.file);
     let opts = CheckOptions {
         model: common.model,
-        limits: limits(common),
+        limits: Limits {
+            dependencies: on_hardware.is_some_and(|h| h.needs_dependencies()),
+            ..limits(common)
+        },
         first,
         keep_buggy: 1000,
     };
@@ -306,6 +348,8 @@ fn cmd_check(common: &CommonArgs, first: bool, out: Out, err: Out) -> i32 {
                 bounded: stats.bounded,
                 buggy: stats.buggy,
                 errors: report::error_entries(&prog, &res.buggy),
+                on_hardware: on_hardware
+                    .map(|h| report::hardware::on_hardware(&prog, &res.buggy, h)),
             };
             let _ = writeln!(
                 out,
@@ -319,6 +363,10 @@ fn cmd_check(common: &CommonArgs, first: bool, out: Out, err: Out) -> i32 {
                 "{}",
                 report::check_text(&name, &prog, &src, common.model, stats, &res.buggy)
             );
+            if let Some(h) = on_hardware.filter(|_| !res.buggy.is_empty()) {
+                let j = report::hardware::on_hardware(&prog, &res.buggy, h);
+                let _ = write!(out, "{}", report::hardware::on_hardware_text(&name, &j));
+            }
         }
         Format::Dot => match res.buggy.first() {
             Some(g) => {
@@ -367,6 +415,7 @@ pub enum Repair {
 /// What `fensyn fix` was asked for besides the common arguments.
 #[derive(Clone, Copy, Debug)]
 struct FixOptions {
+    goal: Goal,
     mode: Mode,
     write: bool,
     cost: Cost,
@@ -554,6 +603,7 @@ pub fn repair_with(
 
 fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
     let FixOptions {
+        goal,
         mode,
         write,
         cost,
@@ -592,14 +642,11 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         cost,
         optimal_limit,
     };
-    let repair = repair_with(
-        &name,
-        &src,
-        &prog,
-        common.model,
-        limits(common),
-        &synth_opts,
-    );
+    let fix_limits = || Limits {
+        goal,
+        ..limits(common)
+    };
+    let repair = repair_with(&name, &src, &prog, common.model, fix_limits(), &synth_opts);
     clear_progress();
     let code = match repair {
         Repair::Clean { executions } => {
@@ -610,9 +657,13 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 bounded: 0,
             });
             if !json {
+                let what = match goal {
+                    Goal::Bugs => "no bugs in",
+                    Goal::Sc => "robust: sequentially consistent in all",
+                };
                 let _ = writeln!(
                     err,
-                    "{name}: no bugs in {executions} executions under {}; nothing to fix",
+                    "{name}: {what} {executions} executions under {}; nothing to fix",
                     common.model
                 );
             }
@@ -707,6 +758,11 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 );
             }
             j.fences = report::fence_entries(&solution, &positions);
+            if let Some(m) = common.model.machine() {
+                for (f, fj) in solution.fences.iter().zip(&mut j.fences) {
+                    fj.instruction = Some(m.fence_instruction(f.order).unwrap_or("none"));
+                }
+            }
             j.inserted = solution.inserted;
             j.strengthened = solution.strengthened;
             j.weight = solution.weight;
@@ -723,6 +779,19 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                     "{}",
                     report::fix_summary(&name, &solution, &positions, verified)
                 );
+                if let Some(m) = common.model.machine() {
+                    for fj in &j.fences {
+                        let _ = writeln!(
+                            err,
+                            "  {name}:{}:{}: memory_order_{} fence = {} on {}",
+                            fj.line,
+                            fj.column,
+                            fj.order,
+                            fj.instruction.unwrap_or("none"),
+                            m.name()
+                        );
+                    }
+                }
                 if matches!(cost, Cost::X86 | Cost::Armv8) {
                     let _ = writeln!(
                         err,
@@ -733,7 +802,7 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 }
             }
             if prove {
-                let lim = limits(common);
+                let lim = fix_limits();
                 let entries = prove_minimal(
                     &name,
                     &src,

@@ -3,6 +3,8 @@
 //! Every function here is pure: it turns values into strings. The `cli` decides where they go.
 //! The JSON shapes are the CLI contract in README.md; fields are only ever added, never renamed.
 
+pub mod hardware;
+
 use crate::checker::{Bug, EventKind, ExecutionGraph, Model, Stats, INIT_THREAD};
 use crate::ir::Program;
 use crate::rewrite::Position;
@@ -56,6 +58,9 @@ pub struct CheckJson<'a> {
     pub bounded: u64,
     pub buggy: u64,
     pub errors: Vec<ErrorEntry>,
+    /// `--on-hardware`: which errors the compiled program can show on the machine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_hardware: Option<hardware::OnHardwareJson>,
 }
 
 /// Source line `line`, trimmed, shortened to at most `width` characters.
@@ -317,6 +322,10 @@ pub struct FenceJson {
     pub previous: Option<&'static str>,
     /// How the fence fixes the bugs it is needed for: "weak", "strong", "race-ordered".
     pub cycles: Vec<&'static str>,
+    /// Under a hardware model (`--model tso|pso`): the machine instruction the fence compiles
+    /// to ("none" when it emits nothing there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instruction: Option<&'static str>,
 }
 
 #[derive(Serialize, Clone, Copy, Debug)]
@@ -444,6 +453,7 @@ pub fn fence_entries(sol: &Solution, positions: &[Position]) -> Vec<FenceJson> {
                 column: p.column,
                 previous: f.previous.map(|o| o.c_name()),
                 cycles: cycles.into_iter().collect(),
+                instruction: None,
             }
         })
         .collect()

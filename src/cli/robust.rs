@@ -1,0 +1,169 @@
+//! `fensyn robust FILE [--model M]`: robustness against sequential consistency.
+//!
+//! A program is robust under a model M when every M-consistent execution is also SC-consistent
+//! (`po ∪ rf ∪ mo ∪ fr` acyclic): then M adds no behaviour to the interleavings, whatever the
+//! program asserts. The explorer runs with [`Goal::Sc`], which makes an execution's only bug
+//! "not SC" (witnessed by a shortest `po ∪ rf ∪ mo ∪ fr` cycle); the smallest non-SC execution
+//! shown is the po ∪ rf-prefix of such a cycle with the fewest events (every execution that
+//! contains that prefix is non-SC). `fensyn fix --goal sc` repairs the same bugs with fences.
+
+use super::{clear_progress, display_path, limits, load, CommonArgs, Format, Out};
+use super::{EXIT_BUG, EXIT_INCOMPLETE, EXIT_OK};
+use crate::checker::{self, Control, ExecutionGraph, Goal, Limits};
+use crate::report;
+use serde::Serialize;
+
+/// The JSON of `fensyn robust --format json`.
+#[derive(Serialize)]
+struct RobustJson<'a> {
+    file: &'a str,
+    model: checker::Model,
+    /// Every execution was explored (no limit hit, no loop cut).
+    complete: bool,
+    robust: bool,
+    executions: u64,
+    blocked: u64,
+    bounded: u64,
+    /// Executions that are not sequentially consistent.
+    non_sc: u64,
+    /// The smallest non-SC execution prefix, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    smallest: Option<SmallestJson>,
+}
+
+#[derive(Serialize)]
+struct SmallestJson {
+    /// Events of the prefix (without initialisation writes).
+    events: usize,
+    message: String,
+    line: usize,
+    column: usize,
+}
+
+pub(super) fn cmd_robust(common: &CommonArgs, out: Out, err: Out) -> i32 {
+    let (src, prog) = match load(&common.file, common.lang, err) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let name = display_path(&common.file);
+    let lim = Limits {
+        goal: Goal::Sc,
+        ..limits(common)
+    };
+    // The smallest non-SC prefix seen so far: (events, prefix graph with its bug).
+    let mut smallest: Option<(usize, ExecutionGraph)> = None;
+    let stats = checker::explore(&prog, common.model, lim, |g| {
+        if let Some(bug) = g.bugs.first() {
+            let keep = g.porf_prefix(&bug.witness);
+            let mut sub = g.restrict(&keep);
+            let mut map = vec![usize::MAX; g.len()];
+            let mut next = 0;
+            for (e, &k) in keep.iter().enumerate() {
+                if k {
+                    map[e] = next;
+                    next += 1;
+                }
+            }
+            let mut b = bug.clone();
+            b.witness = b.witness.iter().map(|&e| map[e]).collect();
+            sub.bugs = vec![b];
+            let size = sub
+                .events
+                .iter()
+                .filter(|e| e.thread != checker::INIT_THREAD)
+                .count();
+            if smallest.as_ref().is_none_or(|(s, _)| size < *s) {
+                smallest = Some((size, sub));
+            }
+        }
+        Control::Continue
+    });
+    clear_progress();
+    let complete = stats.incomplete.is_none() && stats.bounded == 0;
+    let robust = stats.buggy == 0;
+    match common.format {
+        Format::Json => {
+            let j = RobustJson {
+                file: &name,
+                model: common.model,
+                complete,
+                robust,
+                executions: stats.executions,
+                blocked: stats.blocked,
+                bounded: stats.bounded,
+                non_sc: stats.buggy,
+                smallest: smallest.as_ref().map(|(size, g)| {
+                    let b = &g.bugs[0];
+                    let span = prog.stmts[b.stmt].span;
+                    SmallestJson {
+                        events: *size,
+                        message: b.message.clone(),
+                        line: span.line,
+                        column: span.column,
+                    }
+                }),
+            };
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&j).unwrap_or_default()
+            );
+        }
+        Format::Text | Format::Dot => {
+            if let Some((size, g)) = &smallest {
+                let b = &g.bugs[0];
+                let span = prog.stmts[b.stmt].span;
+                if common.format == Format::Dot {
+                    let _ = write!(out, "{}", report::execution_dot(&prog, g));
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "{name}:{}:{}: non-sc: {}\n\nsmallest non-SC execution ({size} events):\n{}",
+                        span.line,
+                        span.column,
+                        b.message,
+                        report::render_execution(&prog, &src, g)
+                    );
+                }
+            }
+            let verdict = match (&stats.incomplete, robust) {
+                (Some(why), true) => format!(
+                    "robustness unknown ({})",
+                    report::incomplete_text(why)
+                ),
+                (_, true) => "robust: every execution is sequentially consistent".into(),
+                (_, false) => format!(
+                    "not robust: {} execution{} not sequentially consistent (fix with `fensyn fix --goal sc`)",
+                    stats.buggy,
+                    if stats.buggy == 1 { " is" } else { "s are" }
+                ),
+            };
+            // With --format dot stdout holds only the graph: the verdict goes to stderr.
+            let summary: Out = if common.format == Format::Dot {
+                err
+            } else {
+                out
+            };
+            let _ = writeln!(
+                summary,
+                "{name}: {} executions under {}, {} blocked: {verdict}",
+                stats.executions, common.model, stats.blocked
+            );
+            if stats.bounded > 0 {
+                let _ = writeln!(
+                    summary,
+                    "{name}: warning: {} execution{} cut at the loop bound; raise --unroll to explore further",
+                    stats.bounded,
+                    if stats.bounded == 1 { "" } else { "s" }
+                );
+            }
+        }
+    }
+    if !robust {
+        EXIT_BUG
+    } else if !complete {
+        EXIT_INCOMPLETE
+    } else {
+        EXIT_OK
+    }
+}
