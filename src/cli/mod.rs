@@ -15,7 +15,7 @@
 use crate::checker::{self, CheckOptions, Limits, Model};
 use crate::frontend;
 use crate::ir::{Lang, MemOrder, Program};
-use crate::report::{self, CheckJson, FixJson, Verified};
+use crate::report::{self, CheckJson, FixJson, Timings, Verified};
 use crate::rewrite::{self, Position};
 use crate::synth::{self, Cost, Mode, Outcome};
 use crate::trace;
@@ -350,6 +350,9 @@ pub enum Repair {
         verified: Verified,
         executions: u64,
         buggy: u64,
+        /// Seconds spent checking, synthesising and re-checking (`prove` and `total` are 0:
+        /// the caller fills them in).
+        timings: Timings,
     },
     Unfixable {
         unfixable: synth::Unfixable,
@@ -470,6 +473,7 @@ pub fn repair_with(
     lim: Limits,
     opts: &synth::SynthOptions,
 ) -> Repair {
+    let started = Instant::now();
     let res = checker::check(
         prog,
         &CheckOptions {
@@ -495,6 +499,7 @@ pub fn repair_with(
         }
         return Repair::Clean { executions };
     }
+    let checked = Instant::now();
     let solution = match synth::synthesize_opts(prog, &res.buggy, model, opts) {
         Outcome::Fixed(s) => s,
         Outcome::Unfixable(u) => {
@@ -505,6 +510,7 @@ pub fn repair_with(
             }
         }
     };
+    let synthesised = Instant::now();
     let chosen: Vec<_> = solution.fences.iter().map(|f| (f.site, f.order)).collect();
     let (edits, positions) = match rewrite::fence_edits(src, prog, &chosen) {
         Ok(x) => x,
@@ -549,6 +555,12 @@ pub fn repair_with(
         },
         executions,
         buggy,
+        timings: Timings {
+            check: (checked - started).as_secs_f64(),
+            synth: (synthesised - checked).as_secs_f64(),
+            recheck: synthesised.elapsed().as_secs_f64(),
+            ..Timings::default()
+        },
     }
 }
 
@@ -560,6 +572,7 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         prove,
         optimal_limit,
     } = opts;
+    let started = Instant::now();
     let (src, prog) = match load(&common.file, common.lang, err) {
         Ok(x) => x,
         Err(code) => return code,
@@ -586,6 +599,8 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         proof: None,
         fell_back: false,
         suggestion: None,
+        iterations: None,
+        timings: None,
     };
     let synth_opts = synth::SynthOptions {
         mode,
@@ -693,8 +708,11 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
             verified,
             executions,
             buggy,
+            timings,
         } => {
             j.status = "fixed";
+            j.iterations = Some(solution.iterations);
+            let mut timings = timings;
             j.mode = solution.mode;
             j.fell_back = mode == Mode::Auto && solution.mode == Mode::Fast;
             if j.fell_back && !json {
@@ -733,6 +751,7 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 }
             }
             if prove {
+                let proving = Instant::now();
                 let lim = limits(common);
                 let entries = prove_minimal(
                     &name,
@@ -744,6 +763,7 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                     &positions,
                 );
                 clear_progress();
+                timings.prove = proving.elapsed().as_secs_f64();
                 match entries {
                     Ok(entries) => {
                         if !json {
@@ -751,6 +771,8 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                         }
                         let minimal = entries.iter().all(|e| e.buggy > 0);
                         j.proof = Some(entries);
+                        timings.total = started.elapsed().as_secs_f64();
+                        j.timings = Some(timings);
                         if !minimal {
                             if json {
                                 let _ = writeln!(
@@ -768,6 +790,8 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                     }
                 }
             }
+            timings.total = started.elapsed().as_secs_f64();
+            j.timings = Some(timings);
             if write {
                 match write_atomically(&common.file, &src, &fixed_source) {
                     Ok(()) => {
