@@ -12,6 +12,8 @@
 //! | 4    | incomplete         | incomplete (a limit was hit)                 |
 //! | 5    | internal error     | internal error (a fix failed its re-check)   |
 
+mod clock;
+
 use crate::checker::{self, CheckOptions, Limits, Model};
 use crate::frontend;
 use crate::ir::{Lang, MemOrder, Program};
@@ -137,6 +139,10 @@ pub enum Command {
         /// With --mode auto: seconds the optimal search may take before the fast mode is used.
         #[arg(long, value_name = "SECONDS", default_value_t = synth::AUTO_OPTIMAL_SECONDS as f64)]
         optimal_timeout: f64,
+        /// Add the seconds spent in each stage to the JSON output (`timings`; they vary from
+        /// run to run, so they are left out unless asked for).
+        #[arg(long)]
+        timings: bool,
     },
 }
 
@@ -153,6 +159,7 @@ pub fn run(cli: Cli) -> i32 {
             cost,
             prove_optimal,
             optimal_timeout,
+            timings,
         } => cmd_fix(
             &common,
             FixOptions {
@@ -160,6 +167,7 @@ pub fn run(cli: Cli) -> i32 {
                 write,
                 cost,
                 prove: prove_optimal,
+                timings,
                 optimal_limit: Duration::from_secs_f64(
                     if optimal_timeout.is_finite() && optimal_timeout >= 0.0 {
                         optimal_timeout
@@ -374,6 +382,7 @@ struct FixOptions {
     write: bool,
     cost: Cost,
     prove: bool,
+    timings: bool,
     optimal_limit: Duration,
 }
 
@@ -473,7 +482,7 @@ pub fn repair_with(
     lim: Limits,
     opts: &synth::SynthOptions,
 ) -> Repair {
-    let started = Instant::now();
+    let started = clock::cpu_seconds();
     let res = checker::check(
         prog,
         &CheckOptions {
@@ -499,7 +508,7 @@ pub fn repair_with(
         }
         return Repair::Clean { executions };
     }
-    let checked = Instant::now();
+    let checked = clock::cpu_seconds();
     let solution = match synth::synthesize_opts(prog, &res.buggy, model, opts) {
         Outcome::Fixed(s) => s,
         Outcome::Unfixable(u) => {
@@ -510,7 +519,7 @@ pub fn repair_with(
             }
         }
     };
-    let synthesised = Instant::now();
+    let synthesised = clock::cpu_seconds();
     let chosen: Vec<_> = solution.fences.iter().map(|f| (f.site, f.order)).collect();
     let (edits, positions) = match rewrite::fence_edits(src, prog, &chosen) {
         Ok(x) => x,
@@ -556,9 +565,9 @@ pub fn repair_with(
         executions,
         buggy,
         timings: Timings {
-            check: (checked - started).as_secs_f64(),
-            synth: (synthesised - checked).as_secs_f64(),
-            recheck: synthesised.elapsed().as_secs_f64(),
+            check: checked - started,
+            synth: synthesised - checked,
+            recheck: clock::cpu_seconds() - synthesised,
             ..Timings::default()
         },
     }
@@ -570,9 +579,10 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         write,
         cost,
         prove,
+        timings: want_timings,
         optimal_limit,
     } = opts;
-    let started = Instant::now();
+    let started = clock::cpu_seconds();
     let (src, prog) = match load(&common.file, common.lang, err) {
         Ok(x) => x,
         Err(code) => return code,
@@ -751,7 +761,7 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 }
             }
             if prove {
-                let proving = Instant::now();
+                let proving = clock::cpu_seconds();
                 let lim = limits(common);
                 let entries = prove_minimal(
                     &name,
@@ -763,7 +773,7 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                     &positions,
                 );
                 clear_progress();
-                timings.prove = proving.elapsed().as_secs_f64();
+                timings.prove = clock::cpu_seconds() - proving;
                 match entries {
                     Ok(entries) => {
                         if !json {
@@ -771,8 +781,8 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                         }
                         let minimal = entries.iter().all(|e| e.buggy > 0);
                         j.proof = Some(entries);
-                        timings.total = started.elapsed().as_secs_f64();
-                        j.timings = Some(timings);
+                        timings.total = clock::cpu_seconds() - started;
+                        j.timings = want_timings.then_some(timings);
                         if !minimal {
                             if json {
                                 let _ = writeln!(
@@ -790,8 +800,8 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                     }
                 }
             }
-            timings.total = started.elapsed().as_secs_f64();
-            j.timings = Some(timings);
+            timings.total = clock::cpu_seconds() - started;
+            j.timings = want_timings.then_some(timings);
             if write {
                 match write_atomically(&common.file, &src, &fixed_source) {
                     Ok(()) => {

@@ -327,12 +327,12 @@ pub struct Verified {
     pub bounded: u64,
 }
 
-/// Wall-clock seconds spent in each stage of `fensyn fix` (JSON `timings`, for a fixed
+/// CPU seconds spent in each stage of `fensyn fix` (JSON `timings`, for a fixed
 /// program): exploring the input (`check`), computing the fences (`synth`: requirements and
 /// the 0/1 program, the thesis's "TF"), rewriting and re-checking the fixed program
 /// (`recheck`), the `--prove-optimal` variants (`prove`, 0 without it), and the whole command
-/// from reading the file to printing (`total`). Timings vary between runs; nothing else in
-/// the output depends on them.
+/// from reading the file to printing (`total`). Timings vary between runs, so they are only
+/// printed when `fix --timings` asks for them; nothing else in the output depends on them.
 #[derive(Serialize, Clone, Copy, Debug, Default)]
 pub struct Timings {
     pub check: f64,
@@ -382,7 +382,7 @@ pub struct FixJson<'a> {
     /// fast mode's requirements fixed one by one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub iterations: Option<usize>,
-    /// For a fixed program: seconds per stage (see [`Timings`]).
+    /// For a fixed program with `--timings`: seconds per stage (see [`Timings`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timings: Option<Timings>,
 }
