@@ -2,8 +2,8 @@
 //! the thesis's table has a program that says what it models, and the rows small enough for a
 //! debug build (`in_tests` in `fixtures/bench/index.csv`) are fixed in optimal mode, re-checked
 //! clean, and proved locally minimal through the library — the check `fix --prove-optimal`
-//! runs. The other rows run in `scripts/bench thesis` (release build), or here with
-//! `cargo test --release --test bench -- --ignored`.
+//! runs. The other rows run in `scripts/bench thesis` (release build, with a time and memory
+//! limit per row: several rows exceed 4 GB today, see docs/performance.md).
 
 mod common;
 
@@ -176,16 +176,5 @@ fn small_rows_are_fixed_optimally_and_proved_minimal() {
         rows.len()
     );
     let problems: Vec<String> = rows.iter().filter_map(|r| fix_and_prove(r).err()).collect();
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-}
-
-/// Every row; slow in a debug build (`cargo test --release --test bench -- --ignored`).
-#[test]
-#[ignore]
-fn all_rows_are_fixed_optimally_and_proved_minimal() {
-    let problems: Vec<String> = index()
-        .iter()
-        .filter_map(|r| fix_and_prove(r).err())
-        .collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
