@@ -222,6 +222,33 @@ fn output_is_deterministic() {
 }
 
 #[test]
+fn timings_are_reported_only_when_asked_for() {
+    let j = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["fix", "fixtures/litmus/sb.c", "--format", "json"];
+        args.extend_from_slice(extra);
+        let out = fensyn(&args);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        serde_json::from_str(&stdout(&out)).unwrap()
+    };
+    let plain = j(&[]);
+    assert!(plain.get("timings").is_none(), "{plain}");
+    assert!(
+        plain["iterations"].as_u64().is_some_and(|n| n >= 1),
+        "{plain}"
+    );
+    let timed = j(&["--timings", "--prove-optimal"]);
+    let t = &timed["timings"];
+    for key in ["check", "synth", "recheck", "prove", "total"] {
+        assert!(t[key].as_f64().is_some_and(|s| s >= 0.0), "{key}: {t}");
+    }
+    let parts = ["check", "synth", "recheck", "prove"]
+        .iter()
+        .map(|k| t[k].as_f64().unwrap())
+        .sum::<f64>();
+    assert!(t["total"].as_f64().unwrap() + 1e-6 >= parts, "{t}");
+}
+
+#[test]
 fn lang_follows_the_extension_unless_told() {
     let dir = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(root().join("fixtures/cpp/sb.cpp")).unwrap();

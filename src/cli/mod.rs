@@ -12,12 +12,13 @@
 //! | 4    | incomplete         | incomplete (a limit was hit)                 |
 //! | 5    | internal error     | internal error (a fix failed its re-check)   |
 
+mod clock;
 mod robust;
 
 use crate::checker::{self, CheckOptions, Goal, Limits, Model};
 use crate::frontend;
 use crate::ir::{Lang, MemOrder, Program};
-use crate::report::{self, CheckJson, FixJson, Verified};
+use crate::report::{self, CheckJson, FixJson, Timings, Verified};
 use crate::rewrite::{self, Position};
 use crate::synth::{self, Cost, Mode, Outcome};
 use crate::trace;
@@ -147,6 +148,10 @@ pub enum Command {
         /// is not sequentially consistent (robustness; assertions are not needed).
         #[arg(long, value_enum, default_value_t = Goal::Bugs)]
         goal: Goal,
+        /// Add the seconds spent in each stage to the JSON output (`timings`; they vary from
+        /// run to run, so they are left out unless asked for).
+        #[arg(long)]
+        timings: bool,
     },
     /// Robustness against SC: is every execution under --model sequentially consistent? If
     /// not, show the smallest execution that is not.
@@ -174,6 +179,7 @@ pub fn run(cli: Cli) -> i32 {
             prove_optimal,
             optimal_timeout,
             goal,
+            timings,
         } => cmd_fix(
             &common,
             FixOptions {
@@ -182,6 +188,7 @@ pub fn run(cli: Cli) -> i32 {
                 write,
                 cost,
                 prove: prove_optimal,
+                timings,
                 optimal_limit: Duration::from_secs_f64(
                     if optimal_timeout.is_finite() && optimal_timeout >= 0.0 {
                         optimal_timeout
@@ -398,6 +405,9 @@ pub enum Repair {
         verified: Verified,
         executions: u64,
         buggy: u64,
+        /// Seconds spent checking, synthesising and re-checking (`prove` and `total` are 0:
+        /// the caller fills them in).
+        timings: Timings,
     },
     Unfixable {
         unfixable: synth::Unfixable,
@@ -420,6 +430,7 @@ struct FixOptions {
     write: bool,
     cost: Cost,
     prove: bool,
+    timings: bool,
     optimal_limit: Duration,
 }
 
@@ -519,6 +530,7 @@ pub fn repair_with(
     lim: Limits,
     opts: &synth::SynthOptions,
 ) -> Repair {
+    let started = clock::cpu_seconds();
     let res = checker::check(
         prog,
         &CheckOptions {
@@ -544,6 +556,7 @@ pub fn repair_with(
         }
         return Repair::Clean { executions };
     }
+    let checked = clock::cpu_seconds();
     let solution = match synth::synthesize_opts(prog, &res.buggy, model, opts) {
         Outcome::Fixed(s) => s,
         Outcome::Unfixable(u) => {
@@ -554,6 +567,7 @@ pub fn repair_with(
             }
         }
     };
+    let synthesised = clock::cpu_seconds();
     let chosen: Vec<_> = solution.fences.iter().map(|f| (f.site, f.order)).collect();
     let (edits, positions) = match rewrite::fence_edits(src, prog, &chosen) {
         Ok(x) => x,
@@ -598,6 +612,12 @@ pub fn repair_with(
         },
         executions,
         buggy,
+        timings: Timings {
+            check: checked - started,
+            synth: synthesised - checked,
+            recheck: clock::cpu_seconds() - synthesised,
+            ..Timings::default()
+        },
     }
 }
 
@@ -608,8 +628,10 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         write,
         cost,
         prove,
+        timings: want_timings,
         optimal_limit,
     } = opts;
+    let started = clock::cpu_seconds();
     let (src, prog) = match load(&common.file, common.lang, err) {
         Ok(x) => x,
         Err(code) => return code,
@@ -636,6 +658,8 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         proof: None,
         fell_back: false,
         suggestion: None,
+        iterations: None,
+        timings: None,
     };
     let synth_opts = synth::SynthOptions {
         mode,
@@ -744,8 +768,11 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
             verified,
             executions,
             buggy,
+            timings,
         } => {
             j.status = "fixed";
+            j.iterations = Some(solution.iterations);
+            let mut timings = timings;
             j.mode = solution.mode;
             j.fell_back = mode == Mode::Auto && solution.mode == Mode::Fast;
             if j.fell_back && !json {
@@ -802,6 +829,7 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 }
             }
             if prove {
+                let proving = clock::cpu_seconds();
                 let lim = fix_limits();
                 let entries = prove_minimal(
                     &name,
@@ -813,6 +841,7 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                     &positions,
                 );
                 clear_progress();
+                timings.prove = clock::cpu_seconds() - proving;
                 match entries {
                     Ok(entries) => {
                         if !json {
@@ -820,6 +849,8 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                         }
                         let minimal = entries.iter().all(|e| e.buggy > 0);
                         j.proof = Some(entries);
+                        timings.total = clock::cpu_seconds() - started;
+                        j.timings = want_timings.then_some(timings);
                         if !minimal {
                             if json {
                                 let _ = writeln!(
@@ -837,6 +868,8 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                     }
                 }
             }
+            timings.total = clock::cpu_seconds() - started;
+            j.timings = want_timings.then_some(timings);
             if write {
                 match write_atomically(&common.file, &src, &fixed_source) {
                     Ok(()) => {

@@ -336,6 +336,21 @@ pub struct Verified {
     pub bounded: u64,
 }
 
+/// CPU seconds spent in each stage of `fensyn fix` (JSON `timings`, for a fixed
+/// program): exploring the input (`check`), computing the fences (`synth`: requirements and
+/// the 0/1 program, the thesis's "TF"), rewriting and re-checking the fixed program
+/// (`recheck`), the `--prove-optimal` variants (`prove`, 0 without it), and the whole command
+/// from reading the file to printing (`total`). Timings vary between runs, so they are only
+/// printed when `fix --timings` asks for them; nothing else in the output depends on them.
+#[derive(Serialize, Clone, Copy, Debug, Default)]
+pub struct Timings {
+    pub check: f64,
+    pub synth: f64,
+    pub recheck: f64,
+    pub prove: f64,
+    pub total: f64,
+}
+
 /// `fensyn fix --format json`.
 #[derive(Serialize)]
 pub struct FixJson<'a> {
@@ -372,6 +387,13 @@ pub struct FixJson<'a> {
     /// (a suggestion outside the fence-only fix).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suggestion: Option<SuggestionJson>,
+    /// For a fixed program: the optimal mode's solver rounds (hitting-set iterations) or the
+    /// fast mode's requirements fixed one by one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<usize>,
+    /// For a fixed program with `--timings`: seconds per stage (see [`Timings`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timings: Option<Timings>,
 }
 
 /// `suggestion` of an unfixable result: the access at `line:column` with `order` instead of
