@@ -24,6 +24,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+mod explain;
+
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_BUG: i32 = 1;
 pub const EXIT_UNFIXABLE: i32 = 2;
@@ -137,7 +139,13 @@ pub enum Command {
         /// With --mode auto: seconds the optimal search may take before the fast mode is used.
         #[arg(long, value_name = "SECONDS", default_value_t = synth::AUTO_OPTIMAL_SECONDS as f64)]
         optimal_timeout: f64,
+        /// Write inserted fences without the `/* fensyn: orders line A before line B */`
+        /// comment.
+        #[arg(long)]
+        no_comments: bool,
     },
+    /// Show the first buggy execution, the fences a fix adds and the cycle each one closes.
+    Explain(explain::ExplainArgs),
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -153,6 +161,7 @@ pub fn run(cli: Cli) -> i32 {
             cost,
             prove_optimal,
             optimal_timeout,
+            no_comments,
         } => cmd_fix(
             &common,
             FixOptions {
@@ -167,10 +176,12 @@ pub fn run(cli: Cli) -> i32 {
                         0.0
                     },
                 ),
+                comments: !no_comments,
             },
             &mut stdout,
             &mut stderr,
         ),
+        Command::Explain(args) => explain::cmd_explain(&args, &mut stdout, &mut stderr),
     };
     let _ = stdout.flush();
     code
@@ -372,6 +383,8 @@ struct FixOptions {
     cost: Cost,
     prove: bool,
     optimal_limit: Duration,
+    /// Comment each fence (`fix --no-comments` turns it off).
+    comments: bool,
 }
 
 /// Checks, synthesises, rewrites and re-checks one program. Pure apart from the clock.
@@ -470,6 +483,19 @@ pub fn repair_with(
     lim: Limits,
     opts: &synth::SynthOptions,
 ) -> Repair {
+    repair_commented(name, src, prog, model, lim, opts, true)
+}
+
+/// [`repair_with`], with or without the comment next to each fence.
+pub fn repair_commented(
+    name: &str,
+    src: &str,
+    prog: &Program,
+    model: Model,
+    lim: Limits,
+    opts: &synth::SynthOptions,
+    comments: bool,
+) -> Repair {
     let res = checker::check(
         prog,
         &CheckOptions {
@@ -505,15 +531,11 @@ pub fn repair_with(
             }
         }
     };
-    let chosen: Vec<_> = solution.fences.iter().map(|f| (f.site, f.order)).collect();
-    let (edits, positions) = match rewrite::fence_edits(src, prog, &chosen) {
-        Ok(x) => x,
-        Err(e) => return Repair::Internal(format!("cannot place the fences: {e}")),
-    };
-    let fixed_source = match rewrite::apply(src, &edits) {
-        Ok(s) => s,
-        Err(e) => return Repair::Internal(format!("cannot apply the edits: {e}")),
-    };
+    let (fixed_source, positions) =
+        match rewrite::rewrite(src, prog, &rewrite::plan(&solution), comments) {
+            Ok(r) => (r.text, r.positions),
+            Err(e) => return Repair::Internal(format!("cannot write the fences: {e}")),
+        };
     let fixed_prog = match frontend::parse(name, &fixed_source, prog.lang) {
         Ok(p) => p,
         Err(d) => return Repair::Internal(format!("the fixed program does not parse: {d}")),
@@ -559,6 +581,7 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         cost,
         prove,
         optimal_limit,
+        comments,
     } = opts;
     let (src, prog) = match load(&common.file, common.lang, err) {
         Ok(x) => x,
@@ -592,13 +615,14 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         cost,
         optimal_limit,
     };
-    let repair = repair_with(
+    let repair = repair_commented(
         &name,
         &src,
         &prog,
         common.model,
         limits(common),
         &synth_opts,
+        comments,
     );
     clear_progress();
     let code = match repair {
