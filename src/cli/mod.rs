@@ -827,7 +827,14 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
 
 /// Replaces `path` with `new` through a temporary file in the same directory, keeping its
 /// permissions. Refuses when the file no longer holds `old` (it changed since it was read).
+/// Refuses a read-only file: `--write` never replaces what its owner protected.
 pub fn write_atomically(path: &Path, old: &str, new: &str) -> std::io::Result<()> {
+    if std::fs::metadata(path)?.permissions().readonly() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "the file is read-only",
+        ));
+    }
     let current = std::fs::read(path)?;
     if current != old.as_bytes() {
         return Err(std::io::Error::other(

@@ -140,14 +140,53 @@ fn weak_steps(g: &ExecutionGraph, r: &Relations, cycle: &[EventId]) -> Vec<Step>
     out
 }
 
-fn steps_of(cycle: &[EventId], label: &'static str) -> Vec<Step> {
-    (0..cycle.len())
-        .map(|i| Step {
-            from: cycle[i],
-            to: cycle[(i + 1) % cycle.len()],
-            label,
-        })
-        .collect()
+/// The steps of a psc cycle: a step between seq_cst fences that is `hb` or `hb ; eco ; hb` is
+/// spelled in po, sw, rf, mo and fr; any other psc step stays one `psc` step.
+fn strong_steps(g: &ExecutionGraph, r: &Relations, cycle: &[EventId]) -> Vec<Step> {
+    let po = po_immediate(g);
+    let hb_base = [("po", &po), ("sw", &r.sw)];
+    let eco_base = [("rf", &r.rf), ("mo", &r.mo), ("fr", &r.fr)];
+    let hb_opt = |a: EventId, b: EventId| a == b || r.hb.has(a, b);
+    let hb_path = |a: EventId, b: EventId| {
+        if a == b {
+            Some(Vec::new())
+        } else {
+            path(a, b, &hb_base)
+        }
+    };
+    let mut out = Vec::new();
+    for (i, &a) in cycle.iter().enumerate() {
+        let b = cycle[(i + 1) % cycle.len()];
+        let fences = g.events[a].is_fence() && g.events[b].is_fence();
+        let spelled = if !fences {
+            None
+        } else if r.hb.has(a, b) {
+            path(a, b, &hb_base)
+        } else {
+            // hb? ; eco ; hb? through the first pair (m1, m2) in event order.
+            (0..g.len())
+                .filter(|&m1| hb_opt(a, m1))
+                .find_map(|m1| {
+                    (0..g.len())
+                        .find(|&m2| r.eco.has(m1, m2) && hb_opt(m2, b))
+                        .map(|m2| (m1, m2))
+                })
+                .and_then(|(m1, m2)| {
+                    let mut p = hb_path(a, m1)?;
+                    p.extend(path(m1, m2, &eco_base)?);
+                    p.extend(hb_path(m2, b)?);
+                    Some(p)
+                })
+        };
+        out.extend(spelled.unwrap_or_else(|| {
+            vec![Step {
+                from: a,
+                to: b,
+                label: "psc",
+            }]
+        }));
+    }
+    out
 }
 
 /// The cycle (or, for a race, the ordering path) that makes `g` forbidden under `model`, as
@@ -167,7 +206,7 @@ pub fn violated_cycle(
     let strong = || {
         r.psc(g)
             .find_cycle()
-            .map(|c| (Violation::Strong, steps_of(&c, "psc")))
+            .map(|c| (Violation::Strong, strong_steps(g, &r, &c)))
     };
     let ordered = || {
         let (x, y) = race?;
@@ -236,7 +275,12 @@ fn cycle_text(prog: &Program, g: &ExecutionGraph, steps: &[Step]) -> String {
         out.push_str(&event_name(prog, g, first.from));
     }
     for s in steps {
-        let _ = write!(out, " -{}-> {}", s.label, event_name(prog, g, s.to));
+        let _ = write!(
+            out,
+            "\n        -{}-> {}",
+            s.label,
+            event_name(prog, g, s.to)
+        );
     }
     out
 }
@@ -293,7 +337,11 @@ pub fn explain_text(
                 prev.c_name(),
                 f.order.c_name()
             ),
-            _ => format!("insert a {} fence", f.order.c_name()),
+            _ => {
+                let o = f.order.c_name();
+                let article = if o.starts_with('a') { "an" } else { "a" };
+                format!("insert {article} {o} fence")
+            }
         };
         let _ = writeln!(out, "\n  {file}:{}:{}: {action}", p.line, p.column);
         let _ = writeln!(out, "       | {}", source_line(src, p.line, 90));

@@ -3,12 +3,13 @@
 //!
 //! A fence `f` of a solution is needed by the requirements in `Fence::needed_by`. In such a
 //! requirement's graph, with the whole solution's fences inserted, the bug closes a cycle of
-//! program order and communication (`po ∪ rf ∪ mo ∪ fr`, and for a race the racing pair in both
-//! directions) — the critical cycle the fence cuts. The fence sits on that cycle's program-order
-//! step in its thread: the statements it orders are the nearest access before `f` and the
-//! nearest access after `f` in `f`'s thread such that the cycle returns from the later one to
-//! the earlier one (nearest: smallest total distance in the thread, then the closer earlier
-//! access). The first requirement (in `needed_by` order) and the first fence event (a slot in a
+//! program order and communication (`com = rf ∪ mo ∪ fr`, and for a race the racing pair both
+//! ways) — the critical cycle the fence cuts. The fence sits on the cycle's program-order step
+//! in its thread: the statements it orders are an access `a` before `f` and an access `b` after
+//! `f` in `f`'s thread such that the cycle leaves the thread from `b` by a `com` edge and comes
+//! back into it at `a` by a `com` edge (`a -po-> b -com-> … -com-> a`). Of several such pairs the
+//! nearest one to the fence is chosen (smallest total distance in the thread, then the closer
+//! `a`). The first requirement (in `needed_by` order) and the first fence event (a slot in a
 //! loop is passed several times) that have such a pair decide; without one the reason is the
 //! bug of the first requirement.
 
@@ -48,16 +49,18 @@ pub fn fence_events(g: &ExecutionGraph, site: Site) -> Vec<EventId> {
         .collect()
 }
 
-/// The cycle relation: po ∪ rf ∪ mo ∪ fr, plus the racing pair both ways; returned as its
-/// transitive closure.
-fn cycle_closure(g: &ExecutionGraph, race: Option<(EventId, EventId)>) -> Rel {
+/// The communication edges between threads (rf, mo, fr, and the racing pair both ways), and
+/// the transitive closure of po ∪ com.
+fn relations(g: &ExecutionGraph, race: Option<(EventId, EventId)>) -> (Rel, Rel) {
     let r = Relations::compute(g);
-    let mut rel = r.po.union(&r.rf).union(&r.mo).union(&r.fr);
+    let mut com = r.rf.union(&r.mo).union(&r.fr);
     if let Some((x, y)) = race {
-        rel.add(x, y);
-        rel.add(y, x);
+        com.add(x, y);
+        com.add(y, x);
     }
-    rel.plus()
+    let closure = r.po.union(&com).plus();
+    let th = |e: EventId| g.events[e].thread;
+    (com.filter(|a, b| th(a) != th(b)), closure)
 }
 
 /// The pair of accesses (event ids of `g`) the fence event `f` orders on a cycle, if any.
@@ -73,14 +76,22 @@ pub fn ordered_pair(
     let evs = &g.threads[t].events;
     let k = evs.iter().position(|&e| e == f)?;
     let access = |e: EventId| g.events[e].is_access() && g.events[e].stmt.is_some();
-    let closure = cycle_closure(g, race);
+    let (com, closure) = relations(g, race);
+    let inv = com.inverse();
+    // The cycle leaves the thread at `b` and comes back at `a`.
+    let returns = |a: EventId, b: EventId| {
+        com.succs(b).any(|c| {
+            inv.succs(a)
+                .any(|c2| c == c2 || closure.has(c, c2))
+        })
+    };
     let mut best: Option<(usize, usize, EventId, EventId)> = None;
     for (i, &a) in evs[..k].iter().enumerate() {
         if !access(a) {
             continue;
         }
         for (j, &b) in evs.iter().enumerate().skip(k + 1) {
-            if !access(b) || !closure.has(b, a) {
+            if !access(b) || !returns(a, b) {
                 continue;
             }
             let key = (j - i, k - i, a, b);
