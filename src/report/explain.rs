@@ -294,11 +294,12 @@ fn violation_text(v: Violation) -> &'static str {
     }
 }
 
-/// Requirements shown per fence before the rest are only counted.
+/// Distinct cycles shown per fence before the rest are only counted.
 const MAX_CYCLES_PER_FENCE: usize = 3;
+/// Requirements looked at per fence (each costs a relation computation).
+const MAX_REQUIREMENTS_PER_FENCE: usize = 24;
 
 /// `fensyn explain` as text, for a program with a fix.
-#[allow(clippy::too_many_arguments)]
 pub fn explain_text(
     file: &str,
     prog: &Program,
@@ -349,9 +350,8 @@ pub fn explain_text(
             Some(Reason::Orders { before, after }) => {
                 let _ = writeln!(
                     out,
-                    "    orders line {} before line {}",
-                    prog.stmt_line(before),
-                    prog.stmt_line(after)
+                    "    {}",
+                    reason::orders_text(prog.stmt_line(before), prog.stmt_line(after))
                 );
             }
             Some(Reason::Bug { stmt }) => {
@@ -359,43 +359,51 @@ pub fn explain_text(
             }
             None => {}
         }
-        for &(ri, v) in f.needed_by.iter().take(MAX_CYCLES_PER_FENCE) {
+        // Distinct cycles, each with the bugs it stands against (requirements often share one).
+        let mut cycles: Vec<((String, String), Vec<String>)> = Vec::new();
+        for &(ri, v) in f.needed_by.iter().take(MAX_REQUIREMENTS_PER_FENCE) {
             let Some(r) = sol.requirements.get(ri) else {
                 continue;
             };
             let (g, map) = reason::fenced_graph(r, sol);
             let race = r.bug.race.map(|(x, y)| (map[x], map[y]));
-            let bug_line = prog.stmt_line(r.bug.stmt);
-            match violated_cycle(&g, model, Some(v), race) {
-                Some((kind, steps)) => {
-                    let _ = writeln!(
-                        out,
-                        "    closes a {} against the {} at line {bug_line}:\n      {}",
-                        violation_text(kind),
-                        r.bug.kind.as_str(),
-                        cycle_text(prog, &g, &steps)
-                    );
+            let bug = format!("the {} at line {}", r.bug.kind.as_str(), prog.stmt_line(r.bug.stmt));
+            let text = match violated_cycle(&g, model, Some(v), race) {
+                Some((kind, steps)) => (
+                    format!(
+                        "{} a {}",
+                        if kind == Violation::RaceOrdered {
+                            "creates"
+                        } else {
+                            "closes"
+                        },
+                        violation_text(kind)
+                    ),
+                    format!(":\n      {}", cycle_text(prog, &g, &steps)),
+                ),
+                None => (
+                    format!("forbids the execution ({})", v.as_str()),
+                    String::new(),
+                ),
+            };
+            match cycles.iter_mut().find(|(t, _)| *t == text) {
+                Some((_, bugs)) => {
+                    if !bugs.contains(&bug) {
+                        bugs.push(bug)
+                    }
                 }
-                None => {
-                    let _ = writeln!(
-                        out,
-                        "    forbids the execution of the {} at line {bug_line} ({})",
-                        r.bug.kind.as_str(),
-                        v.as_str()
-                    );
-                }
+                None => cycles.push((text, vec![bug])),
             }
         }
-        if f.needed_by.len() > MAX_CYCLES_PER_FENCE {
+        for ((head, rest), bugs) in cycles.iter().take(MAX_CYCLES_PER_FENCE) {
+            let _ = writeln!(out, "    {head} against {}{rest}", bugs.join(", "));
+        }
+        if cycles.len() > MAX_CYCLES_PER_FENCE {
             let _ = writeln!(
                 out,
-                "    and {} more buggy execution{}",
-                f.needed_by.len() - MAX_CYCLES_PER_FENCE,
-                if f.needed_by.len() - MAX_CYCLES_PER_FENCE == 1 {
-                    ""
-                } else {
-                    "s"
-                }
+                "    and {} more cycle{}",
+                cycles.len() - MAX_CYCLES_PER_FENCE,
+                if cycles.len() - MAX_CYCLES_PER_FENCE == 1 { "" } else { "s" }
             );
         }
     }
@@ -434,7 +442,7 @@ pub fn explain_dot(prog: &Program, g0: &ExecutionGraph, sol: Option<&Solution>, 
     if let Some((v, _)) = &cycle {
         let _ = writeln!(
             out,
-            "  label=\"bold red: the {} the fix closes\";\n  labelloc=b;",
+            "  label=\"bold red: the {} the fix's fences make\";\n  labelloc=b;",
             violation_text(*v)
         );
     }

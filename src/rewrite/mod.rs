@@ -365,14 +365,17 @@ pub fn rewrite(
         // Comments hold no newline, so the plain edits already say where every line ends up.
         let line = |stmt: crate::ir::StmtId| {
             let span = prog.stmts[stmt].span;
-            shifted_line(src, &edits, span.start, span.line)
+            let (at, line) = root
+                .and_then(|r| do_condition(r, span))
+                .unwrap_or((span.start, span.line));
+            shifted_line(src, &edits, at, line)
         };
         let notes: Vec<Option<String>> = fences
             .iter()
             .map(|f| {
                 let why = match f.reason {
                     Some(Reason::Orders { before, after }) => {
-                        format!("orders line {} before line {}", line(before), line(after))
+                        reason::orders_text(line(before), line(after))
                     }
                     Some(Reason::Bug { stmt }) => format!("needed for line {}", line(stmt)),
                     None => String::new(),
@@ -403,6 +406,17 @@ pub fn rewrite(
         positions,
         edits,
     })
+}
+
+/// For a `do … while (c);` statement (whose accesses in `c` the IR attributes to the whole
+/// statement), the byte offset and 1-based line of `c`: a comment names that line.
+fn do_condition(root: tree_sitter::Node, span: Span) -> Option<(usize, usize)> {
+    let mut n = root.descendant_for_byte_range(span.start, span.end)?;
+    while n.kind() != "do_statement" {
+        n = n.parent().filter(|p| p.start_byte() == span.start)?;
+    }
+    let c = n.child_by_field_name("condition")?;
+    Some((c.start_byte(), c.start_position().row + 1))
 }
 
 /// The 1-based line of the first ERROR or MISSING node, if any.
@@ -640,6 +654,42 @@ mod tests {
             "std::atomic_thread_fence(std::memory_order_release);"
         );
         assert_eq!(fence_text_in(Lang::C, Release), fence_text(Release));
+    }
+
+    #[test]
+    fn parse_errors_and_line_shifts() {
+        let t = parse_tree("int x = 1;\nint y = ;\n", Lang::C).unwrap();
+        assert_eq!(first_error_line(t.root_node()), Some(2));
+        let t = parse_tree("int x = 1;\n", Lang::C).unwrap();
+        assert_eq!(first_error_line(t.root_node()), None);
+        let src = "a\nb\nc\n";
+        let edits = [
+            Edit {
+                start: 2,
+                end: 2,
+                text: "X\n".into(),
+            },
+            Edit {
+                start: 4,
+                end: 5,
+                text: "c2".into(),
+            },
+        ];
+        assert_eq!(shifted_line(src, &edits, 0, 1), 1);
+        assert_eq!(shifted_line(src, &edits, 2, 2), 3);
+        assert_eq!(shifted_line(src, &edits, 4, 3), 4);
+        let src = "void f() {\n    do {\n        x = 1;\n    } while (y);\n}\n";
+        let t = parse_tree(src, Lang::C).unwrap();
+        let at = src.find("do").unwrap();
+        let span = Span {
+            start: at,
+            end: src.find("}\n}").unwrap() + 1,
+            line: 2,
+            column: 5,
+        };
+        let end = src.find("(y);").unwrap() + 4;
+        let span = Span { end, ..span };
+        assert_eq!(do_condition(t.root_node(), span), Some((src.find("(y)").unwrap(), 4)));
     }
 
     #[test]

@@ -28,6 +28,16 @@ pub enum Reason {
     Bug { stmt: StmtId },
 }
 
+/// `orders line A before line B`; when B does not come after A in the file, the fence orders A
+/// before B of a later pass through the code (a loop's next iteration, a function's next call).
+pub fn orders_text(a: usize, b: usize) -> String {
+    if b > a {
+        format!("orders line {a} before line {b}")
+    } else {
+        format!("orders line {a} before line {b} of a later pass")
+    }
+}
+
 /// `r`'s graph with the fences of `sol` inserted, and the map from old to new event ids.
 pub fn fenced_graph(r: &Requirement, sol: &Solution) -> (ExecutionGraph, Vec<EventId>) {
     let a = &sol.assignment;
