@@ -69,7 +69,10 @@ fn explains_a_strong_cycle() {
     );
     // The psc cycle is spelled through the accesses: each fence, its read, the other thread's
     // write by fr.
-    assert!(text.contains("-po-> T1:12 Rrlx y = 0\n        -fr-> T2:17 Wrlx y = 1"), "{text}");
+    assert!(
+        text.contains("-po-> T1:12 Rrlx y = 0\n        -fr-> T2:17 Wrlx y = 1"),
+        "{text}"
+    );
     assert!(text.contains("orders line 11 before line 12"), "{text}");
 }
 
@@ -78,7 +81,10 @@ fn explains_a_strengthened_fence_and_cpp() {
     let out = fensyn(&["explain", "fixtures/litmus/sb_fence_rel.c"]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
-    assert!(text.contains("strengthen the fence release -> seq_cst"), "{text}");
+    assert!(
+        text.contains("strengthen the fence release -> seq_cst"),
+        "{text}"
+    );
     assert!(text.contains("T1:12 Fsc"), "{text}");
     let out = fensyn(&["explain", "fixtures/cpp/mp.cpp"]);
     assert_eq!(out.status.code(), Some(1));
@@ -105,8 +111,14 @@ fn clean_unfixable_and_refused_forms() {
     let out = fensyn(&["explain", "fixtures/litmus/race_final.c"]);
     assert_eq!(out.status.code(), Some(2));
     let text = stdout(&out);
-    assert!(text.contains("not fixable with fences: the execution stays consistent"), "{text}");
-    assert!(text.contains("the execution no fence set can forbid:"), "{text}");
+    assert!(
+        text.contains("not fixable with fences: the execution stays consistent"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the execution no fence set can forbid:"),
+        "{text}"
+    );
 
     let out = fensyn(&["explain", "fixtures/litmus/mp.c", "--format", "json"]);
     assert_eq!(out.status.code(), Some(3));
@@ -124,7 +136,12 @@ fn clean_unfixable_and_refused_forms() {
 fn dot_draws_the_fences_and_the_cycle() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("mp.dot");
-    let out = fensyn(&["explain", "fixtures/litmus/mp.c", "--dot", path.to_str().unwrap()]);
+    let out = fensyn(&[
+        "explain",
+        "fixtures/litmus/mp.c",
+        "--dot",
+        path.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let dot = std::fs::read_to_string(&path).unwrap();
     assert!(dot.starts_with("digraph execution {"), "{dot}");
@@ -152,21 +169,40 @@ fn dot_draws_the_fences_and_the_cycle() {
 fn every_dot_output_is_valid_graphviz() {
     let mut graphs = Vec::new();
     for (args, code) in [
-        (vec!["explain", "fixtures/litmus/sb.c", "--format", "dot"], 1),
-        (vec!["explain", "fixtures/litmus/iriw.c", "--format", "dot"], 1),
-        (vec!["explain", "fixtures/data/array_mp.c", "--format", "dot"], 1),
+        (
+            vec!["explain", "fixtures/litmus/sb.c", "--format", "dot"],
+            1,
+        ),
+        (
+            vec!["explain", "fixtures/litmus/iriw.c", "--format", "dot"],
+            1,
+        ),
+        (
+            vec!["explain", "fixtures/data/array_mp.c", "--format", "dot"],
+            1,
+        ),
         (vec!["explain", "fixtures/cpp/sb.cpp", "--format", "dot"], 1),
-        (vec!["explain", "fixtures/litmus/race_final.c", "--format", "dot"], 2),
+        (
+            vec!["explain", "fixtures/litmus/race_final.c", "--format", "dot"],
+            2,
+        ),
         (vec!["check", "fixtures/litmus/mp.c", "--format", "dot"], 1),
     ] {
         let out = fensyn(&args);
         assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
         let dot = stdout(&out);
-        assert!(dot.starts_with("digraph execution {") && dot.ends_with("}\n"), "{dot}");
+        assert!(
+            dot.starts_with("digraph execution {") && dot.ends_with("}\n"),
+            "{dot}"
+        );
         graphs.push((args, dot));
     }
     // A strong cycle is drawn through the accesses too.
-    assert!(graphs[0].1.contains("[label=\"fr\", color=red"), "{}", graphs[0].1);
+    assert!(
+        graphs[0].1.contains("[label=\"fr\", color=red"),
+        "{}",
+        graphs[0].1
+    );
     for (args, dot) in graphs {
         match dot_accepts(&dot) {
             None => return,

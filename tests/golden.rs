@@ -116,9 +116,15 @@ fn golden_diffs_show_what_they_are_about() {
 
     let d = diff("missing_include.diff");
     assert_eq!(added(&d)[0], "#include <stdatomic.h>\n", "{d}");
-    assert!(d.contains("\n #include <pthread.h>\n+#include <stdatomic.h>\n"), "{d}");
+    assert!(
+        d.contains("\n #include <pthread.h>\n+#include <stdatomic.h>\n"),
+        "{d}"
+    );
     let d = diff("missing_include_cpp.diff");
-    assert!(d.contains("\n #include <thread>\n+#include <atomic>\n"), "{d}");
+    assert!(
+        d.contains("\n #include <thread>\n+#include <atomic>\n"),
+        "{d}"
+    );
     // A file that includes the header gets no second one.
     for name in ["tabs.diff", "using_std.diff", "strengthen.diff"] {
         assert!(!diff(name).contains("+#include"), "{name}");
@@ -128,7 +134,9 @@ fn golden_diffs_show_what_they_are_about() {
     assert!(!fences(&d).is_empty());
     for l in fences(&d) {
         assert!(
-            l.trim_start().starts_with("atomic_thread_fence(memory_order_") && !l.contains("std::"),
+            l.trim_start()
+                .starts_with("atomic_thread_fence(memory_order_")
+                && !l.contains("std::"),
             "{l:?}"
         );
     }
@@ -148,11 +156,15 @@ fn golden_diffs_show_what_they_are_about() {
     assert!(d.contains("/* fensyn: was release; orders line 18 before line 19 */ b = atomic_load_explicit(&x, memory_order_relaxed);\n"), "{d}");
     let d = diff("strengthen_cpp.diff");
     assert!(
-        d.contains("+    std::atomic_thread_fence(std::memory_order::seq_cst); /* fensyn: was release;"),
+        d.contains(
+            "+    std::atomic_thread_fence(std::memory_order::seq_cst); /* fensyn: was release;"
+        ),
         "{d}"
     );
     assert!(
-        d.contains("+    std::atomic_thread_fence(std::memory_order::seq_cst); /* fensyn: orders line"),
+        d.contains(
+            "+    std::atomic_thread_fence(std::memory_order::seq_cst); /* fensyn: orders line"
+        ),
         "{d}"
     );
 
@@ -260,10 +272,7 @@ fn every_expected_diff_applies_with_git_apply_and_patch() {
                     String::from_utf8_lossy(&out.stderr)
                 ));
             } else if read(&dir2.path().join(&file)) != by_git {
-                problems.push(format!(
-                    "{}: patch -p1 and git apply disagree",
-                    rel(d)
-                ));
+                problems.push(format!("{}: patch -p1 and git apply disagree", rel(d)));
             }
         }
     }
@@ -300,7 +309,10 @@ fn no_comments_leaves_the_fences_bare() {
     let out = fensyn(&["fix", "fixtures/litmus/mp.c", "--no-comments"]);
     assert_eq!(out.status.code(), Some(1));
     let without = stdout(&out);
-    assert!(with.contains("/* fensyn: orders line 11 before line 13 */"), "{with}");
+    assert!(
+        with.contains("/* fensyn: orders line 11 before line 13 */"),
+        "{with}"
+    );
     assert!(!without.contains("fensyn:"), "{without}");
     assert!(without.contains("+    atomic_thread_fence(memory_order_release);\n"));
     assert!(without.contains("+    atomic_thread_fence(memory_order_acquire);\n"));

@@ -7,7 +7,9 @@ use common::*;
 
 fn copy(fixture: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let dst = dir.path().join(std::path::Path::new(fixture).file_name().unwrap());
+    let dst = dir
+        .path()
+        .join(std::path::Path::new(fixture).file_name().unwrap());
     std::fs::copy(root().join(fixture), &dst).unwrap();
     (dir, dst)
 }
@@ -54,7 +56,10 @@ fn write_atomically_refuses_read_only_and_changed_files() {
     let edited = format!("{original}// edited by someone else\n");
     std::fs::write(&path, &edited).unwrap();
     let err = fensyn::cli::write_atomically(&path, &original, "new").unwrap_err();
-    assert!(err.to_string().contains("changed since it was read"), "{err}");
+    assert!(
+        err.to_string().contains("changed since it was read"),
+        "{err}"
+    );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
     assert_eq!(entries(dir.path()), 1, "a temporary file was left behind");
 

@@ -146,7 +146,15 @@ pub(super) fn cmd_explain(args: &ExplainArgs, out: Out, err: Out) -> i32 {
                 let _ = write!(
                     out,
                     "{}",
-                    explain::explain_text(&name, &prog, &src, common.model, first, &sol, &positions)
+                    explain::explain_text(
+                        &name,
+                        &prog,
+                        &src,
+                        common.model,
+                        first,
+                        &sol,
+                        &positions
+                    )
                 );
             }
             if let Some(path) = &args.dot {

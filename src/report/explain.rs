@@ -331,6 +331,7 @@ pub fn explain_text(
         sol.inserted,
         sol.strengthened
     );
+    let tree = crate::rewrite::parse_tree(src, prog.lang);
     for (f, p) in sol.fences.iter().zip(positions) {
         let action = match (f.site, f.previous) {
             (Site::Existing(_), Some(prev)) => format!(
@@ -351,7 +352,14 @@ pub fn explain_text(
                 let _ = writeln!(
                     out,
                     "    {}",
-                    reason::orders_text(prog.stmt_line(before), prog.stmt_line(after))
+                    reason::orders_text(
+                        prog,
+                        tree.as_ref().map(|t| (src, t.root_node())),
+                        f.site,
+                        before,
+                        after,
+                        &|st| prog.stmt_line(st)
+                    )
                 );
             }
             Some(Reason::Bug { stmt }) => {
@@ -367,7 +375,11 @@ pub fn explain_text(
             };
             let (g, map) = reason::fenced_graph(r, sol);
             let race = r.bug.race.map(|(x, y)| (map[x], map[y]));
-            let bug = format!("the {} at line {}", r.bug.kind.as_str(), prog.stmt_line(r.bug.stmt));
+            let bug = format!(
+                "the {} at line {}",
+                r.bug.kind.as_str(),
+                prog.stmt_line(r.bug.stmt)
+            );
             let text = match violated_cycle(&g, model, Some(v), race) {
                 Some((kind, steps)) => (
                     format!(
@@ -403,7 +415,11 @@ pub fn explain_text(
                 out,
                 "    and {} more cycle{}",
                 cycles.len() - MAX_CYCLES_PER_FENCE,
-                if cycles.len() - MAX_CYCLES_PER_FENCE == 1 { "" } else { "s" }
+                if cycles.len() - MAX_CYCLES_PER_FENCE == 1 {
+                    ""
+                } else {
+                    "s"
+                }
             );
         }
     }
@@ -416,7 +432,12 @@ fn dot_escape(s: &str) -> String {
 
 /// The first buggy execution `g` as Graphviz DOT: one cluster per thread, po, rf, mo and sw
 /// edges; with a solution, its fences inserted (blue) and the cycle they close in bold red.
-pub fn explain_dot(prog: &Program, g0: &ExecutionGraph, sol: Option<&Solution>, model: Model) -> String {
+pub fn explain_dot(
+    prog: &Program,
+    g0: &ExecutionGraph,
+    sol: Option<&Solution>,
+    model: Model,
+) -> String {
     let (g, map) = match sol {
         Some(s) => {
             let a = &s.assignment;
@@ -456,7 +477,11 @@ pub fn explain_dot(prog: &Program, g0: &ExecutionGraph, sol: Option<&Solution>, 
         let mut attrs = format!("label=\"{}\"", dot_escape(&label).replace("\\\\n", "\\n"));
         if ev.slot.is_some() {
             attrs.push_str(", color=blue, fontcolor=blue, style=dashed");
-        } else if ev.is_fence() && ev.stmt.is_some_and(|st| sol.is_some_and(|s| s.assignment.get(Site::Existing(st)).is_some())) {
+        } else if ev.is_fence()
+            && ev.stmt.is_some_and(|st| {
+                sol.is_some_and(|s| s.assignment.get(Site::Existing(st)).is_some())
+            })
+        {
             attrs.push_str(", color=blue, fontcolor=blue");
         }
         if on_cycle(e) {

@@ -91,7 +91,11 @@ mod tests {
     #[test]
     fn adds_the_header_after_the_last_include() {
         assert_eq!(
-            edit("#include <stdio.h>\n#include <pthread.h>\nint x;\n", Lang::C).unwrap(),
+            edit(
+                "#include <stdio.h>\n#include <pthread.h>\nint x;\n",
+                Lang::C
+            )
+            .unwrap(),
             "#include <stdio.h>\n#include <pthread.h>\n#include <stdatomic.h>\nint x;\n"
         );
         assert_eq!(

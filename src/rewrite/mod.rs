@@ -48,11 +48,19 @@ pub struct Edit {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RewriteError {
-    Overlap { at: usize },
-    OutOfRange { at: usize },
-    NoOrderArgument { line: usize },
+    Overlap {
+        at: usize,
+    },
+    OutOfRange {
+        at: usize,
+    },
+    NoOrderArgument {
+        line: usize,
+    },
     /// The rewritten text no longer parses (tree-sitter reports an error at `line`).
-    Unparsable { line: usize },
+    Unparsable {
+        line: usize,
+    },
 }
 
 impl fmt::Display for RewriteError {
@@ -375,7 +383,8 @@ pub fn rewrite(
             .map(|f| {
                 let why = match f.reason {
                     Some(Reason::Orders { before, after }) => {
-                        reason::orders_text(line(before), line(after))
+                        let tree = root.map(|r| (src, r));
+                        reason::orders_text(prog, tree, f.site, before, after, &line)
                     }
                     Some(Reason::Bug { stmt }) => format!("needed for line {}", line(stmt)),
                     None => String::new(),
@@ -505,11 +514,14 @@ fn build(
                     if src[..end].ends_with(';') {
                         // First in the list: an insertion at the same point (a fence before
                         // the next statement on this line) then comes after the comment.
-                        edits.insert(0, Edit {
-                            start: end,
-                            end,
-                            text: format!(" {c}"),
-                        });
+                        edits.insert(
+                            0,
+                            Edit {
+                                start: end,
+                                end,
+                                text: format!(" {c}"),
+                            },
+                        );
                     }
                 }
             }
@@ -689,7 +701,10 @@ mod tests {
         };
         let end = src.find("(y);").unwrap() + 4;
         let span = Span { end, ..span };
-        assert_eq!(do_condition(t.root_node(), span), Some((src.find("(y)").unwrap(), 4)));
+        assert_eq!(
+            do_condition(t.root_node(), span),
+            Some((src.find("(y)").unwrap(), 4))
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@
 
 use crate::checker::relation::Rel;
 use crate::checker::{EventId, ExecutionGraph, Relations, INIT_THREAD};
-use crate::ir::StmtId;
+use crate::ir::{Program, SlotPlace, StmtId};
 use crate::synth::{Fence, Solution};
 use crate::trace::{Requirement, Site};
 
@@ -28,14 +28,66 @@ pub enum Reason {
     Bug { stmt: StmtId },
 }
 
-/// `orders line A before line B`; when B does not come after A in the file, the fence orders A
-/// before B of a later pass through the code (a loop's next iteration, a function's next call).
-pub fn orders_text(a: usize, b: usize) -> String {
-    if b > a {
-        format!("orders line {a} before line {b}")
-    } else {
-        format!("orders line {a} before line {b} of a later pass")
+/// The function definition around byte `at`: its start and its name.
+fn enclosing_function(src: &str, root: tree_sitter::Node, at: usize) -> Option<(usize, String)> {
+    let mut n = root.descendant_for_byte_range(at, at)?;
+    while n.kind() != "function_definition" {
+        n = n.parent()?;
     }
+    let mut d = n.child_by_field_name("declarator")?;
+    while d.kind() != "function_declarator" {
+        d = d.child_by_field_name("declarator")?;
+    }
+    let name = d.child_by_field_name("declarator")?;
+    Some((n.start_byte(), src[name.byte_range()].to_string()))
+}
+
+/// Where the fence at `site` is written (a byte offset of the original file).
+fn site_offset(prog: &Program, site: Site) -> Option<usize> {
+    match site {
+        Site::Slot(s) => match &prog.slots.get(s)?.place {
+            SlotPlace::Before { stmt } => Some(prog.stmts[*stmt].span.start),
+            SlotPlace::BlockEnd { close, .. } => Some(close.start),
+        },
+        Site::Existing(st) => Some(prog.stmts.get(st)?.span.start),
+    }
+}
+
+/// `orders line A before line B`, each line given by `line`. With the file's tree: a statement
+/// outside the function definition that holds the fence (in a helper fensyn inlined) is
+/// followed by `(in NAME)`; when both are in one function and B does not come after A, the
+/// fence orders A before B of a later pass through the code (a loop's next iteration, the
+/// function's next call).
+pub fn orders_text(
+    prog: &Program,
+    tree: Option<(&str, tree_sitter::Node)>,
+    site: Site,
+    before: StmtId,
+    after: StmtId,
+    line: &dyn Fn(StmtId) -> usize,
+) -> String {
+    let func = |at: Option<usize>| -> Option<(usize, String)> {
+        let (src, root) = tree?;
+        enclosing_function(src, root, at?)
+    };
+    let home = func(site_offset(prog, site));
+    let fb = func(Some(prog.stmts[before].span.start));
+    let fa = func(Some(prog.stmts[after].span.start));
+    let place = |f: &Option<(usize, String)>| match (f, &home) {
+        (Some((start, name)), Some((h, _))) if start != h => format!(" (in {name})"),
+        _ => String::new(),
+    };
+    let (a, b) = (line(before), line(after));
+    let later = if fa == fb && b <= a {
+        " of a later pass"
+    } else {
+        ""
+    };
+    format!(
+        "orders line {a}{} before line {b}{}{later}",
+        place(&fb),
+        place(&fa)
+    )
 }
 
 /// `r`'s graph with the fences of `sol` inserted, and the map from old to new event ids.
@@ -90,10 +142,8 @@ pub fn ordered_pair(
     let inv = com.inverse();
     // The cycle leaves the thread at `b` and comes back at `a`.
     let returns = |a: EventId, b: EventId| {
-        com.succs(b).any(|c| {
-            inv.succs(a)
-                .any(|c2| c == c2 || closure.has(c, c2))
-        })
+        com.succs(b)
+            .any(|c| inv.succs(a).any(|c2| c == c2 || closure.has(c, c2)))
     };
     let mut best: Option<(usize, usize, EventId, EventId)> = None;
     for (i, &a) in evs[..k].iter().enumerate() {

@@ -78,8 +78,7 @@ impl Spelling {
                     }
                 }
                 "qualified_identifier" | "identifier"
-                    if n
-                        .parent()
+                    if n.parent()
                         .is_none_or(|p| p.kind() != "qualified_identifier") =>
                 {
                     if let Some(style) = order_style(&text()) {
@@ -171,9 +170,15 @@ mod tests {
 
     #[test]
     fn order_names_are_recognised() {
-        assert_eq!(order_style("std::memory_order_acquire"), Some((true, false)));
+        assert_eq!(
+            order_style("std::memory_order_acquire"),
+            Some((true, false))
+        );
         assert_eq!(order_style("memory_order::seq_cst"), Some((false, true)));
-        assert_eq!(order_style("std::memory_order::relaxed"), Some((true, true)));
+        assert_eq!(
+            order_style("std::memory_order::relaxed"),
+            Some((true, true))
+        );
         assert_eq!(order_style("memory_order_relaxed"), Some((false, false)));
         assert_eq!(order_style("memory_order"), None);
         assert_eq!(order_style("std::memory_order_bogus"), None);
@@ -183,9 +188,13 @@ mod tests {
     fn cpp_spelling_follows_the_file() {
         let plain = "#include <atomic>\nstd::atomic<int> x;\nint main() { return 0; }\n";
         assert_eq!(detect(plain), Spelling::CPP_QUALIFIED);
-        let using = "#include <atomic>\nusing namespace std;\natomic<int> x;\nint main() { return 0; }\n";
+        let using =
+            "#include <atomic>\nusing namespace std;\natomic<int> x;\nint main() { return 0; }\n";
         let s = detect(using);
-        assert_eq!(s.fence(MemOrder::Release), "atomic_thread_fence(memory_order_release);");
+        assert_eq!(
+            s.fence(MemOrder::Release),
+            "atomic_thread_fence(memory_order_release);"
+        );
         let scoped = "using namespace std;\nstd::atomic<int> x;\nvoid f() { x.store(1, std::memory_order::relaxed); x.load(memory_order_relaxed); x.load(std::memory_order::acquire); }\n";
         let s = detect(scoped);
         assert_eq!(
