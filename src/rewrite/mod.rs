@@ -695,12 +695,10 @@ mod tests {
         let at = src.find("do").unwrap();
         let span = Span {
             start: at,
-            end: src.find("}\n}").unwrap() + 1,
+            end: src.find("(y);").unwrap() + 4,
             line: 2,
             column: 5,
         };
-        let end = src.find("(y);").unwrap() + 4;
-        let span = Span { end, ..span };
         assert_eq!(
             do_condition(t.root_node(), span),
             Some((src.find("(y)").unwrap(), 4))

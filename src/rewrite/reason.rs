@@ -125,11 +125,13 @@ fn relations(g: &ExecutionGraph, race: Option<(EventId, EventId)>) -> (Rel, Rel)
     (com.filter(|a, b| th(a) != th(b)), closure)
 }
 
-/// The pair of accesses (event ids of `g`) the fence event `f` orders on a cycle, if any.
-pub fn ordered_pair(
+/// The pair of accesses (event ids of `g`) the fence event `f` orders on a cycle, if any;
+/// `com` and `closure` come from [`relations`].
+fn ordered_pair(
     g: &ExecutionGraph,
     f: EventId,
-    race: Option<(EventId, EventId)>,
+    com: &Rel,
+    closure: &Rel,
 ) -> Option<(EventId, EventId)> {
     let t = g.events[f].thread;
     if t == INIT_THREAD {
@@ -138,7 +140,6 @@ pub fn ordered_pair(
     let evs = &g.threads[t].events;
     let k = evs.iter().position(|&e| e == f)?;
     let access = |e: EventId| g.events[e].is_access() && g.events[e].stmt.is_some();
-    let (com, closure) = relations(g, race);
     let inv = com.inverse();
     // The cycle leaves the thread at `b` and comes back at `a`.
     let returns = |a: EventId, b: EventId| {
@@ -171,8 +172,13 @@ pub fn reason(sol: &Solution, f: &Fence) -> Option<Reason> {
         };
         let (g, map) = fenced_graph(r, sol);
         let race = r.bug.race.map(|(x, y)| (map[x], map[y]));
-        for fe in fence_events(&g, f.site) {
-            if let Some((a, b)) = ordered_pair(&g, fe, race) {
+        let events = fence_events(&g, f.site);
+        if events.is_empty() {
+            continue;
+        }
+        let (com, closure) = relations(&g, race);
+        for fe in events {
+            if let Some((a, b)) = ordered_pair(&g, fe, &com, &closure) {
                 if let (Some(before), Some(after)) = (g.events[a].stmt, g.events[b].stmt) {
                     return Some(Reason::Orders { before, after });
                 }

@@ -70,12 +70,11 @@ impl Spelling {
             seen += 1;
             let text = || compact(&src[n.byte_range()]);
             match n.kind() {
-                "using_declaration" => {
+                "using_declaration"
                     if text() == "usingnamespacestd;"
-                        && n.parent().is_some_and(|p| p.kind() == "translation_unit")
-                    {
-                        using_std = true;
-                    }
+                        && n.parent().is_some_and(|p| p.kind() == "translation_unit") =>
+                {
+                    using_std = true;
                 }
                 "qualified_identifier" | "identifier"
                     if n.parent()
