@@ -11,6 +11,8 @@
 //! | 3    | input error        | input error                                  |
 //! | 4    | incomplete         | incomplete (a limit was hit)                 |
 //! | 5    | internal error     | internal error (a fix failed its re-check)   |
+//!
+//! `explain` uses `check`'s codes 0, 1, 3, 4 and `fix`'s 2 (see `cli/explain.rs`).
 
 use crate::checker::{self, CheckOptions, Limits, Model};
 use crate::frontend;
@@ -52,7 +54,7 @@ pub struct Cli {
 pub enum Format {
     Text,
     Json,
-    /// The first buggy execution as a Graphviz graph (`check` only).
+    /// The first buggy execution as a Graphviz graph (`check` and `explain`).
     Dot,
 }
 
