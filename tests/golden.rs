@@ -168,6 +168,27 @@ fn golden_diffs_show_what_they_are_about() {
         "{d}"
     );
 
+    // Comments in fixture snapshots (compared with the real output by tests/fixtures.rs): a
+    // line in an inlined helper names it, a loop or second call is "a later pass", and a
+    // do-while's condition is named by its own line.
+    let snap = |f: &str| read(&root().join("fixtures").join(f));
+    let d = snap("algorithms/rwlock_relaxed.fixed.diff");
+    assert!(
+        d.contains("/* fensyn: orders line 40 before line 22 (in write_unlock) */"),
+        "{d}"
+    );
+    let d = snap("cpp/chase_lev_relaxed.fixed.diff");
+    assert!(
+        d.contains("/* fensyn: orders line 51 before line 46 of a later pass */"),
+        "{d}"
+    );
+    let d = snap("algorithms/treiber_relaxed.fixed.diff");
+    assert!(
+        d.contains("/* fensyn: orders line 22 before line 24 */"),
+        "{d}"
+    );
+    assert!(d.contains("\n     } while (!atomic_compare_exchange_weak_explicit(&top, &old, n, memory_order_relaxed,\n"), "{d}");
+
     for name in ["unbraced.diff", "unbraced_else.diff"] {
         let d = diff(name);
         let wrapped: Vec<&str> = added(&d)
