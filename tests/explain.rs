@@ -46,8 +46,8 @@ fn explains_message_passing() {
         "T2 (reader)",
         "Rrlx data = 0 ← init",
         "the fix adds 2 fences (2 inserted, 0 strengthened):",
-        "fixtures/litmus/mp.c:12:5: insert a release fence",
-        "fixtures/litmus/mp.c:18:5: insert an acquire fence",
+        "fixtures/litmus/mp.c:12:5: insert a release fence before\n       | atomic_store_explicit(&flag, 1, memory_order_relaxed);\n",
+        "fixtures/litmus/mp.c:18:5: insert an acquire fence before",
         "orders line 11 before line 12",
         "orders line 17 before line 18",
         "closes a weak cycle (coherence",
@@ -107,6 +107,11 @@ fn clean_unfixable_and_refused_forms() {
     let out = fensyn(&["explain", "fixtures/litmus/mp_relacq.c"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(stdout(&out).contains("no bugs in 3 executions under rc11; nothing to explain"));
+
+    let out = fensyn(&["explain", "fixtures/litmus/mp_relacq.c", "--format", "dot"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "");
+    assert!(stderr(&out).contains("nothing to explain"));
 
     let out = fensyn(&["explain", "fixtures/litmus/race_final.c"]);
     assert_eq!(out.status.code(), Some(2));

@@ -89,11 +89,16 @@ pub(super) fn cmd_explain(args: &ExplainArgs, out: Out, err: Out) -> i32 {
             );
             return EXIT_INCOMPLETE;
         }
-        let _ = writeln!(
-            out,
+        let msg = format!(
             "{name}: no bugs in {} executions under {}; nothing to explain",
             stats.executions, common.model
         );
+        // With --format dot, standard output is for DOT only.
+        let _ = if common.format == Format::Dot {
+            writeln!(err, "{msg}")
+        } else {
+            writeln!(out, "{msg}")
+        };
         return EXIT_OK;
     };
     let opts = synth::SynthOptions {

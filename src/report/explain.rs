@@ -342,7 +342,7 @@ pub fn explain_text(
             _ => {
                 let o = f.order.c_name();
                 let article = if o.starts_with('a') { "an" } else { "a" };
-                format!("insert {article} {o} fence")
+                format!("insert {article} {o} fence before")
             }
         };
         let _ = writeln!(out, "\n  {file}:{}:{}: {action}", p.line, p.column);
