@@ -4,7 +4,8 @@
 //! * `fix --format json`: status, fence orders (as a sorted multiset), counts, weight, that the
 //!   fix was re-checked clean, and exit code;
 //! * the text diff of `fix` against the snapshot `NAME.fixed.diff` (regenerate with
-//!   `UPDATE_SNAPSHOTS=1 cargo test --test fixtures`).
+//!   `UPDATE_SNAPSHOTS=1` or `FENSYN_BLESS=1 cargo test --test fixtures`; `tests/golden.rs`
+//!   applies every snapshot with `git apply` and `patch -p1`).
 //!
 //! Expected values come from published litmus results and hand derivations, not from fensyn.
 
@@ -145,7 +146,9 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
         let out = run(with(vec!["fix"]), &name);
         let diff = stdout(&out);
         let snap = c.with_extension("fixed.diff");
-        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        if std::env::var_os("UPDATE_SNAPSHOTS").is_some()
+            || std::env::var_os("FENSYN_BLESS").is_some()
+        {
             std::fs::write(&snap, &diff).unwrap();
         } else {
             match std::fs::read_to_string(&snap) {

@@ -11,6 +11,8 @@
 //! | 3    | input error        | input error                                  |
 //! | 4    | incomplete         | incomplete (a limit was hit)                 |
 //! | 5    | internal error     | internal error (a fix failed its re-check)   |
+//!
+//! `explain` uses `check`'s codes 0, 1, 3, 4 and `fix`'s 2 (see `cli/explain.rs`).
 
 mod clock;
 mod robust;
@@ -26,6 +28,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+mod explain;
 
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_BUG: i32 = 1;
@@ -53,7 +57,7 @@ pub struct Cli {
 pub enum Format {
     Text,
     Json,
-    /// The first buggy execution as a Graphviz graph (`check` only).
+    /// The first buggy execution as a Graphviz graph (`check` and `explain`).
     Dot,
 }
 
@@ -152,6 +156,10 @@ pub enum Command {
         /// run to run, so they are left out unless asked for).
         #[arg(long)]
         timings: bool,
+        /// Write inserted fences without the `/* fensyn: orders line A before line B */`
+        /// comment.
+        #[arg(long)]
+        no_comments: bool,
     },
     /// Robustness against SC: is every execution under --model sequentially consistent? If
     /// not, show the smallest execution that is not.
@@ -159,6 +167,8 @@ pub enum Command {
         #[command(flatten)]
         common: CommonArgs,
     },
+    /// Show the first buggy execution, the fences a fix adds and the cycle each one closes.
+    Explain(explain::ExplainArgs),
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -180,6 +190,7 @@ pub fn run(cli: Cli) -> i32 {
             optimal_timeout,
             goal,
             timings,
+            no_comments,
         } => cmd_fix(
             &common,
             FixOptions {
@@ -196,11 +207,13 @@ pub fn run(cli: Cli) -> i32 {
                         0.0
                     },
                 ),
+                comments: !no_comments,
             },
             &mut stdout,
             &mut stderr,
         ),
         Command::Robust { common } => robust::cmd_robust(&common, &mut stdout, &mut stderr),
+        Command::Explain(args) => explain::cmd_explain(&args, &mut stdout, &mut stderr),
     };
     let _ = stdout.flush();
     code
@@ -432,6 +445,8 @@ struct FixOptions {
     prove: bool,
     timings: bool,
     optimal_limit: Duration,
+    /// Comment each fence (`fix --no-comments` turns it off).
+    comments: bool,
 }
 
 /// Checks, synthesises, rewrites and re-checks one program. Pure apart from the clock.
@@ -530,6 +545,19 @@ pub fn repair_with(
     lim: Limits,
     opts: &synth::SynthOptions,
 ) -> Repair {
+    repair_commented(name, src, prog, model, lim, opts, true)
+}
+
+/// [`repair_with`], with or without the comment next to each fence.
+pub fn repair_commented(
+    name: &str,
+    src: &str,
+    prog: &Program,
+    model: Model,
+    lim: Limits,
+    opts: &synth::SynthOptions,
+    comments: bool,
+) -> Repair {
     let started = clock::cpu_seconds();
     let res = checker::check(
         prog,
@@ -568,15 +596,11 @@ pub fn repair_with(
         }
     };
     let synthesised = clock::cpu_seconds();
-    let chosen: Vec<_> = solution.fences.iter().map(|f| (f.site, f.order)).collect();
-    let (edits, positions) = match rewrite::fence_edits(src, prog, &chosen) {
-        Ok(x) => x,
-        Err(e) => return Repair::Internal(format!("cannot place the fences: {e}")),
-    };
-    let fixed_source = match rewrite::apply(src, &edits) {
-        Ok(s) => s,
-        Err(e) => return Repair::Internal(format!("cannot apply the edits: {e}")),
-    };
+    let (fixed_source, positions) =
+        match rewrite::rewrite(src, prog, &rewrite::plan(&solution), comments) {
+            Ok(r) => (r.text, r.positions),
+            Err(e) => return Repair::Internal(format!("cannot write the fences: {e}")),
+        };
     let fixed_prog = match frontend::parse(name, &fixed_source, prog.lang) {
         Ok(p) => p,
         Err(d) => return Repair::Internal(format!("the fixed program does not parse: {d}")),
@@ -630,6 +654,7 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         prove,
         timings: want_timings,
         optimal_limit,
+        comments,
     } = opts;
     let started = clock::cpu_seconds();
     let (src, prog) = match load(&common.file, common.lang, err) {
@@ -670,7 +695,15 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         goal,
         ..limits(common)
     };
-    let repair = repair_with(&name, &src, &prog, common.model, fix_limits(), &synth_opts);
+    let repair = repair_commented(
+        &name,
+        &src,
+        &prog,
+        common.model,
+        fix_limits(),
+        &synth_opts,
+        comments,
+    );
     clear_progress();
     let code = match repair {
         Repair::Clean { executions } => {
@@ -905,7 +938,14 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
 
 /// Replaces `path` with `new` through a temporary file in the same directory, keeping its
 /// permissions. Refuses when the file no longer holds `old` (it changed since it was read).
+/// Refuses a read-only file: `--write` never replaces what its owner protected.
 pub fn write_atomically(path: &Path, old: &str, new: &str) -> std::io::Result<()> {
+    if std::fs::metadata(path)?.permissions().readonly() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "the file is read-only",
+        ));
+    }
     let current = std::fs::read(path)?;
     if current != old.as_bytes() {
         return Err(std::io::Error::other(

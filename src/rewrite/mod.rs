@@ -14,16 +14,27 @@
 //! * a fence next to the unbraced body of an `if`/`else`/loop is written inside new braces
 //!   together with that statement ([`fence_edits`]).
 //!
-//! Fences are spelled in the program's language ([`Program::lang`]): C's
-//! `atomic_thread_fence(memory_order_X);` or C++'s
-//! `std::atomic_thread_fence(std::memory_order_X);`.
+//! Fences are spelled like the file spells them ([`Spelling`]: C's
+//! `atomic_thread_fence(memory_order_X);`; in C++ the qualification and order spelling the
+//! file already uses, or what its `using namespace std;` allows). A fix that inserts a fence into
+//! a file that does not include `<stdatomic.h>` (C) / `<atomic>` (C++) also adds that include
+//! ([`include`]). Each fence can carry a comment naming the two statements it orders
+//! ([`reason`]; line numbers of the fixed file).
 //!
 //! Line endings follow the file (LF or CRLF). Edits are sorted and must not overlap; applying
 //! them is a single pass.
 //!
 //! **Architecture invariant:** `rewrite` is the only stage that produces source text.
 
+pub mod include;
+pub mod reason;
+pub mod spelling;
+
+pub use reason::Reason;
+pub use spelling::Spelling;
+
 use crate::ir::{Lang, MemOrder, Program, SlotPlace, Span};
+use crate::synth::Solution;
 use crate::trace::Site;
 use std::fmt;
 
@@ -37,9 +48,19 @@ pub struct Edit {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RewriteError {
-    Overlap { at: usize },
-    OutOfRange { at: usize },
-    NoOrderArgument { line: usize },
+    Overlap {
+        at: usize,
+    },
+    OutOfRange {
+        at: usize,
+    },
+    NoOrderArgument {
+        line: usize,
+    },
+    /// The rewritten text no longer parses (tree-sitter reports an error at `line`).
+    Unparsable {
+        line: usize,
+    },
 }
 
 impl fmt::Display for RewriteError {
@@ -53,6 +74,10 @@ impl fmt::Display for RewriteError {
                     "the fence on line {line} has no memory-order argument to edit"
                 )
             }
+            RewriteError::Unparsable { line } => write!(
+                f,
+                "the rewritten file does not parse any more (near line {line})"
+            ),
         }
     }
 }
@@ -71,15 +96,21 @@ pub fn fence_text(order: MemOrder) -> String {
     format!("atomic_thread_fence(memory_order_{});", order.c_name())
 }
 
-/// The spelling of a fence statement in `lang`.
+/// The default spelling of a fence statement in `lang` (for a file that says nothing about
+/// its own; see [`Spelling::detect`]).
 pub fn fence_text_in(lang: Lang, order: MemOrder) -> String {
-    match lang {
-        Lang::C => fence_text(order),
-        Lang::Cpp => format!(
-            "std::atomic_thread_fence(std::memory_order_{});",
-            order.c_name()
-        ),
-    }
+    Spelling::default_for(lang).fence(order)
+}
+
+/// Parses `src` with the grammar of `lang`.
+pub(crate) fn parse_tree(src: &str, lang: Lang) -> Option<tree_sitter::Tree> {
+    let mut parser = tree_sitter::Parser::new();
+    let language: tree_sitter::Language = match lang {
+        Lang::C => tree_sitter_c::LANGUAGE.into(),
+        Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+    };
+    parser.set_language(&language).ok()?;
+    parser.parse(src, None)
 }
 
 /// The memory-order argument `order` spelled like the argument `old` it replaces:
@@ -137,14 +168,22 @@ fn indent_unit(src: &str) -> String {
     " ".repeat(best.unwrap_or(4))
 }
 
-/// The edit inserting or strengthening one fence, and where it lands in the original file.
+/// The edit inserting or strengthening one fence, and where it lands in the original file. An
+/// inserted fence is spelled as `spelling` says and followed by `comment` (if any) on its line;
+/// a strengthened fence's edit replaces its order argument only.
 pub fn fence_edit(
     src: &str,
     prog: &Program,
     site: Site,
     order: MemOrder,
+    spelling: &Spelling,
+    comment: Option<&str>,
 ) -> Result<(Edit, Position), RewriteError> {
     let nl = newline(src);
+    let fence = || match comment {
+        Some(c) => format!("{} {c}", spelling.fence(order)),
+        None => spelling.fence(order),
+    };
     let pos = |span: &Span| Position {
         line: span.line,
         column: span.column,
@@ -170,7 +209,7 @@ pub fn fence_edit(
             SlotPlace::Before { stmt } => {
                 let span = prog.stmts[*stmt].span;
                 check_range(src, span.start)?;
-                let text = fence_text_in(prog.lang, order);
+                let text = fence();
                 Ok(match indent_before(src, span.start) {
                     Some(indent) => (
                         Edit {
@@ -192,7 +231,7 @@ pub fn fence_edit(
             }
             SlotPlace::BlockEnd { after, close } => {
                 check_range(src, close.start)?;
-                let text = fence_text_in(prog.lang, order);
+                let text = fence();
                 let indent = match after {
                     Some(a) => indent_before(src, prog.stmts[*a].span.start)
                         .map(str::to_string)
@@ -240,20 +279,9 @@ fn check_range(src: &str, at: usize) -> Result<(), RewriteError> {
 /// Byte ranges of statements that are the unbraced body of an `if`, `else`, `while`, `for` or
 /// `do` (found with tree-sitter). A fence next to such a statement must be wrapped in braces
 /// with it, or it would change what the branch or loop contains.
-fn unbraced_bodies(src: &str, lang: Lang) -> std::collections::BTreeSet<(usize, usize)> {
+fn unbraced_bodies(root: tree_sitter::Node) -> std::collections::BTreeSet<(usize, usize)> {
     let mut out = std::collections::BTreeSet::new();
-    let mut parser = tree_sitter::Parser::new();
-    let language: tree_sitter::Language = match lang {
-        Lang::C => tree_sitter_c::LANGUAGE.into(),
-        Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
-    };
-    if parser.set_language(&language).is_err() {
-        return out;
-    }
-    let Some(tree) = parser.parse(src, None) else {
-        return out;
-    };
-    let mut stack = vec![tree.root_node()];
+    let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         let bodies: Vec<tree_sitter::Node> = match n.kind() {
             "if_statement" => n.child_by_field_name("consequence").into_iter().collect(),
@@ -274,7 +302,9 @@ fn unbraced_bodies(src: &str, lang: Lang) -> std::collections::BTreeSet<(usize, 
     out
 }
 
-/// The edits for a whole fence solution, and where each fence lands (in the order given).
+/// The edits for a whole fence solution, and where each fence lands (in the order given),
+/// without comments: fences spelled like the file, and the missing include when a fence is
+/// inserted.
 ///
 /// Fences next to an unbraced `if`/`else`/loop body are written together with that statement
 /// inside new braces (`{ atomic_thread_fence(…); x = 1; }`), so the body still holds exactly
@@ -284,13 +314,172 @@ pub fn fence_edits(
     prog: &Program,
     fences: &[(Site, MemOrder)],
 ) -> Result<(Vec<Edit>, Vec<Position>), RewriteError> {
-    let unbraced = unbraced_bodies(src, prog.lang);
+    let tree = parse_tree(src, prog.lang);
+    let root = tree.as_ref().map(|t| t.root_node());
+    build(src, prog, root, fences, &[])
+}
+
+/// One fence of a fix, as the rewriter writes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Planned {
+    pub site: Site,
+    pub order: MemOrder,
+    /// For a strengthened program fence: its order before.
+    pub previous: Option<MemOrder>,
+    /// Why it is there (for its comment).
+    pub reason: Option<Reason>,
+}
+
+/// The fences of a solution with their reasons, in the solution's order.
+pub fn plan(sol: &Solution) -> Vec<Planned> {
+    sol.fences
+        .iter()
+        .map(|f| Planned {
+            site: f.site,
+            order: f.order,
+            previous: f.previous,
+            reason: reason::reason(sol, f),
+        })
+        .collect()
+}
+
+/// A rewritten file.
+#[derive(Clone, Debug)]
+pub struct Rewritten {
+    pub text: String,
+    /// Where each fence lands in the original file, in the order given.
+    pub positions: Vec<Position>,
+    pub edits: Vec<Edit>,
+}
+
+/// Writes `fences` into `src`: [`fence_edits`] plus, with `comments`, a comment after each
+/// fence naming why it is there (`/* fensyn: orders line 12 before line 14 */`, lines of the
+/// rewritten file; a strengthened fence's comment, `/* fensyn: was release; … */`, is a separate
+/// insertion after its statement, so the order edit stays an argument-only edit).
+///
+/// Checks what it produces: the edits may not overlap, and when `src` parses without errors
+/// (tree-sitter), so must the result.
+pub fn rewrite(
+    src: &str,
+    prog: &Program,
+    fences: &[Planned],
+    comments: bool,
+) -> Result<Rewritten, RewriteError> {
+    let tree = parse_tree(src, prog.lang);
+    let root = tree.as_ref().map(|t| t.root_node());
+    let chosen: Vec<(Site, MemOrder)> = fences.iter().map(|f| (f.site, f.order)).collect();
+    let (mut edits, mut positions) = build(src, prog, root, &chosen, &[])?;
+    if comments {
+        // Comments hold no newline, so the plain edits already say where every line ends up.
+        let line = |stmt: crate::ir::StmtId| {
+            let span = prog.stmts[stmt].span;
+            let (at, line) = root
+                .and_then(|r| do_condition(r, span))
+                .unwrap_or((span.start, span.line));
+            shifted_line(src, &edits, at, line)
+        };
+        let notes: Vec<Option<String>> = fences
+            .iter()
+            .map(|f| {
+                let why = match f.reason {
+                    Some(Reason::Orders { before, after }) => {
+                        let tree = root.map(|r| (src, r));
+                        reason::orders_text(prog, tree, f.site, before, after, &line)
+                    }
+                    Some(Reason::Bug { stmt }) => format!("needed for line {}", line(stmt)),
+                    None => String::new(),
+                };
+                let text = match (f.previous, why.is_empty()) {
+                    (Some(p), false) => format!("was {}; {why}", p.c_name()),
+                    (Some(p), true) => format!("was {}", p.c_name()),
+                    (None, false) => why,
+                    (None, true) => "inserted".into(),
+                };
+                Some(format!("/* fensyn: {text} */"))
+            })
+            .collect();
+        (edits, positions) = build(src, prog, root, &chosen, &notes)?;
+    }
+    let text = apply(src, &edits)?;
+    if let Some(t) = &tree {
+        if !t.root_node().has_error() {
+            if let Some(new) = parse_tree(&text, prog.lang) {
+                if let Some(line) = first_error_line(new.root_node()) {
+                    return Err(RewriteError::Unparsable { line });
+                }
+            }
+        }
+    }
+    Ok(Rewritten {
+        text,
+        positions,
+        edits,
+    })
+}
+
+/// For a `do … while (c);` statement (whose accesses in `c` the IR attributes to the whole
+/// statement), the byte offset and 1-based line of `c`: a comment names that line.
+fn do_condition(root: tree_sitter::Node, span: Span) -> Option<(usize, usize)> {
+    let mut n = root.descendant_for_byte_range(span.start, span.end)?;
+    while n.kind() != "do_statement" {
+        n = n.parent().filter(|p| p.start_byte() == span.start)?;
+    }
+    let c = n.child_by_field_name("condition")?;
+    Some((c.start_byte(), c.start_position().row + 1))
+}
+
+/// The 1-based line of the first ERROR or MISSING node, if any.
+fn first_error_line(root: tree_sitter::Node) -> Option<usize> {
+    if !root.has_error() {
+        return None;
+    }
+    let mut stack = vec![root];
+    let mut first: Option<usize> = None;
+    while let Some(n) = stack.pop() {
+        if n.is_error() || n.is_missing() {
+            let l = n.start_position().row + 1;
+            first = Some(first.map_or(l, |f| f.min(l)));
+        }
+        if n.has_error() {
+            let mut cursor = n.walk();
+            stack.extend(n.children(&mut cursor));
+        }
+    }
+    first.or(Some(1))
+}
+
+/// The line that the text at byte `at` (on line `line` of `src`) is on after `edits`.
+fn shifted_line(src: &str, edits: &[Edit], at: usize, line: usize) -> usize {
+    let newlines = |s: &str| s.bytes().filter(|&b| b == b'\n').count() as isize;
+    let mut l = line as isize;
+    for e in edits {
+        if e.start <= at && e.end <= at {
+            l += newlines(&e.text) - newlines(&src[e.start..e.end]);
+        }
+    }
+    l.max(1) as usize
+}
+
+/// The edits of `fences` (with `notes[i]`, when given, as fence `i`'s comment) and where each
+/// fence lands.
+fn build(
+    src: &str,
+    prog: &Program,
+    root: Option<tree_sitter::Node>,
+    fences: &[(Site, MemOrder)],
+    notes: &[Option<String>],
+) -> Result<(Vec<Edit>, Vec<Position>), RewriteError> {
+    let spelling = root.map_or(Spelling::default_for(prog.lang), |r| {
+        Spelling::detect(src, r, prog.lang)
+    });
+    let unbraced = root.map(unbraced_bodies).unwrap_or_default();
     // Per unbraced statement (by span): fences before it and after it.
     let mut wrapped: std::collections::BTreeMap<(usize, usize), (Vec<String>, Vec<String>)> =
         Default::default();
     let mut edits = Vec::new();
     let mut positions = Vec::new();
-    for &(site, order) in fences {
+    for (i, &(site, order)) in fences.iter().enumerate() {
+        let note = notes.get(i).and_then(|n| n.as_deref());
         let anchor = match site {
             Site::Slot(slot) => match &prog.slots[slot].place {
                 SlotPlace::Before { stmt } => Some((prog.stmts[*stmt].span, true)),
@@ -305,16 +494,36 @@ pub fn fence_edits(
             Some((span, before)) if unbraced.contains(&(span.start, span.end)) => {
                 let entry = wrapped.entry((span.start, span.end)).or_default();
                 let list = if before { &mut entry.0 } else { &mut entry.1 };
-                list.push(fence_text_in(prog.lang, order));
+                list.push(match note {
+                    Some(c) => format!("{} {c}", spelling.fence(order)),
+                    None => spelling.fence(order),
+                });
                 positions.push(Position {
                     line: span.line,
                     column: span.column,
                 });
             }
             _ => {
-                let (e, p) = fence_edit(src, prog, site, order)?;
+                let (e, p) = fence_edit(src, prog, site, order, &spelling, note)?;
                 edits.push(e);
                 positions.push(p);
+                // A strengthened fence's comment goes after its statement.
+                if let (Site::Existing(stmt), Some(c)) = (site, note) {
+                    let end = prog.stmts[stmt].span.end;
+                    check_range(src, end)?;
+                    if src[..end].ends_with(';') {
+                        // First in the list: an insertion at the same point (a fence before
+                        // the next statement on this line) then comes after the comment.
+                        edits.insert(
+                            0,
+                            Edit {
+                                start: end,
+                                end,
+                                text: format!(" {c}"),
+                            },
+                        );
+                    }
+                }
             }
         }
     }
@@ -342,6 +551,10 @@ pub fn fence_edits(
             end,
             text: close,
         });
+    }
+    let inserts = fences.iter().any(|(s, _)| matches!(s, Site::Slot(_)));
+    if let (true, Some(root)) = (inserts, root) {
+        edits.extend(include::include_edit(src, root, prog.lang, newline(src)));
     }
     Ok((edits, positions))
 }
@@ -453,6 +666,43 @@ mod tests {
             "std::atomic_thread_fence(std::memory_order_release);"
         );
         assert_eq!(fence_text_in(Lang::C, Release), fence_text(Release));
+    }
+
+    #[test]
+    fn parse_errors_and_line_shifts() {
+        let t = parse_tree("int x = 1;\nint y = ;\n", Lang::C).unwrap();
+        assert_eq!(first_error_line(t.root_node()), Some(2));
+        let t = parse_tree("int x = 1;\n", Lang::C).unwrap();
+        assert_eq!(first_error_line(t.root_node()), None);
+        let src = "a\nb\nc\n";
+        let edits = [
+            Edit {
+                start: 2,
+                end: 2,
+                text: "X\n".into(),
+            },
+            Edit {
+                start: 4,
+                end: 5,
+                text: "c2".into(),
+            },
+        ];
+        assert_eq!(shifted_line(src, &edits, 0, 1), 1);
+        assert_eq!(shifted_line(src, &edits, 2, 2), 3);
+        assert_eq!(shifted_line(src, &edits, 4, 3), 4);
+        let src = "void f() {\n    do {\n        x = 1;\n    } while (y);\n}\n";
+        let t = parse_tree(src, Lang::C).unwrap();
+        let at = src.find("do").unwrap();
+        let span = Span {
+            start: at,
+            end: src.find("(y);").unwrap() + 4,
+            line: 2,
+            column: 5,
+        };
+        assert_eq!(
+            do_condition(t.root_node(), span),
+            Some((src.find("(y)").unwrap(), 4))
+        );
     }
 
     #[test]

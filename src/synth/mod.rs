@@ -145,6 +145,8 @@ pub struct Solution {
     /// The mode that produced the solution: `Mode::Auto` runs as `Optimal`, or as `Fast` when
     /// the optimal search ran out of time.
     pub mode: Mode,
+    /// The requirements the solution fixes; `Fence::needed_by` indexes into them.
+    pub requirements: Vec<Requirement>,
 }
 
 /// Why no fence set fixes the program.
@@ -538,6 +540,7 @@ impl Problem<'_> {
             price,
             iterations,
             mode: Mode::Optimal,
+            requirements: self.reqs.to_vec(),
         }
     }
 }

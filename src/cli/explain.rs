@@ -1,0 +1,173 @@
+//! `fensyn explain FILE`: why the program is buggy and why each fence of its fix is there.
+//!
+//! Exit codes: 0 no bug, 1 bug found (and explained), 2 not fixable with fences (the reason is
+//! printed), 3 input or usage error (also `--format json`, which explain does not have),
+//! 4 incomplete.
+
+use super::{
+    clear_progress, display_path, limits, load, CommonArgs, Format, Out, EXIT_BUG, EXIT_INCOMPLETE,
+    EXIT_INPUT, EXIT_OK, EXIT_UNFIXABLE,
+};
+use crate::checker::{self, CheckOptions, ExecutionGraph};
+use crate::report::{self, explain};
+use crate::rewrite;
+use crate::synth::{self, Cost, Mode, Outcome};
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Also write the execution graph, with the fix's fences and the cycle they close, as
+    /// Graphviz DOT to this file (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    pub dot: Option<PathBuf>,
+    /// The synthesis mode, as for `fix`.
+    #[arg(long, value_enum, default_value_t = Mode::Auto)]
+    pub mode: Mode,
+    /// The cost minimised, as for `fix`.
+    #[arg(long, value_enum, default_value_t = Cost::Count)]
+    pub cost: Cost,
+}
+
+/// Writes `dot` to `path` (`-`: `out`); on failure prints an error and returns the exit code.
+fn write_dot(path: &Path, dot: &str, out: Out, err: Out) -> Result<(), i32> {
+    if path.as_os_str() == "-" {
+        let _ = write!(out, "{dot}");
+        return Ok(());
+    }
+    std::fs::write(path, dot).map_err(|e| {
+        let _ = writeln!(err, "{}:1:1: error: cannot write: {e}", display_path(path));
+        EXIT_INPUT
+    })
+}
+
+pub(super) fn cmd_explain(args: &ExplainArgs, out: Out, err: Out) -> i32 {
+    let common = &args.common;
+    let name = display_path(&common.file);
+    if common.format == Format::Json {
+        let _ = writeln!(
+            err,
+            "{name}: error: explain prints text (or, with --format dot, Graphviz); there is no \
+             JSON form — use `fensyn fix --format json`"
+        );
+        return EXIT_INPUT;
+    }
+    let (src, prog) = match load(&common.file, common.lang, err) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let lim = limits(common);
+    let res = checker::check(
+        &prog,
+        &CheckOptions {
+            model: common.model,
+            limits: lim.clone(),
+            first: false,
+            keep_buggy: usize::MAX,
+        },
+    );
+    clear_progress();
+    let stats = &res.stats;
+    if let Some(why) = &stats.incomplete {
+        let _ = writeln!(
+            err,
+            "{name}: exploration incomplete: {}",
+            report::incomplete_text(why)
+        );
+        return EXIT_INCOMPLETE;
+    }
+    let Some(first) = res.buggy.first() else {
+        if stats.bounded > 0 {
+            let _ = writeln!(
+                err,
+                "{name}: exploration incomplete: {}",
+                report::incomplete_text(&checker::Incomplete::LoopBound {
+                    unroll: lim.unroll(),
+                    cut: stats.bounded,
+                })
+            );
+            return EXIT_INCOMPLETE;
+        }
+        let msg = format!(
+            "{name}: no bugs in {} executions under {}; nothing to explain",
+            stats.executions, common.model
+        );
+        // With --format dot, standard output is for DOT only.
+        let _ = if common.format == Format::Dot {
+            writeln!(err, "{msg}")
+        } else {
+            writeln!(out, "{msg}")
+        };
+        return EXIT_OK;
+    };
+    let opts = synth::SynthOptions {
+        mode: args.mode,
+        cost: args.cost,
+        ..synth::SynthOptions::default()
+    };
+    let dot_only = common.format == Format::Dot;
+    match synth::synthesize_opts(&prog, &res.buggy, common.model, &opts) {
+        Outcome::Unfixable(u) => {
+            let b = &u.requirement.bug;
+            let span = prog.stmts[b.stmt].span;
+            let mut g: ExecutionGraph = u.requirement.graph.clone();
+            g.bugs = vec![b.clone()];
+            let dot = explain::explain_dot(&prog, &g, None, common.model);
+            if dot_only {
+                let _ = write!(out, "{dot}");
+            } else {
+                let _ = writeln!(
+                    out,
+                    "{name}:{}:{}: {}: {}\nnot fixable with fences: {}\n\nthe execution no fence set can forbid:\n{}",
+                    span.line,
+                    span.column,
+                    b.kind.as_str(),
+                    b.message,
+                    u.reason,
+                    report::render_execution(&prog, &src, &g)
+                );
+            }
+            if let Some(path) = &args.dot {
+                if let Err(code) = write_dot(path, &dot, out, err) {
+                    return code;
+                }
+            }
+            EXIT_UNFIXABLE
+        }
+        Outcome::Fixed(sol) => {
+            let chosen: Vec<_> = sol.fences.iter().map(|f| (f.site, f.order)).collect();
+            let positions = match rewrite::fence_edits(&src, &prog, &chosen) {
+                Ok((_, p)) => p,
+                Err(e) => {
+                    let _ = writeln!(err, "{name}: internal error: cannot place the fences: {e}");
+                    return super::EXIT_INTERNAL;
+                }
+            };
+            let dot = explain::explain_dot(&prog, first, Some(&sol), common.model);
+            if dot_only {
+                let _ = write!(out, "{dot}");
+            } else {
+                let _ = write!(
+                    out,
+                    "{}",
+                    explain::explain_text(
+                        &name,
+                        &prog,
+                        &src,
+                        common.model,
+                        first,
+                        &sol,
+                        &positions
+                    )
+                );
+            }
+            if let Some(path) = &args.dot {
+                if let Err(code) = write_dot(path, &dot, out, err) {
+                    return code;
+                }
+            }
+            EXIT_BUG
+        }
+    }
+}

@@ -1,0 +1,33 @@
+// Message passing in a file without a newline at its end; the reader comes last.
+#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+atomic_int data;
+atomic_int flag;
+int r1, r2;
+
+void *writer(void *arg);
+void *reader(void *arg);
+
+int main(void) {
+    pthread_t a, b;
+    pthread_create(&a, NULL, writer, NULL);
+    pthread_create(&b, NULL, reader, NULL);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    assert(!(r1 == 1 && r2 == 0));
+    return 0;
+}
+
+void *writer(void *arg) {
+    atomic_store_explicit(&data, 42, memory_order_relaxed);
+    atomic_store_explicit(&flag, 1, memory_order_relaxed);
+    return NULL;
+}
+
+void *reader(void *arg) {
+    r1 = atomic_load_explicit(&flag, memory_order_relaxed);
+    r2 = atomic_load_explicit(&data, memory_order_relaxed);
+    return NULL;
+}
