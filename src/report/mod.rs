@@ -12,6 +12,8 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
+pub mod sarif;
+
 /// One error as the JSON contract shows it.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ErrorEntry {
