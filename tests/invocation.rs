@@ -38,6 +38,12 @@ fn read(p: &Path) -> String {
 /// Checks the parts of a SARIF 2.1.0 log that code-scanning consumers require, and returns
 /// the run.
 fn sarif_run(log: &Value) -> &Value {
+    // The types generated from the SARIF 2.1.0 schema (serde-sarif) take the log, and give it
+    // back unchanged: no required property is missing, none has the wrong type, and no
+    // property is unknown to the schema (it would be dropped).
+    let typed: serde_sarif::sarif::Sarif = serde_json::from_value(log.clone())
+        .unwrap_or_else(|e| panic!("not SARIF 2.1.0: {e}\n{log:#}"));
+    assert_eq!(&serde_json::to_value(&typed).unwrap(), log, "unknown SARIF properties");
     assert_eq!(log["version"], "2.1.0");
     assert!(log["$schema"].as_str().unwrap().contains("sarif-2.1.0"));
     let runs = log["runs"].as_array().unwrap();
