@@ -43,7 +43,11 @@ fn sarif_run(log: &Value) -> &Value {
     // property is unknown to the schema (it would be dropped).
     let typed: serde_sarif::sarif::Sarif = serde_json::from_value(log.clone())
         .unwrap_or_else(|e| panic!("not SARIF 2.1.0: {e}\n{log:#}"));
-    assert_eq!(&serde_json::to_value(&typed).unwrap(), log, "unknown SARIF properties");
+    assert_eq!(
+        &serde_json::to_value(&typed).unwrap(),
+        log,
+        "unknown SARIF properties"
+    );
     assert_eq!(log["version"], "2.1.0");
     assert!(log["$schema"].as_str().unwrap().contains("sarif-2.1.0"));
     let runs = log["runs"].as_array().unwrap();
@@ -101,8 +105,16 @@ fn apply_fix(src: &str, fix: &Value) -> String {
         let start = d["byteOffset"].as_u64().unwrap() as usize;
         let end = start + d["byteLength"].as_u64().unwrap() as usize;
         let from_lines = (
-            offset(src, d["startLine"].as_u64().unwrap(), d["startColumn"].as_u64().unwrap()),
-            offset(src, d["endLine"].as_u64().unwrap(), d["endColumn"].as_u64().unwrap()),
+            offset(
+                src,
+                d["startLine"].as_u64().unwrap(),
+                d["startColumn"].as_u64().unwrap(),
+            ),
+            offset(
+                src,
+                d["endLine"].as_u64().unwrap(),
+                d["endColumn"].as_u64().unwrap(),
+            ),
         );
         assert_eq!(from_lines, (start, end), "lines/columns and bytes agree");
         by_bytes.push((start, end, r["insertedContent"]["text"].as_str().unwrap()));
@@ -198,7 +210,10 @@ fn sarif_fixes_are_the_edits_fix_writes() {
         let results = run["results"].as_array().unwrap();
         assert!(!results.is_empty(), "{file}");
         let fix = &results[0]["fixes"][0];
-        assert!(fix["description"]["text"].as_str().unwrap().contains("fence"));
+        assert!(fix["description"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("fence"));
         assert_eq!(
             fix["artifactChanges"][0]["artifactLocation"]["uri"],
             file.replace('+', "%2B")
@@ -285,7 +300,10 @@ fn sarif_reports_unfixable_incomplete_and_bad_files_as_notifications() {
 
 #[test]
 fn output_writes_the_report_to_a_file() {
-    let dir = tree(&[("sb.c", "fixtures/litmus/sb.c"), ("mp.c", "fixtures/litmus/mp.c")]);
+    let dir = tree(&[
+        ("sb.c", "fixtures/litmus/sb.c"),
+        ("mp.c", "fixtures/litmus/mp.c"),
+    ]);
     let cases: [&[&str]; 5] = [
         &["check", "sb.c", "mp.c"],
         &["check", "sb.c", "mp.c", "--format", "json"],
@@ -353,7 +371,13 @@ fn directories_are_searched_like_ripgrep_in_sorted_order() {
         .iter()
         .map(|f| f["file"].as_str().unwrap())
         .collect();
-    let mut expected = vec!["other.c", "src/a/mp.cc", "src/a/sc.cpp", "src/b/sb.c", "src/z.c"];
+    let mut expected = vec![
+        "other.c",
+        "src/a/mp.cc",
+        "src/a/sc.cpp",
+        "src/b/sb.c",
+        "src/z.c",
+    ];
     if !has_git {
         expected.insert(3, "src/gitignored/sb.c");
     }
@@ -366,9 +390,15 @@ fn directories_are_searched_like_ripgrep_in_sorted_order() {
 
     // A file named explicitly is taken even if hidden; one directory gives an array, one file
     // an object (today's shape).
-    let j = json(&fensyn_in(dir.path(), &["check", "src/.hidden/sb.c", "--format", "json"]));
+    let j = json(&fensyn_in(
+        dir.path(),
+        &["check", "src/.hidden/sb.c", "--format", "json"],
+    ));
     assert_eq!(j["file"], "src/.hidden/sb.c");
-    let j = json(&fensyn_in(dir.path(), &["check", "src/b", "--format", "json"]));
+    let j = json(&fensyn_in(
+        dir.path(),
+        &["check", "src/b", "--format", "json"],
+    ));
     assert_eq!(j.as_array().unwrap().len(), 1);
 
     // Text: one section per file, as for one file.
@@ -381,8 +411,16 @@ fn directories_are_searched_like_ripgrep_in_sorted_order() {
     std::fs::create_dir_all(dir.path().join("empty")).unwrap();
     let out = fensyn_in(dir.path(), &["check", "empty", "other.c"]);
     assert_eq!(out.status.code(), Some(3));
-    assert!(stderr(&out).contains("empty: error: no C or C++ files"), "{}", stderr(&out));
-    assert!(stdout(&out).contains("other.c: 3 executions"), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("empty: error: no C or C++ files"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("other.c: 3 executions"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -391,7 +429,10 @@ fn the_exit_code_of_several_files_is_the_most_severe() {
         ("clean.c", "fixtures/litmus/sb_sc.c"),
         ("buggy.c", "fixtures/litmus/sb.c"),
         ("unfixable.c", "fixtures/litmus/race_final.c"),
-        ("bad.c", "int main(void) {\n    goto end;\nend:\n    return 0;\n}\n"),
+        (
+            "bad.c",
+            "int main(void) {\n    goto end;\nend:\n    return 0;\n}\n",
+        ),
         ("loop.c", "fixtures/control/loop_counter.c"),
     ]);
     let code = |args: &[&str]| fensyn_in(dir.path(), args).status.code().unwrap();
@@ -407,7 +448,11 @@ fn the_exit_code_of_several_files_is_the_most_severe() {
     // An input error beats everything; the other files still ran.
     let out = fensyn_in(dir.path(), &["check", "bad.c", "buggy.c", "clean.c"]);
     assert_eq!(out.status.code(), Some(3));
-    assert!(stderr(&out).starts_with("bad.c:2:5: unsupported:"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("bad.c:2:5: unsupported:"),
+        "{}",
+        stderr(&out)
+    );
     assert!(stdout(&out).contains("buggy.c: 4 executions"));
     assert!(stdout(&out).contains("clean.c: 3 executions"));
     let out = fensyn_in(dir.path(), &["check", "missing.c", "clean.c"]);
@@ -477,7 +522,12 @@ fn configuration_is_found_upwards_and_flags_win() {
             one => vec![one],
         };
         list.iter()
-            .map(|f| (f["file"].as_str().unwrap().to_string(), f["model"].as_str().unwrap().to_string()))
+            .map(|f| {
+                (
+                    f["file"].as_str().unwrap().to_string(),
+                    f["model"].as_str().unwrap().to_string(),
+                )
+            })
             .collect()
     };
     let got = model_of(&["proj", "free/sb.c"]);
@@ -505,12 +555,22 @@ fn configuration_is_found_upwards_and_flags_win() {
         "mode = \"fast\"\ncost = \"x86\"\noptimal_timeout = 5\n",
     )
     .unwrap();
-    let j = json(&fensyn_in(dir.path(), &["fix", "proj/own/sb.c", "--format", "json"]));
+    let j = json(&fensyn_in(
+        dir.path(),
+        &["fix", "proj/own/sb.c", "--format", "json"],
+    ));
     assert_eq!(j["mode"], "fast");
     assert_eq!(j["cost"], "x86");
     let j = json(&fensyn_in(
         dir.path(),
-        &["fix", "proj/own/sb.c", "--format", "json", "--cost", "weight"],
+        &[
+            "fix",
+            "proj/own/sb.c",
+            "--format",
+            "json",
+            "--cost",
+            "weight",
+        ],
     ));
     assert_eq!(j["cost"], "weight");
 }
@@ -529,7 +589,10 @@ fn configuration_limits_apply() {
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     let out = fensyn_in(dir.path(), &["check", "loop/l.c", "--format", "json"]);
     assert!(json(&out)["bounded"].as_u64().unwrap() > 0);
-    let out = fensyn_in(dir.path(), &["check", "loop/l.c", "--unroll", "50", "--format", "json"]);
+    let out = fensyn_in(
+        dir.path(),
+        &["check", "loop/l.c", "--unroll", "50", "--format", "json"],
+    );
     assert_eq!(json(&out)["bounded"], 0);
 }
 
@@ -546,21 +609,45 @@ fn bad_configuration_is_an_input_error_at_its_position() {
     let out = fensyn_in(dir.path(), &["check", "p", "ok"]);
     assert_eq!(out.status.code(), Some(3));
     let err = stderr(&out);
-    assert!(err.starts_with("p/fensyn.toml:2:1: error: unknown field `unrol`"), "{err}");
-    assert_eq!(err.matches("p/fensyn.toml:2:1").count(), 1, "said once: {err}");
-    assert!(stdout(&out).contains("ok/sb_sc.c: 3 executions"), "the others still run");
+    assert!(
+        err.starts_with("p/fensyn.toml:2:1: error: unknown field `unrol`"),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("p/fensyn.toml:2:1").count(),
+        1,
+        "said once: {err}"
+    );
+    assert!(
+        stdout(&out).contains("ok/sb_sc.c: 3 executions"),
+        "the others still run"
+    );
     assert!(!stdout(&out).contains("p/sb.c"));
 
     let out = fensyn_in(dir.path(), &["fix", "q/sb.c"]);
     assert_eq!(out.status.code(), Some(3));
     let err = stderr(&out);
-    assert!(err.starts_with("q/fensyn.toml:1:8: error: `cost` must be one of"), "{err}");
+    assert!(
+        err.starts_with("q/fensyn.toml:1:8: error: `cost` must be one of"),
+        "{err}"
+    );
 
     let out = fensyn_in(dir.path(), &["check", "--config", "nope.toml", "ok"]);
     assert_eq!(out.status.code(), Some(3));
-    assert!(stderr(&out).starts_with("nope.toml:1:1: error: cannot read"), "{}", stderr(&out));
-    let out = fensyn_in(dir.path(), &["check", "--config", "p/fensyn.toml", "--no-config", "ok"]);
-    assert_eq!(out.status.code(), Some(3), "conflicting flags are a usage error");
+    assert!(
+        stderr(&out).starts_with("nope.toml:1:1: error: cannot read"),
+        "{}",
+        stderr(&out)
+    );
+    let out = fensyn_in(
+        dir.path(),
+        &["check", "--config", "p/fensyn.toml", "--no-config", "ok"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "conflicting flags are a usage error"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -618,9 +705,17 @@ fn pre_commit_hooks_fail_when_they_change_or_find_something() {
 
     let files = ["src/sb.c", "src/mp.c", "src/ok.cpp", "src/clean.c"];
     let out = run_hook("fensyn-fix", dir.path(), &files);
-    assert_eq!(out.status.code(), Some(1), "changed files fail the hook: {}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "changed files fail the hook: {}",
+        stderr(&out)
+    );
     for f in ["src/sb.c", "src/mp.c", "src/ok.cpp"] {
-        assert!(read(&dir.path().join(f)).contains("atomic_thread_fence"), "{f}");
+        assert!(
+            read(&dir.path().join(f)).contains("atomic_thread_fence"),
+            "{f}"
+        );
     }
     assert_eq!(read(&dir.path().join("src/clean.c")), before_clean);
     // Second run: nothing left to change, the hook passes and so does the check.
@@ -661,11 +756,24 @@ fn regex_escape(s: &str) -> String {
 
 #[test]
 fn help_has_examples_and_defaults() {
+    // The defaults the help text states are the ones used.
+    let unroll = format!("[default: {}]", fensyn::checker::DEFAULT_UNROLL);
+    let optimal = format!("[default: {}]", fensyn::synth::AUTO_OPTIMAL_SECONDS);
     for (args, needles) in [
-        (vec!["--help"], vec!["Examples:", "fensyn fix", "fensyn.toml"]),
+        (
+            vec!["--help"],
+            vec!["Examples:", "fensyn fix", "fensyn.toml"],
+        ),
         (
             vec!["check", "--help"],
-            vec!["Examples:", "[default: rc11]", "[default: 8]", "--output", "--config", "sarif"],
+            vec![
+                "Examples:",
+                "[default: rc11]",
+                &unroll,
+                "--output",
+                "--config",
+                "sarif",
+            ],
         ),
         (
             vec!["fix", "--help"],
@@ -673,7 +781,7 @@ fn help_has_examples_and_defaults() {
                 "Examples:",
                 "[default: auto]",
                 "[default: count]",
-                "[default: 20]",
+                &optimal,
                 "--exit-non-zero-on-fix",
             ],
         ),
@@ -685,7 +793,10 @@ fn help_has_examples_and_defaults() {
             assert!(text.contains(n), "{args:?} lacks {n}:\n{text}");
         }
     }
-    assert!(!stdout(&fensyn(&["--help"])).contains("  man "), "man is hidden");
+    assert!(
+        !stdout(&fensyn(&["--help"])).contains("  man "),
+        "man is hidden"
+    );
 }
 
 #[test]
@@ -707,11 +818,17 @@ fn man_pages_are_roff_naming_every_subcommand() {
     let out = fensyn(&["man"]);
     assert_eq!(out.status.code(), Some(0));
     let page = stdout(&out);
-    assert!(page.starts_with(".ie") || page.contains(".TH fensyn"), "{page}");
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH fensyn"),
+        "{page}"
+    );
     for sub in ["check", "fix"] {
         assert!(page.contains(sub), "fensyn.1 lacks {sub}");
     }
-    assert!(!page.contains("fensyn\\-man"), "the hidden man command is not listed");
+    assert!(
+        !page.contains("fensyn\\-man"),
+        "the hidden man command is not listed"
+    );
     assert!(!page.contains("fensyn\\-help"), "no page for help");
 
     let dir = tempfile::tempdir().unwrap();
@@ -728,7 +845,11 @@ fn man_pages_are_roff_naming_every_subcommand() {
         .collect();
     assert_eq!(names, ["fensyn-check.1", "fensyn-fix.1", "fensyn.1"]);
     let check = read(&dir.path().join("fensyn-check.1"));
-    assert!(check.contains(".TH fensyn-check 1"), "{}", &check[..check.len().min(400)]);
+    assert!(
+        check.contains(".TH fensyn-check 1"),
+        "{}",
+        &check[..check.len().min(400)]
+    );
     for opt in ["\\-\\-format", "\\-\\-config", "\\-\\-output"] {
         assert!(check.contains(opt), "fensyn-check.1 lacks {opt}");
     }

@@ -106,13 +106,13 @@ fn diagnostic_position(file: &str, text: &str) -> (usize, usize) {
         .unwrap_or((1, 1))
 }
 
+/// The one-file command: its arguments, its merged settings, stdout (a buffer) and stderr;
+/// returns its exit code.
+pub type OneFile<'a> = dyn FnMut(&FileArgs, &Settings, &mut dyn Write, &mut dyn Write) -> i32 + 'a;
+
 /// Runs `one` on every input; `cli` holds the settings given on the command line. Returns
 /// the exit code.
-pub fn run(
-    batch: &Batch,
-    cli: &Config,
-    one: &mut dyn FnMut(&FileArgs, &Settings, &mut dyn Write, &mut dyn Write) -> i32,
-) -> i32 {
+pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
     let mut stderr = std::io::stderr();
     let mut code = 0;
     let inputs = files::collect(batch.paths);
@@ -201,10 +201,8 @@ pub fn run(
                 if c == EXIT_INPUT || c == EXIT_INTERNAL {
                     let said = String::from_utf8_lossy(&err.captured);
                     let (line, column) = diagnostic_position(&name, &said);
-                    let text: Vec<&str> = said
-                        .lines()
-                        .filter(|l| !l.contains(": note: "))
-                        .collect();
+                    let text: Vec<&str> =
+                        said.lines().filter(|l| !l.contains(": note: ")).collect();
                     run.notifications.push(sarif::notification(
                         "error",
                         &name,
@@ -240,9 +238,12 @@ pub fn run(
             sink.write(doc.as_bytes());
         }
         Format::Sarif => {
-            let root = std::env::current_dir()
-                .ok()
-                .map(|d| format!("{}/", sarif::uri(&d.to_string_lossy()).trim_end_matches('/')));
+            let root = std::env::current_dir().ok().map(|d| {
+                format!(
+                    "{}/",
+                    sarif::uri(&d.to_string_lossy()).trim_end_matches('/')
+                )
+            });
             let successful = severity(code) < severity(EXIT_INTERNAL);
             let doc = sarif::log(sarif_runs, root, successful);
             let text = serde_json::to_string_pretty(&doc).unwrap_or_default();

@@ -312,7 +312,10 @@ mod tests {
     fn errors_have_positions() {
         let e = parse("cfg/fensyn.toml", "model = \"rc11\"\nunrol = 3\n").unwrap_err();
         assert_eq!((e.line, e.column), (2, 1), "{e}");
-        assert!(e.to_string().starts_with("cfg/fensyn.toml:2:1: error: "), "{e}");
+        assert!(
+            e.to_string().starts_with("cfg/fensyn.toml:2:1: error: "),
+            "{e}"
+        );
         assert!(e.message.contains("unrol"), "{e}");
 
         let e = parse("f", "unroll = 3\nmodel = \"tso\"\n").unwrap_err();

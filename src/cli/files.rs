@@ -49,7 +49,9 @@ pub fn collect(args: &[PathBuf]) -> Inputs {
             continue;
         }
         let before = inputs.files.len();
-        let walker = ignore::WalkBuilder::new(arg).sort_by_file_path(Ord::cmp).build();
+        let walker = ignore::WalkBuilder::new(arg)
+            .sort_by_file_path(Ord::cmp)
+            .build();
         for entry in walker {
             match entry {
                 Ok(e) => {

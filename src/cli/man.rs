@@ -41,7 +41,11 @@ pub fn run(dir: Option<&Path>) -> i32 {
     match dir {
         None => {
             let mut out = std::io::stdout().lock();
-            if out.write_all(&pages[0].1).and_then(|_| out.flush()).is_err() {
+            if out
+                .write_all(&pages[0].1)
+                .and_then(|_| out.flush())
+                .is_err()
+            {
                 return super::EXIT_INPUT;
             }
         }

@@ -843,7 +843,8 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 match rewrite::fence_edits(&src, &prog, &chosen) {
                     Ok((edits, _)) => sarif_edits = Some(edits),
                     Err(e) => {
-                        let _ = writeln!(err, "{name}: internal error: cannot place the fences: {e}");
+                        let _ =
+                            writeln!(err, "{name}: internal error: cannot place the fences: {e}");
                         return EXIT_INTERNAL;
                     }
                 }
@@ -913,7 +914,14 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                                     serde_json::to_string_pretty(&j).unwrap_or_default()
                                 );
                             } else if json {
-                                let _ = write!(err, "{}", report::proof_text(&name, j.proof.as_deref().unwrap_or_default()));
+                                let _ = write!(
+                                    err,
+                                    "{}",
+                                    report::proof_text(
+                                        &name,
+                                        j.proof.as_deref().unwrap_or_default()
+                                    )
+                                );
                             }
                             return EXIT_INTERNAL;
                         }

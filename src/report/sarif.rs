@@ -169,7 +169,10 @@ pub fn artifact(path: &str) -> ArtifactLocation {
 /// 1-based line and code-point column of byte offset `at` of `src`.
 fn position(src: &str, at: usize) -> (usize, usize) {
     let at = at.min(src.len());
-    let at = (0..=at).rev().find(|&i| src.is_char_boundary(i)).unwrap_or(0);
+    let at = (0..=at)
+        .rev()
+        .find(|&i| src.is_char_boundary(i))
+        .unwrap_or(0);
     let before = &src[..at];
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     (
@@ -224,7 +227,12 @@ fn rule_index(kind: &str) -> usize {
 }
 
 /// One result per error of `file`, each with `fix` (when there is one).
-pub fn results(file: &str, src: &str, errors: &[ErrorEntry], fix: Option<&Fix>) -> Vec<SarifResult> {
+pub fn results(
+    file: &str,
+    src: &str,
+    errors: &[ErrorEntry],
+    fix: Option<&Fix>,
+) -> Vec<SarifResult> {
     errors
         .iter()
         .map(|e| SarifResult {
@@ -259,7 +267,13 @@ pub fn fix(file: &str, src: &str, edits: &[Edit], description: String) -> Fix {
 }
 
 /// A notification about `file` at `line:column` (1:1 when unknown).
-pub fn notification(level: &str, file: &str, line: usize, column: usize, text: String) -> Notification {
+pub fn notification(
+    level: &str,
+    file: &str,
+    line: usize,
+    column: usize,
+    text: String,
+) -> Notification {
     Notification {
         level: level.into(),
         message: Message { text },
@@ -395,11 +409,24 @@ pub fn log(files: Vec<FileRun>, src_root: Option<String>, successful: bool) -> L
 
 /// `check --format sarif` for one file: a result per error; a warning when the exploration
 /// was cut (`incomplete`: why).
-pub fn check_run(file: &str, src: &str, errors: &[ErrorEntry], incomplete: Option<String>) -> FileRun {
+pub fn check_run(
+    file: &str,
+    src: &str,
+    errors: &[ErrorEntry],
+    incomplete: Option<String>,
+) -> FileRun {
     FileRun {
         results: results(file, src, errors, None),
         notifications: incomplete
-            .map(|why| notification("warning", file, 1, 1, format!("exploration incomplete: {why}")))
+            .map(|why| {
+                notification(
+                    "warning",
+                    file,
+                    1,
+                    1,
+                    format!("exploration incomplete: {why}"),
+                )
+            })
             .into_iter()
             .collect(),
     }
@@ -425,7 +452,10 @@ pub fn fix_run(
             j.model
         );
         for f in &j.fences {
-            text.push_str(&format!(" {} {} at {}:{};", f.action, f.order, f.line, f.column));
+            text.push_str(&format!(
+                " {} {} at {}:{};",
+                f.action, f.order, f.line, f.column
+            ));
         }
         text.pop();
         text.push_str(". The fences remove every error of the file together: apply the fix once.");
@@ -441,8 +471,13 @@ pub fn fix_run(
             "incomplete" => "exploration incomplete",
             other => other,
         };
-        run.notifications
-            .push(notification("warning", file, 1, 1, format!("{what}: {reason}")));
+        run.notifications.push(notification(
+            "warning",
+            file,
+            1,
+            1,
+            format!("{what}: {reason}"),
+        ));
     }
     run
 }
