@@ -328,7 +328,17 @@ fn output_writes_the_report_to_a_file() {
             "{args:?}"
         );
     }
-    // The written diff applies with git apply (the same patch as on stdout).
+    // The report never replaces an input.
+    let before = read(&dir.path().join("sb.c"));
+    let out = fensyn_in(dir.path(), &["fix", "sb.c", "mp.c", "-o", "./sb.c"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("--output names an input file"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(read(&dir.path().join("sb.c")), before);
+
     let out = fensyn_in(dir.path(), &["check", "sb.c", "-o", "no/such/dir/r.txt"]);
     assert_eq!(out.status.code(), Some(3));
     assert!(
@@ -384,8 +394,12 @@ fn directories_are_searched_like_ripgrep_in_sorted_order() {
     assert_eq!(files, expected);
     assert_eq!(out.status.code(), Some(1), "the worst code: a bug");
 
-    // The order does not depend on the order of the arguments.
-    let again = fensyn_in(dir.path(), &["check", "other.c", "src", "--format", "json"]);
+    // The order does not depend on the order of the arguments; a file reached twice is
+    // processed once.
+    let again = fensyn_in(
+        dir.path(),
+        &["check", "other.c", "src", "./src/z.c", "--format", "json"],
+    );
     assert_eq!(stdout(&again), stdout(&out));
 
     // A file named explicitly is taken even if hidden; one directory gives an array, one file

@@ -120,6 +120,18 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
         let _ = writeln!(stderr, "{}: error: {}", e.path, e.message);
         code = worse(code, EXIT_INPUT);
     }
+    if let Some(output) = batch.output {
+        // The report must never replace a program it is about.
+        let target = output.canonicalize().ok();
+        if target.is_some() && inputs.files.iter().any(|f| f.canonicalize().ok() == target) {
+            let _ = writeln!(
+                stderr,
+                "{}:1:1: error: --output names an input file; the report would replace it",
+                output.to_string_lossy()
+            );
+            return EXIT_INPUT;
+        }
+    }
     let mut finder = config::Finder::new(batch.config, batch.no_config);
     let single = batch.paths.len() == 1 && !batch.paths[0].is_dir();
     let mut sink = Sink {

@@ -76,14 +76,44 @@ pub fn collect(args: &[PathBuf]) -> Inputs {
             });
         }
     }
-    inputs.files.sort();
-    inputs.files.dedup();
+    // Sorted and deduplicated by the path without `.` components, so that `./a.c` (from
+    // walking `.`) and `a.c` are one file; the shortest spelling is kept.
     inputs
+        .files
+        .sort_by_cached_key(|p| (normal(p), p.components().count(), p.clone()));
+    inputs.files.dedup_by_key(|p| normal(p));
+    inputs
+}
+
+/// `p` without `.` components.
+fn normal(p: &Path) -> PathBuf {
+    p.components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_are_sorted_and_deduplicated_across_spellings() {
+        let i = collect(&[
+            PathBuf::from("z.c"),
+            PathBuf::from("./b.c"),
+            PathBuf::from("a.c"),
+            PathBuf::from("b.c"),
+            PathBuf::from("a.c"),
+        ]);
+        assert_eq!(
+            i.files,
+            [
+                PathBuf::from("a.c"),
+                PathBuf::from("b.c"),
+                PathBuf::from("z.c")
+            ]
+        );
+    }
 
     #[test]
     fn source_extensions() {
