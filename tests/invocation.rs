@@ -868,3 +868,25 @@ fn man_pages_are_roff_naming_every_subcommand() {
         assert!(check.contains(opt), "fensyn-check.1 lacks {opt}");
     }
 }
+
+#[test]
+fn the_examples_in_help_are_valid_commands() {
+    use clap::Parser;
+    let mut seen = 0;
+    for args in [
+        vec!["--help"],
+        vec!["check", "--help"],
+        vec!["fix", "--help"],
+    ] {
+        let text = stdout(&fensyn(&args));
+        for line in text.lines().filter(|l| l.starts_with("  fensyn ")) {
+            let command = line.split('|').next().unwrap();
+            let words: Vec<&str> = command.split_whitespace().collect();
+            if let Err(e) = fensyn::cli::Cli::try_parse_from(&words) {
+                panic!("example `{line}` does not parse: {e}");
+            }
+            seen += 1;
+        }
+    }
+    assert!(seen >= 12, "{seen} examples");
+}

@@ -67,29 +67,41 @@ pub enum Format {
 }
 
 const EXAMPLES: &str = "Examples:
-  fensyn check litmus/sb.c                 explore every execution, report the bugs
-  fensyn fix litmus/sb.c | git apply       print the fences as a patch, apply it
-  fensyn fix --write src/ tests/           fix every C/C++ file under two directories
-  fensyn check --format sarif -o out.sarif .   a SARIF report for code scanning
+  fensyn check litmus/sb.c
+      explore every execution, report the bugs
+  fensyn fix litmus/sb.c | git apply
+      print the fences as a patch and apply it
+  fensyn fix --write src/ tests/
+      fix every C and C++ file under two directories
+  fensyn check --format sarif -o fensyn.sarif .
+      a SARIF report for code scanning
 
 Defaults come from the nearest fensyn.toml (see --config); options given here win.";
 
 const CHECK_EXAMPLES: &str = "Examples:
-  fensyn check sb.c                        report assertion failures and races
-  fensyn check --model sc --first sb.c     under sequential consistency, stop at the first bug
-  fensyn check a.c b.cpp dir/              several files; the exit code is the worst one
-  fensyn check --format json dir/ -o r.json    a JSON array, one object per file
+  fensyn check sb.c
+      report assertion failures and data races
+  fensyn check --model sc --first sb.c
+      under sequential consistency, stop at the first bug
+  fensyn check a.c b.cpp dir/
+      several files; the exit code is the most severe one
+  fensyn check --format json -o report.json dir/
+      a JSON array, one object per file
 
 Exit codes: 0 no bug, 1 bug found, 3 input error, 4 incomplete, 5 internal error.";
 
 const FIX_EXAMPLES: &str = "Examples:
-  fensyn fix sb.c | git apply              print the fences as a unified diff, apply it
-  fensyn fix --write sb.c                  rewrite the file (atomically, after a re-check)
-  fensyn fix --cost armv8 --mode optimal sb.c    minimise the price on ARMv8
-  fensyn fix --write --exit-non-zero-on-fix src/   as a pre-commit hook: fail when it wrote
+  fensyn fix sb.c | git apply
+      print the fences as a unified diff and apply it
+  fensyn fix --write sb.c
+      rewrite the file (atomically, after a re-check)
+  fensyn fix --cost armv8 --mode optimal sb.c
+      minimise the price of the fences on ARMv8
+  fensyn fix --write --exit-non-zero-on-fix src/
+      as a pre-commit hook: fail when a file was written
 
-Exit codes: 0 nothing to fix or fixed and written, 1 fix found and not written (or written,
-with --exit-non-zero-on-fix), 2 not fixable with fences, 3 input error, 4 incomplete,
+Exit codes: 0 nothing to fix, or fixed and written; 1 fix found and not written (or written,
+with --exit-non-zero-on-fix); 2 not fixable with fences; 3 input error; 4 incomplete;
 5 internal error.";
 
 /// The `--lang` option: the source language, or `auto` to go by the file extension.
