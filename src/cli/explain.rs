@@ -5,7 +5,7 @@
 //! 4 incomplete.
 
 use super::{
-    clear_progress, display_path, limits, load, CommonArgs, Format, Out, EXIT_BUG, EXIT_INCOMPLETE,
+    clear_progress, display_path, limits, load, CommonArgs, FileArgs, Format, Out, EXIT_BUG, EXIT_INCOMPLETE,
     EXIT_INPUT, EXIT_OK, EXIT_UNFIXABLE,
 };
 use crate::checker::{self, CheckOptions, ExecutionGraph};
@@ -42,10 +42,9 @@ fn write_dot(path: &Path, dot: &str, out: Out, err: Out) -> Result<(), i32> {
     })
 }
 
-pub(super) fn cmd_explain(args: &ExplainArgs, out: Out, err: Out) -> i32 {
-    let common = &args.common;
+pub(super) fn cmd_explain(args: &ExplainArgs, common: &FileArgs, out: Out, err: Out) -> i32 {
     let name = display_path(&common.file);
-    if common.format == Format::Json {
+    if matches!(common.format, Format::Json | Format::Sarif) {
         let _ = writeln!(
             err,
             "{name}: error: explain prints text (or, with --format dot, Graphviz); there is no \

@@ -13,6 +13,14 @@
 //! | 5    | internal error     | internal error (a fix failed its re-check)   |
 //!
 //! `explain` uses `check`'s codes 0, 1, 3, 4 and `fix`'s 2 (see `cli/explain.rs`).
+//! With several files the code is the most severe of theirs ([`batch::SEVERITY`]).
+//! `batch` runs a command over every input, `files` expands directories, `config` reads
+//! `fensyn.toml`, `man` writes the manual pages.
+
+mod batch;
+pub mod config;
+pub mod files;
+mod man;
 
 mod clock;
 mod robust;
@@ -20,7 +28,7 @@ mod robust;
 use crate::checker::{self, CheckOptions, Goal, Limits, Model};
 use crate::frontend;
 use crate::ir::{Lang, MemOrder, Program};
-use crate::report::{self, CheckJson, FixJson, Timings, Verified};
+use crate::report::{self, sarif, CheckJson, FixJson, Timings, Verified};
 use crate::rewrite::{self, Position};
 use crate::synth::{self, Cost, Mode, Outcome};
 use crate::trace;
@@ -46,7 +54,8 @@ pub const EXIT_INTERNAL: i32 = 5;
     long_about = "fensyn explores every execution of a C program with threads and atomics under \
                   a weak memory model (RC11 by default), finds the executions that fail an \
                   assertion or race, and inserts the cheapest set of atomic_thread_fence calls \
-                  that removes them all. The fix is re-checked and shown as a unified diff."
+                  that removes them all. The fix is re-checked and shown as a unified diff.",
+    after_help = EXAMPLES
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -59,7 +68,47 @@ pub enum Format {
     Json,
     /// The first buggy execution as a Graphviz graph (`check` and `explain`).
     Dot,
+    /// SARIF 2.1.0, for code scanning; `fix` adds the fences as SARIF fixes.
+    Sarif,
 }
+
+const EXAMPLES: &str = "Examples:
+  fensyn check litmus/sb.c
+      explore every execution, report the bugs
+  fensyn fix litmus/sb.c | git apply
+      print the fences as a patch and apply it
+  fensyn fix --write src/ tests/
+      fix every C and C++ file under two directories
+  fensyn check --format sarif -o fensyn.sarif .
+      a SARIF report for code scanning
+
+Defaults come from the nearest fensyn.toml (see --config); options given here win.";
+
+const CHECK_EXAMPLES: &str = "Examples:
+  fensyn check sb.c
+      report assertion failures and data races
+  fensyn check --model sc --first sb.c
+      under sequential consistency, stop at the first bug
+  fensyn check a.c b.cpp dir/
+      several files; the exit code is the most severe one
+  fensyn check --format json -o report.json dir/
+      a JSON array, one object per file
+
+Exit codes: 0 no bug, 1 bug found, 3 input error, 4 incomplete, 5 internal error.";
+
+const FIX_EXAMPLES: &str = "Examples:
+  fensyn fix sb.c | git apply
+      print the fences as a unified diff and apply it
+  fensyn fix --write sb.c
+      rewrite the file (atomically, after a re-check)
+  fensyn fix --cost armv8 --mode optimal sb.c
+      minimise the price of the fences on ARMv8
+  fensyn fix --write --exit-non-zero-on-fix src/
+      as a pre-commit hook: fail when a file was written
+
+Exit codes: 0 nothing to fix, or fixed and written; 1 fix found and not written (or written,
+with --exit-non-zero-on-fix); 2 not fixable with fences; 3 input error; 4 incomplete;
+5 internal error.";
 
 /// The `--lang` option: the source language, or `auto` to go by the file extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -82,19 +131,33 @@ impl LangArg {
     }
 }
 
+/// The options given on the command line. The per-file settings are `Option`s: `None` when
+/// not given, so that `fensyn.toml` can supply them (see [`config::Settings::resolve`]); the
+/// defaults are said in the help text.
 #[derive(clap::Args, Debug, Clone)]
 pub struct CommonArgs {
-    /// The C or C++ file to analyse.
-    pub file: PathBuf,
-    /// Source language (auto: by the file extension).
-    #[arg(long, value_enum, default_value_t = LangArg::Auto)]
-    pub lang: LangArg,
-    /// Memory model to check against.
-    #[arg(long, value_enum, default_value_t = Model::Rc11)]
-    pub model: Model,
+    /// C or C++ files, or directories: searched recursively for .c .cc .cpp .cxx .c++ .C files
+    /// (not headers), skipping hidden files and what .gitignore or .ignore exclude.
+    #[arg(required = true, value_name = "PATH")]
+    pub files: Vec<PathBuf>,
+    /// Source language (auto: by the file extension) [default: auto]
+    #[arg(long, value_enum)]
+    pub lang: Option<LangArg>,
+    /// Memory model to check against [default: rc11]
+    #[arg(long, value_enum)]
+    pub model: Option<Model>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Write the report (what goes to stdout) to FILE instead.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Take the settings from FILE instead of the nearest fensyn.toml.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Ignore every fensyn.toml.
+    #[arg(long, conflicts_with = "config")]
+    pub no_config: bool,
     /// Stop after this many executions (the result is then incomplete, exit code 4).
     #[arg(long, value_name = "N")]
     pub max_executions: Option<u64>,
@@ -102,18 +165,58 @@ pub struct CommonArgs {
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
     /// Loop bound: how often one thread may reach one loop's head (a loop of k iterations
-    /// reaches it k + 1 times). Executions that need more are cut and reported.
-    #[arg(long, value_name = "N", default_value_t = checker::DEFAULT_UNROLL)]
-    pub unroll: u32,
+    /// reaches it k + 1 times). Executions that need more are cut and reported [default: 8]
+    #[arg(long, value_name = "N")]
+    pub unroll: Option<u32>,
     /// Let `compare_exchange_weak` fail spuriously (as C11 allows) even when it reads the
     /// expected value. Off by default: weak CASes then behave like strong ones.
     #[arg(long)]
     pub spurious_cas: bool,
 }
 
+impl CommonArgs {
+    /// The settings the command line gives (`None`: not given).
+    fn given(&self) -> config::Config {
+        config::Config {
+            lang: self.lang,
+            model: self.model,
+            unroll: self.unroll,
+            max_executions: self.max_executions,
+            timeout: self.timeout,
+            spurious_cas: self.spurious_cas.then_some(true),
+            ..config::Config::default()
+        }
+    }
+
+    fn batch(&self, separate_sections: bool) -> batch::Batch<'_> {
+        batch::Batch {
+            paths: &self.files,
+            format: self.format,
+            output: self.output.as_deref(),
+            config: self.config.as_deref(),
+            no_config: self.no_config,
+            separate_sections,
+        }
+    }
+}
+
+/// The settings of one run on one file, after merging the command line with `fensyn.toml`.
+#[derive(Debug, Clone)]
+pub struct FileArgs {
+    pub file: PathBuf,
+    pub lang: LangArg,
+    pub model: Model,
+    pub format: Format,
+    pub max_executions: Option<u64>,
+    pub timeout: Option<f64>,
+    pub unroll: u32,
+    pub spurious_cas: bool,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Explore every execution and report assertion failures and data races.
+    #[command(after_help = CHECK_EXAMPLES)]
     Check {
         #[command(flatten)]
         common: CommonArgs,
@@ -126,28 +229,33 @@ pub enum Command {
         on_hardware: Option<report::hardware::Hardware>,
     },
     /// Find the cheapest fences that remove every bug; print them as a diff or write them.
+    #[command(after_help = FIX_EXAMPLES)]
     Fix {
         #[command(flatten)]
         common: CommonArgs,
         /// optimal: exact minimum over all buggy executions (FenSyng); fast: one buggy execution
         /// at a time (fastFenSyng); auto: optimal, falling back to fast (and saying so) when
-        /// the optimal search takes longer than 20 s.
-        #[arg(long, value_enum, default_value_t = Mode::Auto)]
-        mode: Mode,
+        /// the optimal search takes longer than 20 s [default: auto]
+        #[arg(long, value_enum)]
+        mode: Option<Mode>,
         /// Write the fixed program back to FILE (atomically, after it was re-checked).
         #[arg(long)]
         write: bool,
+        /// With --write: exit with 1 when a file was written (what pre-commit hooks expect).
+        #[arg(long, requires = "write")]
+        exit_non_zero_on_fix: bool,
         /// What to minimise: count (new fences, then weight; the thesis's default), weight,
-        /// or the price of the instructions compilers emit on x86 or ARMv8.
-        #[arg(long, value_enum, default_value_t = Cost::Count)]
-        cost: Cost,
+        /// or the price of the instructions compilers emit on x86 or ARMv8 [default: count]
+        #[arg(long, value_enum)]
+        cost: Option<Cost>,
         /// After a fix, re-check every variant with one fence removed or weakened by one step
         /// and print the evidence that each still has a bug.
         #[arg(long)]
         prove_optimal: bool,
-        /// With --mode auto: seconds the optimal search may take before the fast mode is used.
-        #[arg(long, value_name = "SECONDS", default_value_t = synth::AUTO_OPTIMAL_SECONDS as f64)]
-        optimal_timeout: f64,
+        /// With --mode auto: seconds the optimal search may take before the fast mode is used
+        /// [default: 20]
+        #[arg(long, value_name = "SECONDS")]
+        optimal_timeout: Option<f64>,
         /// What to remove: bugs (failed assertions, races, ...), or sc: every execution that
         /// is not sequentially consistent (robustness; assertions are not needed).
         #[arg(long, value_enum, default_value_t = Goal::Bugs)]
@@ -161,6 +269,13 @@ pub enum Command {
         #[arg(long)]
         no_comments: bool,
     },
+    /// Write the manual pages (roff): fensyn.1 to stdout, or with --dir every page into DIR.
+    #[command(hide = true)]
+    Man {
+        /// Write fensyn.1 and one page per subcommand (fensyn-check.1, ...) into DIR.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Robustness against SC: is every execution under --model sequentially consistent? If
     /// not, show the smallest execution that is not.
     Robust {
@@ -173,50 +288,66 @@ pub enum Command {
 
 /// Runs the CLI and returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
-    let mut stdout = std::io::stdout().lock();
-    let mut stderr = std::io::stderr().lock();
-    let code = match cli.command {
+    match cli.command {
         Command::Check {
             common,
             first,
             on_hardware,
-        } => cmd_check(&common, first, on_hardware, &mut stdout, &mut stderr),
+        } => batch::run(
+            &common.batch(true),
+            &common.given(),
+            &mut |file, _, out, err| cmd_check(file, first, on_hardware, out, err),
+        ),
         Command::Fix {
             common,
             mode,
             write,
+            exit_non_zero_on_fix,
             cost,
             prove_optimal,
             optimal_timeout,
             goal,
             timings,
             no_comments,
-        } => cmd_fix(
-            &common,
-            FixOptions {
-                goal,
+        } => {
+            let given = config::Config {
                 mode,
-                write,
                 cost,
-                prove: prove_optimal,
-                timings,
-                optimal_limit: Duration::from_secs_f64(
-                    if optimal_timeout.is_finite() && optimal_timeout >= 0.0 {
-                        optimal_timeout
+                optimal_timeout,
+                ..common.given()
+            };
+            batch::run(&common.batch(false), &given, &mut |file, s, out, err| {
+                let t = s.optimal_timeout;
+                let opts = FixOptions {
+                    mode: s.mode,
+                    write,
+                    exit_non_zero_on_fix,
+                    cost: s.cost,
+                    prove: prove_optimal,
+                    comments: s.comments && !no_comments,
+                    goal,
+                    timings,
+                    optimal_limit: Duration::from_secs_f64(if t.is_finite() && t >= 0.0 {
+                        t
                     } else {
                         0.0
-                    },
-                ),
-                comments: !no_comments,
-            },
-            &mut stdout,
-            &mut stderr,
+                    }),
+                };
+                cmd_fix(file, opts, out, err)
+            })
+        }
+        Command::Robust { common } => batch::run(
+            &common.batch(true),
+            &common.given(),
+            &mut |file, _, out, err| robust::cmd_robust(file, out, err),
         ),
-        Command::Robust { common } => robust::cmd_robust(&common, &mut stdout, &mut stderr),
-        Command::Explain(args) => explain::cmd_explain(&args, &mut stdout, &mut stderr),
-    };
-    let _ = stdout.flush();
-    code
+        Command::Explain(args) => batch::run(
+            &args.common.batch(true),
+            &args.common.given(),
+            &mut |file, _, out, err| explain::cmd_explain(&args, file, out, err),
+        ),
+        Command::Man { dir } => man::run(dir.as_deref()),
+    }
 }
 
 type Out<'a> = &'a mut dyn std::io::Write;
@@ -271,7 +402,7 @@ fn load(path: &Path, lang: LangArg, err: Out) -> Result<(String, Program), i32> 
     }
 }
 
-fn limits(common: &CommonArgs) -> Limits {
+fn limits(common: &FileArgs) -> Limits {
     Limits {
         max_executions: common.max_executions,
         deadline: common
@@ -324,7 +455,7 @@ fn clear_progress() {
 }
 
 fn cmd_check(
-    common: &CommonArgs,
+    common: &FileArgs,
     first: bool,
     on_hardware: Option<report::hardware::Hardware>,
     out: Out,
@@ -388,6 +519,19 @@ fn cmd_check(
                 let _ = write!(out, "{}", report::hardware::on_hardware_text(&name, &j));
             }
         }
+        Format::Sarif => {
+            let errors = report::error_entries(&prog, &res.buggy);
+            let why = match &stats.incomplete {
+                Some(why) => Some(report::incomplete_text(why)),
+                None if stats.bounded > 0 => Some(format!(
+                    "{} executions cut at the loop bound (--unroll {})",
+                    stats.bounded, common.unroll
+                )),
+                None => None,
+            };
+            let run = sarif::check_run(&name, &src, &errors, why);
+            let _ = writeln!(out, "{}", serde_json::to_string(&run).unwrap_or_default());
+        }
         Format::Dot => match res.buggy.first() {
             Some(g) => {
                 let _ = write!(out, "{}", report::execution_dot(&prog, g));
@@ -421,6 +565,8 @@ pub enum Repair {
         /// Seconds spent checking, synthesising and re-checking (`prove` and `total` are 0:
         /// the caller fills them in).
         timings: Timings,
+        /// The distinct errors the fix removes.
+        errors: Vec<report::ErrorEntry>,
     },
     Unfixable {
         unfixable: synth::Unfixable,
@@ -441,6 +587,8 @@ struct FixOptions {
     goal: Goal,
     mode: Mode,
     write: bool,
+    /// With `write`: exit with [`EXIT_BUG`] when the file was written.
+    exit_non_zero_on_fix: bool,
     cost: Cost,
     prove: bool,
     timings: bool,
@@ -642,14 +790,16 @@ pub fn repair_commented(
             recheck: clock::cpu_seconds() - synthesised,
             ..Timings::default()
         },
+        errors: report::error_entries(prog, &res.buggy),
     }
 }
 
-fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
+fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
     let FixOptions {
         goal,
         mode,
         write,
+        exit_non_zero_on_fix,
         cost,
         prove,
         timings: want_timings,
@@ -662,7 +812,10 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         Err(code) => return code,
     };
     let name = display_path(&common.file);
-    let json = common.format == Format::Json;
+    // JSON and SARIF: nothing but the document on stdout, no summary on stderr.
+    let json = matches!(common.format, Format::Json | Format::Sarif);
+    let mut sarif_errors: Vec<report::ErrorEntry> = Vec::new();
+    let mut sarif_edits: Option<Vec<rewrite::Edit>> = None;
     let mut j = FixJson {
         file: &name,
         model: common.model,
@@ -755,6 +908,7 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 column: prog.stmts[b.stmt].span.column,
             }];
             j.reason = Some(unfixable.reason.clone());
+            sarif_errors = j.errors.clone();
             j.suggestion = unfixable.suggestion.map(|sg| {
                 let span = prog.stmts[sg.stmt].span;
                 report::SuggestionJson {
@@ -802,8 +956,21 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
             executions,
             buggy,
             timings,
+            errors,
         } => {
             j.status = "fixed";
+            if common.format == Format::Sarif {
+                // The same edits `--write` applies: fences, comments and a missing include.
+                match rewrite::rewrite(&src, &prog, &rewrite::plan(&solution), comments) {
+                    Ok(r) => sarif_edits = Some(r.edits),
+                    Err(e) => {
+                        let _ =
+                            writeln!(err, "{name}: internal error: cannot place the fences: {e}");
+                        return EXIT_INTERNAL;
+                    }
+                }
+                sarif_errors = errors;
+            }
             j.iterations = Some(solution.iterations);
             let mut timings = timings;
             j.mode = solution.mode;
@@ -885,11 +1052,20 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                         timings.total = clock::cpu_seconds() - started;
                         j.timings = want_timings.then_some(timings);
                         if !minimal {
-                            if json {
+                            if common.format == Format::Json {
                                 let _ = writeln!(
                                     out,
                                     "{}",
                                     serde_json::to_string_pretty(&j).unwrap_or_default()
+                                );
+                            } else if json {
+                                let _ = write!(
+                                    err,
+                                    "{}",
+                                    report::proof_text(
+                                        &name,
+                                        j.proof.as_deref().unwrap_or_default()
+                                    )
                                 );
                             }
                             return EXIT_INTERNAL;
@@ -910,7 +1086,11 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                             let _ = writeln!(err, "{name}: written");
                         }
                         j.diff = Some(diff);
-                        EXIT_OK
+                        if exit_non_zero_on_fix {
+                            EXIT_BUG
+                        } else {
+                            EXIT_OK
+                        }
                     }
                     Err(e) => {
                         let _ = writeln!(err, "{name}:1:1: error: not written: {e}");
@@ -926,12 +1106,19 @@ fn cmd_fix(common: &CommonArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
             }
         }
     };
-    if json {
-        let _ = writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&j).unwrap_or_default()
-        );
+    match common.format {
+        Format::Json => {
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&j).unwrap_or_default()
+            );
+        }
+        Format::Sarif => {
+            let run = sarif::fix_run(&name, &src, &j, &sarif_errors, sarif_edits.as_deref());
+            let _ = writeln!(out, "{}", serde_json::to_string(&run).unwrap_or_default());
+        }
+        Format::Text | Format::Dot => {}
     }
     code
 }

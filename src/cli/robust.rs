@@ -7,7 +7,7 @@
 //! shown is the po ∪ rf-prefix of such a cycle with the fewest events (every execution that
 //! contains that prefix is non-SC). `fensyn fix --goal sc` repairs the same bugs with fences.
 
-use super::{clear_progress, display_path, limits, load, CommonArgs, Format, Out};
+use super::{clear_progress, display_path, limits, load, FileArgs, Format, Out};
 use super::{EXIT_BUG, EXIT_INCOMPLETE, EXIT_OK};
 use crate::checker::{self, Control, ExecutionGraph, Goal, Limits};
 use crate::report;
@@ -40,7 +40,15 @@ struct SmallestJson {
     column: usize,
 }
 
-pub(super) fn cmd_robust(common: &CommonArgs, out: Out, err: Out) -> i32 {
+pub(super) fn cmd_robust(common: &FileArgs, out: Out, err: Out) -> i32 {
+    if common.format == Format::Sarif {
+        let _ = writeln!(
+            err,
+            "{}: error: robust has no SARIF form; use --format text, json or dot",
+            display_path(&common.file)
+        );
+        return super::EXIT_INPUT;
+    }
     let (src, prog) = match load(&common.file, common.lang, err) {
         Ok(x) => x,
         Err(code) => return code,
@@ -109,7 +117,7 @@ pub(super) fn cmd_robust(common: &CommonArgs, out: Out, err: Out) -> i32 {
                 serde_json::to_string_pretty(&j).unwrap_or_default()
             );
         }
-        Format::Text | Format::Dot => {
+        Format::Text | Format::Dot | Format::Sarif => {
             if let Some((size, g)) = &smallest {
                 let b = &g.bugs[0];
                 let span = prog.stmts[b.stmt].span;

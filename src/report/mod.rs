@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 pub mod explain;
+pub mod sarif;
 
 /// One error as the JSON contract shows it.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]

@@ -1,0 +1,361 @@
+//! `fensyn.toml`: per-project defaults for the command-line options.
+//!
+//! For each input file the configuration is the first `fensyn.toml` found in the file's
+//! directory or one of its ancestors (one file, never merged with another); `--config FILE`
+//! names one for every input and `--no-config` uses none. A value given on the command line
+//! beats the file's, and the file's beats the built-in default ([`Settings::resolve`]).
+//!
+//! Keys are the long option names with `_` for `-`: `model`, `lang`, `mode`, `cost`, `unroll`,
+//! `max_executions`, `timeout`, `optimal_timeout`, `spurious_cas`, `comments`. An unknown key, a
+//! value of the wrong type or a value outside the option's choices is an error at its
+//! `file:line:column` (exit code 3), never ignored.
+
+use super::LangArg;
+use crate::checker::Model;
+use crate::synth::{Cost, Mode};
+use clap::ValueEnum;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use toml::Spanned;
+
+/// The name searched for.
+pub const FILE_NAME: &str = "fensyn.toml";
+
+/// The values one configuration file sets (`None`: not set).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Config {
+    pub lang: Option<LangArg>,
+    pub model: Option<Model>,
+    pub mode: Option<Mode>,
+    pub cost: Option<Cost>,
+    pub unroll: Option<u32>,
+    pub max_executions: Option<u64>,
+    pub timeout: Option<f64>,
+    pub optimal_timeout: Option<f64>,
+    pub spurious_cas: Option<bool>,
+    pub comments: Option<bool>,
+}
+
+/// A bad configuration file: printed `path:line:column: error: message`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: error: {}",
+            self.path, self.line, self.column, self.message
+        )
+    }
+}
+
+/// The file as written; enumerations are checked after parsing so that their errors carry
+/// the value's position too.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    lang: Option<Spanned<String>>,
+    model: Option<Spanned<String>>,
+    mode: Option<Spanned<String>>,
+    cost: Option<Spanned<String>>,
+    unroll: Option<u32>,
+    max_executions: Option<u64>,
+    timeout: Option<Spanned<f64>>,
+    optimal_timeout: Option<Spanned<f64>>,
+    spurious_cas: Option<bool>,
+    comments: Option<bool>,
+}
+
+/// 1-based line and (byte) column of byte offset `at` of `text`.
+fn line_column(text: &str, at: usize) -> (usize, usize) {
+    let at = at.min(text.len());
+    let before = &text.as_bytes()[..at];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    (line, at - start + 1)
+}
+
+/// Parses the text of configuration file `path` (named in errors as given).
+pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
+    let error = |at: usize, message: String| {
+        let (line, column) = line_column(text, at);
+        ConfigError {
+            path: path.to_string(),
+            line,
+            column,
+            message,
+        }
+    };
+    let raw: Raw = toml::from_str(text).map_err(|e| {
+        let at = e.span().map_or(0, |s| s.start);
+        error(at, e.message().trim().to_string())
+    })?;
+    fn choice<T: ValueEnum>(
+        key: &str,
+        v: Option<Spanned<String>>,
+        error: &dyn Fn(usize, String) -> ConfigError,
+    ) -> Result<Option<T>, ConfigError> {
+        let Some(v) = v else { return Ok(None) };
+        T::from_str(v.get_ref(), false).map(Some).map_err(|_| {
+            let names: Vec<String> = T::value_variants()
+                .iter()
+                .filter_map(|x| x.to_possible_value())
+                .map(|p| format!("\"{}\"", p.get_name()))
+                .collect();
+            error(
+                v.span().start,
+                format!(
+                    "`{key}` must be one of {}, not \"{}\"",
+                    names.join(", "),
+                    v.get_ref()
+                ),
+            )
+        })
+    }
+    let seconds = |key: &str, v: Option<Spanned<f64>>| -> Result<Option<f64>, ConfigError> {
+        match v {
+            None => Ok(None),
+            Some(v) if v.get_ref().is_finite() && *v.get_ref() >= 0.0 => Ok(Some(*v.get_ref())),
+            Some(v) => Err(error(
+                v.span().start,
+                format!("`{key}` must be a number of seconds, at least 0"),
+            )),
+        }
+    };
+    Ok(Config {
+        lang: choice("lang", raw.lang, &error)?,
+        model: choice("model", raw.model, &error)?,
+        mode: choice("mode", raw.mode, &error)?,
+        cost: choice("cost", raw.cost, &error)?,
+        unroll: raw.unroll,
+        max_executions: raw.max_executions,
+        timeout: seconds("timeout", raw.timeout)?,
+        optimal_timeout: seconds("optimal_timeout", raw.optimal_timeout)?,
+        spurious_cas: raw.spurious_cas,
+        comments: raw.comments,
+    })
+}
+
+/// Reads and parses configuration file `path`.
+pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    let name = path.to_string_lossy().into_owned();
+    match std::fs::read_to_string(path) {
+        Ok(text) => parse(&name, &text),
+        Err(e) => Err(ConfigError {
+            path: name,
+            line: 1,
+            column: 1,
+            message: format!("cannot read the configuration file: {e}"),
+        }),
+    }
+}
+
+/// A configuration found for an input: where it came from and what it says.
+pub type Found = Option<(PathBuf, Rc<Result<Config, ConfigError>>)>;
+
+/// Finds and caches the configuration of each input file.
+pub struct Finder {
+    /// `--config FILE`: the one configuration of every input.
+    explicit: Option<(PathBuf, Rc<Result<Config, ConfigError>>)>,
+    disabled: bool,
+    /// Per directory searched: the file found from it upwards.
+    by_dir: HashMap<PathBuf, Option<PathBuf>>,
+    loaded: HashMap<PathBuf, Rc<Result<Config, ConfigError>>>,
+    cwd: Option<PathBuf>,
+}
+
+impl Finder {
+    /// `explicit`: `--config FILE`; `disabled`: `--no-config`.
+    pub fn new(explicit: Option<&Path>, disabled: bool) -> Finder {
+        Finder {
+            explicit: explicit.map(|p| (p.to_path_buf(), Rc::new(load(p)))),
+            disabled,
+            by_dir: HashMap::new(),
+            loaded: HashMap::new(),
+            cwd: std::env::current_dir()
+                .ok()
+                .and_then(|d| d.canonicalize().ok()),
+        }
+    }
+
+    /// The configuration for input `file`: the explicit one, or the first `fensyn.toml` in
+    /// the file's directory and its ancestors.
+    pub fn for_file(&mut self, file: &Path) -> Found {
+        if self.disabled {
+            return None;
+        }
+        if let Some(e) = &self.explicit {
+            return Some(e.clone());
+        }
+        let dir = file
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let dir = dir.canonicalize().ok()?;
+        let found = self.search(&dir)?;
+        let cfg = self
+            .loaded
+            .entry(found.clone())
+            .or_insert_with(|| {
+                // Errors name the file relative to the working directory when it is below it.
+                let shown = self
+                    .cwd
+                    .as_ref()
+                    .and_then(|c| found.strip_prefix(c).ok())
+                    .map_or(found.clone(), Path::to_path_buf);
+                Rc::new(match std::fs::read_to_string(&found) {
+                    Ok(text) => parse(&shown.to_string_lossy(), &text),
+                    Err(_) => load(&shown),
+                })
+            })
+            .clone();
+        Some((found, cfg))
+    }
+
+    fn search(&mut self, dir: &Path) -> Option<PathBuf> {
+        if let Some(hit) = self.by_dir.get(dir) {
+            return hit.clone();
+        }
+        let candidate = dir.join(FILE_NAME);
+        let hit = if candidate.is_file() {
+            Some(candidate)
+        } else {
+            dir.parent().and_then(|p| self.search(p))
+        };
+        self.by_dir.insert(dir.to_path_buf(), hit.clone());
+        hit
+    }
+}
+
+/// The options of one run of one file after merging the command line, the configuration and
+/// the defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub lang: LangArg,
+    pub model: Model,
+    pub mode: Mode,
+    pub cost: Cost,
+    pub unroll: u32,
+    pub max_executions: Option<u64>,
+    pub timeout: Option<f64>,
+    pub optimal_timeout: f64,
+    pub spurious_cas: bool,
+    /// Whether inserted fences get an explanatory comment (`comments` in the configuration).
+    pub comments: bool,
+}
+
+impl Settings {
+    /// The command line's value where given (`cli`), else the configuration's, else the default.
+    pub fn resolve(cli: &Config, cfg: Option<&Config>) -> Settings {
+        let empty = Config::default();
+        let cfg = cfg.unwrap_or(&empty);
+        Settings {
+            lang: cli.lang.or(cfg.lang).unwrap_or(LangArg::Auto),
+            model: cli.model.or(cfg.model).unwrap_or(Model::Rc11),
+            mode: cli.mode.or(cfg.mode).unwrap_or(Mode::Auto),
+            cost: cli.cost.or(cfg.cost).unwrap_or(Cost::Count),
+            unroll: cli
+                .unroll
+                .or(cfg.unroll)
+                .unwrap_or(crate::checker::DEFAULT_UNROLL),
+            max_executions: cli.max_executions.or(cfg.max_executions),
+            timeout: cli.timeout.or(cfg.timeout),
+            optimal_timeout: cli
+                .optimal_timeout
+                .or(cfg.optimal_timeout)
+                .unwrap_or(crate::synth::AUTO_OPTIMAL_SECONDS as f64),
+            spurious_cas: cli.spurious_cas.or(cfg.spurious_cas).unwrap_or(false),
+            comments: cli.comments.or(cfg.comments).unwrap_or(true),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_key() {
+        let c = parse(
+            "fensyn.toml",
+            "model = \"c11\"\nlang = \"c++\"\nmode = \"fast\"\ncost = \"armv8\"\nunroll = 3\n\
+             max_executions = 100\ntimeout = 2\noptimal_timeout = 0.5\nspurious_cas = true\n\
+             comments = false\n",
+        )
+        .unwrap();
+        assert_eq!(c.model, Some(Model::C11));
+        assert_eq!(c.lang, Some(LangArg::Cpp));
+        assert_eq!(c.mode, Some(Mode::Fast));
+        assert_eq!(c.cost, Some(Cost::Armv8));
+        assert_eq!(c.unroll, Some(3));
+        assert_eq!(c.max_executions, Some(100));
+        assert_eq!(c.timeout, Some(2.0));
+        assert_eq!(c.optimal_timeout, Some(0.5));
+        assert_eq!(c.spurious_cas, Some(true));
+        assert_eq!(c.comments, Some(false));
+        assert_eq!(parse("f", "").unwrap(), Config::default());
+    }
+
+    #[test]
+    fn errors_have_positions() {
+        let e = parse("cfg/fensyn.toml", "model = \"rc11\"\nunrol = 3\n").unwrap_err();
+        assert_eq!((e.line, e.column), (2, 1), "{e}");
+        assert!(
+            e.to_string().starts_with("cfg/fensyn.toml:2:1: error: "),
+            "{e}"
+        );
+        assert!(e.message.contains("unrol"), "{e}");
+
+        let e = parse("f", "unroll = 3\nmodel = \"tso\"\n").unwrap_err();
+        assert_eq!((e.line, e.column), (2, 9), "{e}");
+        assert!(e.message.contains("\"rc11\""), "{e}");
+
+        let e = parse("f", "unroll = -1\n").unwrap_err();
+        assert_eq!((e.line, e.column), (1, 10), "{e}");
+
+        let e = parse("f", "\ncomments = \"no\"\n").unwrap_err();
+        assert_eq!((e.line, e.column), (2, 12), "{e}");
+
+        let e = parse("f", "timeout = -2.5\n").unwrap_err();
+        assert_eq!((e.line, e.column), (1, 11), "{e}");
+        assert!(e.message.contains("seconds"), "{e}");
+
+        let e = parse("f", "model = \n").unwrap_err();
+        assert_eq!(e.line, 1, "{e}");
+    }
+
+    #[test]
+    fn command_line_beats_file_beats_default() {
+        let file = Config {
+            model: Some(Model::Sc),
+            unroll: Some(2),
+            comments: Some(false),
+            ..Config::default()
+        };
+        let cli = Config {
+            model: Some(Model::C11),
+            ..Config::default()
+        };
+        let s = Settings::resolve(&cli, Some(&file));
+        assert_eq!(s.model, Model::C11);
+        assert_eq!(s.unroll, 2);
+        assert!(!s.comments);
+        assert_eq!(s.cost, Cost::Count);
+        let d = Settings::resolve(&Config::default(), None);
+        assert_eq!(d.unroll, crate::checker::DEFAULT_UNROLL);
+        assert!(d.comments);
+        assert_eq!(d.lang, LangArg::Auto);
+    }
+}
