@@ -836,7 +836,7 @@ fn man_pages_are_roff_naming_every_subcommand() {
         page.starts_with(".ie") || page.contains(".TH fensyn"),
         "{page}"
     );
-    for sub in ["check", "fix"] {
+    for sub in ["check", "fix", "robust", "explain"] {
         assert!(page.contains(sub), "fensyn.1 lacks {sub}");
     }
     assert!(
@@ -857,7 +857,16 @@ fn man_pages_are_roff_naming_every_subcommand() {
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names, ["fensyn-check.1", "fensyn-fix.1", "fensyn.1"]);
+    assert_eq!(
+        names,
+        [
+            "fensyn-check.1",
+            "fensyn-explain.1",
+            "fensyn-fix.1",
+            "fensyn-robust.1",
+            "fensyn.1"
+        ]
+    );
     let check = read(&dir.path().join("fensyn-check.1"));
     assert!(
         check.contains(".TH fensyn-check 1"),

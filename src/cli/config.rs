@@ -318,7 +318,7 @@ mod tests {
         );
         assert!(e.message.contains("unrol"), "{e}");
 
-        let e = parse("f", "unroll = 3\nmodel = \"tso\"\n").unwrap_err();
+        let e = parse("f", "unroll = 3\nmodel = \"x86\"\n").unwrap_err();
         assert_eq!((e.line, e.column), (2, 9), "{e}");
         assert!(e.message.contains("\"rc11\""), "{e}");
 

@@ -5,8 +5,8 @@
 //! 4 incomplete.
 
 use super::{
-    clear_progress, display_path, limits, load, CommonArgs, FileArgs, Format, Out, EXIT_BUG, EXIT_INCOMPLETE,
-    EXIT_INPUT, EXIT_OK, EXIT_UNFIXABLE,
+    clear_progress, display_path, limits, load, CommonArgs, FileArgs, Format, Out, EXIT_BUG,
+    EXIT_INCOMPLETE, EXIT_INPUT, EXIT_OK, EXIT_UNFIXABLE,
 };
 use crate::checker::{self, CheckOptions, ExecutionGraph};
 use crate::report::{self, explain};
