@@ -541,64 +541,8 @@ pub fn fix_summary(
     out
 }
 
-/// An execution graph in Graphviz DOT: one cluster per thread, po, rf and mo edges.
+/// An execution graph in Graphviz DOT: one cluster per thread, po, rf, mo and sw edges (the
+/// drawing of `explain`, without a fix).
 pub fn execution_dot(prog: &Program, g: &ExecutionGraph) -> String {
-    let mut out = String::from(
-        "digraph execution {\n  rankdir=TB;\n  node [shape=box, fontname=monospace];\n",
-    );
-    let id = |e: usize| format!("e{e}");
-    let _ = writeln!(out, "  subgraph cluster_init {{ label=\"init\";");
-    for (e, ev) in g.events.iter().enumerate() {
-        if ev.thread == INIT_THREAD {
-            let _ = writeln!(
-                out,
-                "    {} [label=\"{}\"];",
-                id(e),
-                event_label(prog, g, e)
-            );
-        }
-    }
-    out.push_str("  }\n");
-    for (t, tr) in g.threads.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "  subgraph cluster_t{t} {{ label=\"T{t} {}\";",
-            prog.functions[tr.func].name
-        );
-        for &e in &tr.events {
-            let line = g.events[e].stmt.map(|s| prog.stmt_line(s)).unwrap_or(0);
-            let _ = writeln!(
-                out,
-                "    {} [label=\"{}\\nline {line}\"];",
-                id(e),
-                event_label(prog, g, e)
-            );
-        }
-        for w in tr.events.windows(2) {
-            let _ = writeln!(out, "    {} -> {} [label=po];", id(w[0]), id(w[1]));
-        }
-        out.push_str("  }\n");
-    }
-    for (r, w) in g.rf.iter().enumerate() {
-        if let Some(w) = w {
-            let _ = writeln!(
-                out,
-                "  {} -> {} [label=rf, color=green, constraint=false];",
-                id(*w),
-                id(r)
-            );
-        }
-    }
-    for ws in &g.mo {
-        for p in ws.windows(2) {
-            let _ = writeln!(
-                out,
-                "  {} -> {} [label=mo, color=orange, constraint=false];",
-                id(p[0]),
-                id(p[1])
-            );
-        }
-    }
-    out.push_str("}\n");
-    out
+    explain::explain_dot(prog, g, None, crate::checker::Model::Rc11)
 }
