@@ -109,7 +109,6 @@ pub(super) fn cmd_explain(args: &ExplainArgs, common: &FileArgs, out: Out, err: 
     match synth::synthesize_opts(&prog, &res.buggy, common.model, &opts) {
         Outcome::Unfixable(u) => {
             let b = &u.requirement.bug;
-            let span = prog.stmts[b.stmt].span;
             let mut g: ExecutionGraph = u.requirement.graph.clone();
             g.bugs = vec![b.clone()];
             let dot = explain::explain_dot(&prog, &g, None, common.model);
@@ -118,13 +117,8 @@ pub(super) fn cmd_explain(args: &ExplainArgs, common: &FileArgs, out: Out, err: 
             } else {
                 let _ = writeln!(
                     out,
-                    "{name}:{}:{}: {}: {}\nnot fixable with fences: {}\n\nthe execution no fence set can forbid:\n{}",
-                    span.line,
-                    span.column,
-                    b.kind.as_str(),
-                    b.message,
-                    u.reason,
-                    report::render_execution(&prog, &src, &g)
+                    "{}",
+                    report::unfixable_text(&name, &prog, &src, &g, b, &u.reason)
                 );
             }
             if let Some(path) = &args.dot {

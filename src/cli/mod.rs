@@ -919,18 +919,12 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 }
             });
             if !json {
-                let span = prog.stmts[b.stmt].span;
                 let mut g = unfixable.requirement.graph.clone();
                 g.bugs = vec![b.clone()];
                 let _ = writeln!(
                     out,
-                    "{name}:{}:{}: {}: {}\nnot fixable with fences: {}\n\nthe execution no fence set can forbid:\n{}",
-                    span.line,
-                    span.column,
-                    b.kind.as_str(),
-                    b.message,
-                    unfixable.reason,
-                    report::render_execution(&prog, &src, &g)
+                    "{}",
+                    report::unfixable_text(&name, &prog, &src, &g, b, &unfixable.reason)
                 );
                 if let Some(sg) = &j.suggestion {
                     let _ = writeln!(

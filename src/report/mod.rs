@@ -541,6 +541,27 @@ pub fn fix_summary(
     out
 }
 
+/// The report of an unfixable program: the bug at its position, why no fence set forbids its
+/// execution, and that execution (`g`, whose only bug is `bug`) in thread columns.
+pub fn unfixable_text(
+    name: &str,
+    prog: &Program,
+    src: &str,
+    g: &ExecutionGraph,
+    bug: &crate::checker::Bug,
+    reason: &str,
+) -> String {
+    let span = prog.stmts[bug.stmt].span;
+    format!(
+        "{name}:{}:{}: {}: {}\nnot fixable with fences: {reason}\n\nthe execution no fence set can forbid:\n{}",
+        span.line,
+        span.column,
+        bug.kind.as_str(),
+        bug.message,
+        render_execution(prog, src, g)
+    )
+}
+
 /// An execution graph in Graphviz DOT: one cluster per thread, po, rf, mo and sw edges (the
 /// drawing of `explain`, without a fix).
 pub fn execution_dot(prog: &Program, g: &ExecutionGraph) -> String {
