@@ -3488,31 +3488,33 @@ fn random_program(rng: &mut Rng) -> Program {
     ir_program(&globals, functions, nthreads)
 }
 
-#[test]
-fn random_programs_agree_with_the_oracle() {
-    // BRUTEFORCE_RANDOM=<count> and BRUTEFORCE_SEED=<n> run a longer campaign.
-    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
-    let mut rng = Rng(env("BRUTEFORCE_SEED").unwrap_or(0x5eed_f00d_1234_5678) | 1);
-    let count = env("BRUTEFORCE_RANDOM").unwrap_or(300);
-    let t = Instant::now();
-    let mut failures = Vec::new();
+/// Compares the explorer with the oracle on `count` random programs from `rng` (loop bound 1)
+/// under each of `models`, after calling `before(i)` for program `i`; records disagreements in
+/// `failures` and returns the oracle's summed `[executions, blocked, bounded, buggy]`.
+fn random_campaign(
+    label: &str,
+    rng: &mut Rng,
+    count: u64,
+    models: &[Model],
+    failures: &mut Vec<String>,
+    mut before: impl FnMut(u64),
+) -> [u64; 4] {
     let mut total = [0u64; 4];
     for i in 0..count {
-        let prog = random_program(&mut rng);
-        // Every other program with spurious weak-CAS failures.
-        SPURIOUS_CAS.with(|s| s.set(i % 2 == 1));
-        for model in [Model::Rc11, Model::Sc] {
-            match compare_with(&format!("random #{i}"), &prog, model, 1) {
+        let prog = random_program(rng);
+        before(i);
+        for &model in models {
+            match compare_with(&format!("{label} #{i}"), &prog, model, 1) {
                 Ok(n) => (0..4).for_each(|k| total[k] += n[k]),
                 Err(e) => failures.push(format!("{e}program: {:#?}", prog.functions)),
             }
         }
     }
-    SPURIOUS_CAS.with(|s| s.set(false));
-    eprintln!(
-        "{count} random programs agree, [executions, blocked, bounded, buggy] = {total:?} ({:?})",
-        t.elapsed()
-    );
+    total
+}
+
+/// Fails with the number of disagreements and the first three of them.
+fn assert_agreement(failures: &[String]) {
     assert!(
         failures.is_empty(),
         "{} disagreement(s):\n{}",
@@ -3524,6 +3526,31 @@ fn random_programs_agree_with_the_oracle() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+#[test]
+fn random_programs_agree_with_the_oracle() {
+    // BRUTEFORCE_RANDOM=<count> and BRUTEFORCE_SEED=<n> run a longer campaign.
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+    let mut rng = Rng(env("BRUTEFORCE_SEED").unwrap_or(0x5eed_f00d_1234_5678) | 1);
+    let count = env("BRUTEFORCE_RANDOM").unwrap_or(300);
+    let t = Instant::now();
+    let mut failures = Vec::new();
+    let total = random_campaign(
+        "random",
+        &mut rng,
+        count,
+        &[Model::Rc11, Model::Sc],
+        &mut failures,
+        // Every other program with spurious weak-CAS failures.
+        |i| SPURIOUS_CAS.with(|s| s.set(i % 2 == 1)),
+    );
+    SPURIOUS_CAS.with(|s| s.set(false));
+    eprintln!(
+        "{count} random programs agree, [executions, blocked, bounded, buggy] = {total:?} ({:?})",
+        t.elapsed()
+    );
+    assert_agreement(&failures);
 }
 
 /// The c11 model on random programs (those with at most 8 seq_cst events in every run, so
@@ -3748,29 +3775,17 @@ fn hardware_models_agree_with_the_oracle() {
     }
     assert!(compared >= 20, "only {compared} fixtures compared");
     let mut rng = Rng(0x7505_0950_feed_0042);
-    let mut total = [0u64; 4];
-    for i in 0..150 {
-        let prog = random_program(&mut rng);
-        for model in [Model::Tso, Model::Pso] {
-            match compare_with(&format!("hw random #{i}"), &prog, model, 1) {
-                Ok(n) => (0..4).for_each(|k| total[k] += n[k]),
-                Err(e) => failures.push(format!("{e}program: {:#?}", prog.functions)),
-            }
-        }
-    }
+    let total = random_campaign(
+        "hw random",
+        &mut rng,
+        150,
+        &[Model::Tso, Model::Pso],
+        &mut failures,
+        |_| {},
+    );
     eprintln!("hardware random programs: [executions, blocked, bounded, buggy] = {total:?}");
     assert!(total[0] > 300, "random programs too small: {total:?}");
-    assert!(
-        failures.is_empty(),
-        "{} disagreement(s):\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(3)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_agreement(&failures);
 }
 
 /// The textbook outcomes on x86-TSO and PSO (Owens et al.; the TSO/PSO seed paper): SB is
@@ -3858,27 +3873,17 @@ fn armv8_agrees_with_the_oracle() {
     }
     assert!(compared >= 20, "only {compared} fixtures compared");
     let mut rng = Rng(0x0a58_0a58_dead_beef);
-    let mut total = [0u64; 4];
-    for i in 0..150 {
-        let prog = random_program(&mut rng);
-        match compare_with(&format!("armv8 random #{i}"), &prog, Model::Armv8, 1) {
-            Ok(n) => (0..4).for_each(|k| total[k] += n[k]),
-            Err(e) => failures.push(format!("{e}program: {:#?}", prog.functions)),
-        }
-    }
+    let total = random_campaign(
+        "armv8 random",
+        &mut rng,
+        150,
+        &[Model::Armv8],
+        &mut failures,
+        |_| {},
+    );
     eprintln!("armv8 random programs: [executions, blocked, bounded, buggy] = {total:?}");
     assert!(total[0] > 300, "random programs too small: {total:?}");
-    assert!(
-        failures.is_empty(),
-        "{} disagreement(s):\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(3)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_agreement(&failures);
 }
 
 /// Textbook ARMv8 outcomes (Pulte et al. POPL 2018; the herd ARMv8 litmus results): SB, MP,
