@@ -250,6 +250,25 @@ impl ExecutionGraph {
         keep
     }
 
+    /// [`ExecutionGraph::restrict`], and `bug` (of `self`) with its witness and racing pair
+    /// renamed to the sub-graph's event ids.
+    pub fn restrict_with_bug(&self, keep: &[bool], bug: &Bug) -> (ExecutionGraph, Bug) {
+        let mut map = vec![usize::MAX; self.len()];
+        let mut next = 0;
+        for (e, &k) in keep.iter().enumerate() {
+            if k {
+                map[e] = next;
+                next += 1;
+            }
+        }
+        let bug = Bug {
+            witness: bug.witness.iter().map(|&e| map[e]).collect(),
+            race: bug.race.map(|(x, y)| (map[x], map[y])),
+            ..bug.clone()
+        };
+        (self.restrict(keep), bug)
+    }
+
     /// The sub-graph on the events with `keep[e]` (which must be a po ∪ rf prefix). Fence slots
     /// passed after a thread's last kept event are kept only if they are at that boundary.
     pub fn restrict(&self, keep: &[bool]) -> ExecutionGraph {

@@ -63,17 +63,7 @@ pub(super) fn cmd_robust(common: &FileArgs, out: Out, err: Out) -> i32 {
     let stats = checker::explore(&prog, common.model, lim, |g| {
         if let Some(bug) = g.bugs.first() {
             let keep = g.porf_prefix(&bug.witness);
-            let mut sub = g.restrict(&keep);
-            let mut map = vec![usize::MAX; g.len()];
-            let mut next = 0;
-            for (e, &k) in keep.iter().enumerate() {
-                if k {
-                    map[e] = next;
-                    next += 1;
-                }
-            }
-            let mut b = bug.clone();
-            b.witness = b.witness.iter().map(|&e| map[e]).collect();
+            let (mut sub, b) = g.restrict_with_bug(&keep, bug);
             sub.bugs = vec![b];
             let size = sub
                 .events

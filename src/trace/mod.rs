@@ -161,20 +161,7 @@ pub fn requirements(buggy: &[ExecutionGraph], model: Model) -> Vec<Requirement> 
             } else {
                 g.porf_prefix(&bug.witness)
             };
-            let mut map = vec![usize::MAX; g.len()];
-            let mut next = 0;
-            for (e, &k) in keep.iter().enumerate() {
-                if k {
-                    map[e] = next;
-                    next += 1;
-                }
-            }
-            let sub = g.restrict(&keep);
-            let bug = Bug {
-                witness: bug.witness.iter().map(|&e| map[e]).collect(),
-                race: bug.race.map(|(x, y)| (map[x], map[y])),
-                ..bug.clone()
-            };
+            let (sub, bug) = g.restrict_with_bug(&keep, bug);
             let key = (
                 sub.canonical_key(),
                 format!("{:?}", (bug.kind, bug.stmt, &bug.witness, bug.race)),
