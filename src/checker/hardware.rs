@@ -130,6 +130,30 @@ pub fn mapping(machine: Machine, g: &ExecutionGraph, e: usize, in_rmw: bool) -> 
     }
 }
 
+/// The reads-from relation of `g` (write → read).
+pub(crate) fn rf_relation(g: &ExecutionGraph) -> Rel {
+    let mut rf = Rel::new(g.len());
+    for (r, w) in g.rf.iter().enumerate() {
+        if let Some(w) = w {
+            rf.add(*w, r);
+        }
+    }
+    rf
+}
+
+/// The modification order of `g`, transitively closed (every earlier write → later write).
+pub(crate) fn mo_relation(g: &ExecutionGraph) -> Rel {
+    let mut mo = Rel::new(g.len());
+    for ws in &g.mo {
+        for i in 0..ws.len() {
+            for j in i + 1..ws.len() {
+                mo.add(ws[i], ws[j]);
+            }
+        }
+    }
+    mo
+}
+
 /// The closed program order of `g`: init before everything, per-thread order, spawn → child,
 /// child → join.
 pub(crate) fn program_order(g: &ExecutionGraph) -> Rel {
@@ -175,20 +199,8 @@ impl HwRelations {
     pub fn compute(g: &ExecutionGraph) -> HwRelations {
         let n = g.len();
         let po = program_order(g);
-        let mut rf = Rel::new(n);
-        for (r, w) in g.rf.iter().enumerate() {
-            if let Some(w) = w {
-                rf.add(*w, r);
-            }
-        }
-        let mut mo = Rel::new(n);
-        for ws in &g.mo {
-            for i in 0..ws.len() {
-                for j in i + 1..ws.len() {
-                    mo.add(ws[i], ws[j]);
-                }
-            }
-        }
+        let rf = rf_relation(g);
+        let mo = mo_relation(g);
         let fr = rf.inverse().seq(&mo).filter(|a, b| a != b);
         let mut rmw = Rel::new(n);
         for &(r, w) in &g.rmw {

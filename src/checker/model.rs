@@ -143,21 +143,8 @@ impl Relations {
         let ev = &g.events;
         // po: init before everything, program order within threads, spawn/join edges.
         let po = super::hardware::program_order(g);
-
-        let mut rf = Rel::new(n);
-        for (r, w) in g.rf.iter().enumerate() {
-            if let Some(w) = w {
-                rf.add(*w, r);
-            }
-        }
-        let mut mo = Rel::new(n);
-        for ws in &g.mo {
-            for i in 0..ws.len() {
-                for j in i + 1..ws.len() {
-                    mo.add(ws[i], ws[j]);
-                }
-            }
-        }
+        let rf = super::hardware::rf_relation(g);
+        let mo = super::hardware::mo_relation(g);
         let mut rmw = Rel::new(n);
         for &(r, w) in &g.rmw {
             rmw.add(r, w);
