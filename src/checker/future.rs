@@ -3,7 +3,7 @@
 //!
 //! The explorer lets a thread's pending read wait for a write that a later step adds (see
 //! `explore`'s canonical order). Waiting is pointless — every state reached that way is a dead
-//! end — when no other running thread can write the location any more; [`Future::may_write`]
+//! end — when no other running thread can write the location any more; [`Future::may_write_now`]
 //! answers that question conservatively: a spawn brings in everything the spawned function may
 //! write, and a computed address (`a[i]`, `*p`) anything in its array's range — unless the
 //! registers it is computed from are never assigned again from the thread's current pc on
@@ -60,10 +60,9 @@ impl LocSet {
 /// stores, RMWs and CASes, and those of the threads it may spawn).
 #[derive(Clone, Debug)]
 pub struct Future {
-    /// Everything the function may write from a pc on, computed addresses counted by range.
-    writes: Vec<Vec<LocSet>>,
-    /// The same without the function's own computed-address writes (spawned threads' writes
-    /// are included, by range).
+    /// What the function may write from a pc on, except its own computed-address writes: its
+    /// fixed-address writes and everything the threads it may spawn may write (their computed
+    /// addresses counted by range).
     fixed: Vec<Vec<LocSet>>,
     /// The function's computed-address writes reachable from a pc (their pcs).
     computed: Vec<Vec<Vec<usize>>>,
@@ -204,16 +203,16 @@ impl Future {
             assigned.push(asg);
         }
         Future {
-            writes,
             fixed,
             computed,
             assigned,
         }
     }
 
-    /// Whether a thread running `func` at `pc` with registers `regs` may still write `x`:
-    /// as [`Future::may_write`], but a computed address whose registers keep their current
-    /// values from `pc` on is evaluated now.
+    /// Whether a thread running `func` at `pc` with registers `regs` may still write `x`: its
+    /// fixed-address writes and spawned threads' writes from `pc` on, and each computed write
+    /// address — evaluated now when its registers keep their current values from `pc` on,
+    /// else counted by its array's range.
     pub fn may_write_now(
         &self,
         prog: &Program,
@@ -246,13 +245,5 @@ impl Future {
                     .is_ok_and(|p| p >= 1 && (p - 1) as usize == x && (*lo..*hi).contains(&x))
             }
         })
-    }
-
-    /// Whether function `func`, at `pc`, may still write location `x`.
-    pub fn may_write(&self, func: FuncId, pc: usize, x: usize) -> bool {
-        self.writes
-            .get(func)
-            .and_then(|w| w.get(pc))
-            .is_some_and(|s| s.contains(x))
     }
 }
