@@ -33,7 +33,7 @@
 
 use fensyn::checker::graph::ThreadTrace;
 use fensyn::checker::{
-    explore, Control, Event, EventKind, ExecutionGraph, Limits, Model, Stats, ThreadEnd,
+    explore, Control, Equiv, Event, EventKind, ExecutionGraph, Limits, Model, Stats, ThreadEnd,
     DEFAULT_UNROLL, INIT_THREAD,
 };
 use fensyn::ir::{
@@ -3938,4 +3938,149 @@ fn armv8_litmus_counts() {
             );
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Coarser equivalences (`--equiv rf|value`) and parallel exploration against the oracle.
+// ---------------------------------------------------------------------------------------------
+
+/// The reads-from class of a graph: its canonical key without the coherence order.
+fn rf_key(g: &ExecutionGraph) -> String {
+    let k = g.canonical_key();
+    k[..k.find("mo0:").unwrap_or(k.len())].to_string()
+}
+
+/// The value class of a graph as `--equiv value` defines it: per thread, the values read, and
+/// the source of every read whose source can decide happens-before (an atomic acquire read,
+/// the read of an RMW, or any atomic read when the program has an acquire fence) when the
+/// program has non-atomic accesses.
+fn value_class(prog: &Program, g: &ExecutionGraph) -> String {
+    let instrs = || prog.functions.iter().flat_map(|f| f.body.iter());
+    let non_atomic = instrs().any(|i| i.access().is_some_and(|(_, atomic)| !atomic));
+    let acquire_fence = instrs().any(|i| matches!(i, Instr::Fence { order } if order.is_acquire()));
+    let mut s = String::new();
+    for (t, tr) in g.threads.iter().enumerate() {
+        let _ = write!(s, "T{t}:");
+        for &e in &tr.events {
+            let ev = &g.events[e];
+            if ev.kind != EventKind::Read {
+                continue;
+            }
+            let rmw = g.rmw.iter().any(|&(r, _)| r == e);
+            let sync = ev.order.is_atomic() && (ev.order.is_acquire() || rmw || acquire_fence);
+            let _ = write!(s, " {}", ev.value);
+            if non_atomic && sync {
+                let src = g.rf[e].map(|w| match g.index_in_thread(w) {
+                    Some(i) => format!("{}.{i}", g.events[w].thread),
+                    None => format!("init{:?}", g.events[w].loc),
+                });
+                let _ = write!(s, "<{src:?}");
+            }
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// Under SC, `--equiv rf` visits exactly one graph per reads-from class of the oracle's SC
+/// graphs and `--equiv value` one per value class; every graph visited is itself one of the
+/// oracle's SC graphs (the witness gives it a real coherence order and sources); and the
+/// counts, bugs included, are those of the classes. `--jobs 2` and `--jobs 3` give the same
+/// counts and the same buggy graphs in the same order as one thread, for every equivalence.
+fn compare_coarse(name: &str, prog: &Program) -> Result<(), String> {
+    let oracle_graphs = oracle_with(prog, Model::Sc, 2);
+    for (equiv, key) in [
+        (Equiv::Rf, &(|_: &Program, g: &ExecutionGraph| rf_key(g)) as &dyn Fn(&Program, &ExecutionGraph) -> String),
+        (Equiv::Value, &value_class),
+    ] {
+        let mut want: BTreeMap<String, &(bool, ExecutionGraph)> = BTreeMap::new();
+        for v in oracle_graphs.values() {
+            want.entry(key(prog, &v.1)).or_insert(v);
+        }
+        let want_counts = classify(want.values().copied());
+        let mut seen = BTreeSet::new();
+        let mut msg = String::new();
+        let limits = Limits {
+            unroll: Some(2),
+            equiv,
+            verify_incremental: true,
+            ..Limits::default()
+        };
+        let stats = explore(prog, Model::Sc, limits.clone(), |g| {
+            let k = key(prog, g);
+            if !seen.insert(k.clone()) {
+                let _ = writeln!(msg, "{equiv:?}: class visited twice:\n{k}");
+            }
+            if !oracle_graphs.contains_key(&g.canonical_key()) {
+                let _ = writeln!(msg, "{equiv:?}: not an SC graph:\n{}", g.canonical_key());
+            }
+            Control::Continue
+        });
+        let got = [stats.executions, stats.blocked, stats.bounded, stats.buggy];
+        if got != want_counts {
+            let _ = writeln!(msg, "{equiv:?}: counts {got:?}, oracle {want_counts:?}");
+        }
+        let missing: Vec<_> = want.keys().filter(|k| !seen.contains(*k)).collect();
+        if !missing.is_empty() {
+            let _ = writeln!(msg, "{equiv:?}: missed classes {missing:?}");
+        }
+        // Parallel runs: identical counts and buggy graphs.
+        let opts = |jobs| fensyn::checker::CheckOptions {
+            model: Model::Sc,
+            limits: Limits { jobs, verify_incremental: false, ..limits.clone() },
+            ..Default::default()
+        };
+        let one = fensyn::checker::check(prog, &opts(1));
+        for jobs in [2, 3] {
+            let par = fensyn::checker::check(prog, &opts(jobs));
+            let keys = |r: &fensyn::checker::CheckResult| -> Vec<String> {
+                r.buggy.iter().map(|g| g.canonical_key()).collect()
+            };
+            if par.stats.executions != one.stats.executions
+                || par.stats.blocked != one.stats.blocked
+                || par.stats.buggy != one.stats.buggy
+                || keys(&par) != keys(&one)
+            {
+                let _ = writeln!(
+                    msg,
+                    "{equiv:?} --jobs {jobs}: {:?} vs one thread {:?}",
+                    par.stats, one.stats
+                );
+            }
+        }
+        if !msg.is_empty() {
+            return Err(format!("{name}:\n{msg}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn coarse_equivalences_and_jobs_agree_with_the_oracle() {
+    let mut failures = Vec::new();
+    let mut files: Vec<String> = std::fs::read_dir(fixture_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.ends_with(".c"))
+        .collect();
+    files.sort();
+    for f in &files {
+        if let Err(e) = compare_coarse(f, &fixture(f)) {
+            failures.push(e);
+        }
+    }
+    for (name, prog, _) in rmw_programs() {
+        if let Err(e) = compare_coarse(name, &prog) {
+            failures.push(e);
+        }
+    }
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+    let mut rng = Rng(env("BRUTEFORCE_SEED").unwrap_or(0x0e9_0e9_5eed_4242) | 1);
+    for i in 0..env("BRUTEFORCE_RANDOM").unwrap_or(200) {
+        let prog = random_program(&mut rng);
+        if let Err(e) = compare_coarse(&format!("random #{i}"), &prog) {
+            failures.push(format!("{e}program: {:#?}", prog.functions));
+        }
+    }
+    assert_agreement(&failures);
 }

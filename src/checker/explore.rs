@@ -27,8 +27,11 @@
 use super::deps::{DepState, Deps};
 use super::future::Future;
 use super::graph::INIT_THREAD;
-use super::graph::{Bug, BugKind, Event, EventKind, ExecutionGraph, ThreadEnd, ThreadTrace};
+use super::graph::{
+    Bug, BugKind, Event, EventId, EventKind, ExecutionGraph, ThreadEnd, ThreadTrace,
+};
 use super::incremental::Views;
+use super::witness::Witness;
 use super::model::{Model, Relations};
 use crate::ir::{Instr, MemOrder, Program};
 use std::sync::Arc;
@@ -87,6 +90,42 @@ pub struct Limits {
     /// Let events carry their address, data and control dependencies (see `deps`); always
     /// on under `armv8`. Costs time; needed by `--on-hardware armv8`.
     pub dependencies: bool,
+    /// Which executions count as one (see [`Equiv`]). The coarser equivalences are
+    /// implemented for the `sc` model; under any other model the explorer uses graphs
+    /// (callers resolve the choice with [`crate::checker::resolve_equiv`]).
+    pub equiv: Equiv,
+    /// Try the newest rf source and the latest mo position first (`--first`): executions
+    /// that follow the other threads' program order come early, and bugs with them. Changes
+    /// only the order of the visits.
+    pub newest_first: bool,
+    /// Exploration threads for [`crate::checker::check`] (0 or 1: this thread only; see
+    /// [`explore_parallel`]). Ignored by [`explore`] itself.
+    pub jobs: usize,
+}
+
+/// The equivalence between executions the explorer visits one representative of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Equiv {
+    /// One execution per consistent execution graph (po, rf, mo): what synthesis needs.
+    #[default]
+    Graph,
+    /// One execution per reads-from class (po, rf) that has an SC witness.
+    Rf,
+    /// One execution per vector of values read (per thread, in program order). Reads whose
+    /// source decides happens-before (when the program has non-atomic accesses) keep one
+    /// execution per source, so every race is still found.
+    Value,
+}
+
+impl Equiv {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Equiv::Graph => "graph",
+            Equiv::Rf => "rf",
+            Equiv::Value => "value",
+        }
+    }
 }
 
 /// What the explorer reports as the bugs of an execution.
@@ -188,6 +227,8 @@ struct State {
     /// (Lahav et al., PLDI 2017: programs with only SC accesses have SC semantics), which is
     /// checked incrementally and exactly, without psc.
     all_sc: bool,
+    /// Under `--equiv rf|value`: an SC interleaving of `g` (see `witness`).
+    witness: Option<Witness>,
 }
 
 struct Explorer<'a, F: FnMut(&ExecutionGraph) -> Control> {
@@ -202,6 +243,43 @@ struct Explorer<'a, F: FnMut(&ExecutionGraph) -> Control> {
     seen: std::collections::HashSet<String>,
     /// Whether events carry their dependencies (`armv8`, or `Limits::dependencies`).
     track_deps: bool,
+    /// `--equiv rf|value` under `sc`: no mo branching, consistency by SC witness.
+    coarse: bool,
+    /// Under `--equiv value`: which reads are constrained by their value only.
+    by_value: ValuePolicy,
+    /// Under `--equiv value`: the value classes visited so far.
+    seen_values: std::collections::HashSet<String>,
+    /// When splitting the exploration for [`explore_parallel`]: the subtrees found, in the
+    /// order a sequential run would explore them. `run` below depth 0 and `complete` push
+    /// their state here instead of exploring it.
+    tasks: Option<Vec<Task>>,
+    /// Nesting of `run` calls (for splitting).
+    depth: usize,
+    /// Set by [`explore_parallel`] when the tasks after a stopping one are not needed.
+    cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// In a parallel `--equiv value` worker: every visit's value class, kind and bugginess, so
+    /// that classes found by several workers are counted once, in sequential order.
+    visits: Option<Vec<Visit>>,
+}
+
+/// A subtree of the exploration: a partial graph to explore, or a complete one to visit.
+enum Task {
+    Run(State),
+    Complete(State),
+}
+
+/// One visited execution of a parallel `--equiv value` worker.
+struct Visit {
+    key: String,
+    kind: VisitKind,
+    buggy: bool,
+}
+
+#[derive(Clone, Copy)]
+enum VisitKind {
+    Execution,
+    Blocked,
+    Bounded,
 }
 
 /// Explores every consistent execution graph of `prog` under `model`, calling `visit` on each
@@ -210,6 +288,14 @@ pub fn explore<F>(prog: &Program, model: Model, limits: Limits, visit: F) -> Sta
 where
     F: FnMut(&ExecutionGraph) -> Control,
 {
+    let state = initial_state(prog, model, &limits);
+    let mut ex = Explorer::new(prog, Future::new(prog), model, limits, visit);
+    ex.run(state);
+    ex.stats
+}
+
+/// The partial graph every exploration starts from: the initialisation writes and `main`.
+fn initial_state(prog: &Program, model: Model, limits: &Limits) -> State {
     let init: Vec<i64> = prog.globals.iter().map(|g| g.init).collect();
     let mut g = ExecutionGraph::with_init(&init);
     g.threads.push(ThreadTrace {
@@ -222,9 +308,11 @@ where
     let main = &prog.functions[prog.main];
     let views = Views::new(&g);
     let track_deps = limits.dependencies || model.needs_dependencies();
-    let state = State {
+    let coarse = limits.equiv != Equiv::Graph && model == Model::Sc;
+    State {
         views,
         all_sc: true,
+        witness: coarse.then(|| Witness::new(&g)),
         g,
         th: vec![ThreadState {
             pc: 0,
@@ -234,25 +322,44 @@ where
             loops: Default::default(),
             dep: track_deps.then(|| DepState::new(main.reg_names.len())),
         }],
-    };
-    let mut ex = Explorer {
-        prog,
-        future: Future::new(prog),
-        model,
-        limits,
-        visit,
-        stats: Stats::default(),
-        seen: Default::default(),
-        track_deps,
-    };
-    ex.run(state);
-    ex.stats
+    }
+}
+
+impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
+    fn new(prog: &'a Program, future: Future, model: Model, limits: Limits, visit: F) -> Self {
+        let track_deps = limits.dependencies || model.needs_dependencies();
+        let coarse = limits.equiv != Equiv::Graph && model == Model::Sc;
+        let by_value = ValuePolicy::new(prog, limits.equiv == Equiv::Value && coarse);
+        Explorer {
+            prog,
+            future,
+            model,
+            limits,
+            visit,
+            stats: Stats::default(),
+            seen: Default::default(),
+            track_deps,
+            coarse,
+            by_value,
+            seen_values: Default::default(),
+            tasks: None,
+            depth: 0,
+            cancel: None,
+            visits: None,
+        }
+    }
 }
 
 impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     fn should_stop(&mut self) -> bool {
         if self.stats.stopped || self.stats.incomplete.is_some() {
             return true;
+        }
+        if let Some(c) = &self.cancel {
+            if c.load(std::sync::atomic::Ordering::Relaxed) {
+                self.stats.stopped = true;
+                return true;
+            }
         }
         if let Some(d) = self.limits.deadline {
             if Instant::now() >= d {
@@ -263,7 +370,19 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         false
     }
 
-    fn run(&mut self, mut st: State) {
+    fn run(&mut self, st: State) {
+        if self.depth > 0 {
+            if let Some(tasks) = &mut self.tasks {
+                tasks.push(Task::Run(st));
+                return;
+            }
+        }
+        self.depth += 1;
+        self.run_here(st);
+        self.depth -= 1;
+    }
+
+    fn run_here(&mut self, mut st: State) {
         if self.should_stop() {
             return;
         }
@@ -585,7 +704,10 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     /// part just before it) that passed the coherence and atomicity checks — is consistent.
     /// For RC11 the SC axiom is checked, on recomputed relations, only when a new event can
     /// add a psc edge; for SC the frontier check is complete.
-    fn consistent(&self, next: &State, e: usize) -> bool {
+    fn consistent(&self, next: &mut State, e: usize) -> bool {
+        if let Some(w) = &mut next.witness {
+            return w.extend(&next.g, e);
+        }
         let verdict = match self.model {
             Model::Sc => true,
             // C11's SC order is checked on complete executions (`complete`).
@@ -743,9 +865,18 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     unreachable!("a store has an address")
                 };
                 let positions = st.g.mo[loc].len();
-                // Coherence: the write goes after every write its hb-prefix has seen.
-                let first = self.frontier(st, t, loc) + 1;
-                for pos in first..=positions {
+                // Coherence: the write goes after every write its hb-prefix has seen. Under
+                // `--equiv rf|value` mo is not branched on: the witness decides it at the end.
+                let first = if self.coarse {
+                    positions
+                } else {
+                    self.frontier(st, t, loc) + 1
+                };
+                let mut order_of_positions: Vec<usize> = (first..=positions).collect();
+                if self.limits.newest_first {
+                    order_of_positions.reverse();
+                }
+                for pos in order_of_positions {
                     if !st.views.may_insert_at(&st.g, loc, pos) {
                         continue;
                     }
@@ -753,18 +884,21 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     let mut ev = self.event(st, t, EventKind::Write, Some(loc), order, v);
                     ev.deps = self.access_deps(st, t, true);
                     let id = next.g.push(ev);
+                    if let Some(w) = &mut next.witness {
+                        w.note(id, false);
+                    }
                     next.g.mo[loc].insert(pos, id);
                     next.views.add(&next.g, id);
                     next.all_sc &= order.is_sc();
                     Self::note_move(&mut next, t, id);
-                    if self.consistent(&next, id) {
+                    if self.consistent(&mut next, id) {
                         self.run(next);
                     }
                     if self.should_stop() {
                         return;
                     }
                 }
-                if self.limits.verify_incremental {
+                if self.limits.verify_incremental && !self.coarse {
                     // Positions skipped by the incremental check must be inconsistent.
                     for pos in 1..=positions {
                         if pos >= first && st.views.may_insert_at(&st.g, loc, pos) {
@@ -788,7 +922,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 next.views.add(&next.g, id);
                 next.all_sc = false;
                 Self::note_move(&mut next, t, id);
-                if self.consistent(&next, id) {
+                if self.consistent(&mut next, id) {
                     self.run(next);
                 }
             }
@@ -835,6 +969,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     dep: child_dep,
                 });
                 Self::note_move(&mut next, t, id);
+                if let Some(w) = &mut next.witness {
+                    w.extend(&next.g, id);
+                }
                 self.run(next);
             }
             Instr::Join { tid } => {
@@ -851,6 +988,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 let id = next.g.push(ev);
                 next.views.add(&next.g, id);
                 Self::note_move(&mut next, t, id);
+                if let Some(w) = &mut next.witness {
+                    w.extend(&next.g, id);
+                }
                 self.run(next);
             }
             _ => unreachable!("add_other called on a non-event instruction"),
@@ -865,14 +1005,27 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             unreachable!("add_read called on a non-read")
         };
         let bound = st.th[t].bound;
-        let sources: Vec<usize> = st.g.mo[loc]
+        let mut sources: Vec<usize> = st.g.mo[loc]
             .iter()
             .copied()
             .filter(|&w| w >= bound)
             .collect();
         let any = !sources.is_empty();
-        // Coherence: only writes at or after the frontier can be read.
-        let frontier = self.frontier(st, t, loc);
+        if self.by_value.instr(&ins) {
+            // One source per value: the witness may pick any write of that value.
+            let mut values = std::collections::HashSet::new();
+            sources.retain(|&w| values.insert(st.g.events[w].value));
+        }
+        if self.limits.newest_first {
+            sources.reverse();
+        }
+        // Coherence: only writes at or after the frontier can be read (under `--equiv
+        // rf|value` the witness checks instead).
+        let frontier = if self.coarse {
+            0
+        } else {
+            self.frontier(st, t, loc)
+        };
         let sc_pending = self.pending_is_sc(st, t);
         let allowed: Vec<usize> = st.g.mo[loc][frontier..].to_vec();
         let regs = &st.th[t].regs;
@@ -882,8 +1035,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             for (read_order, write, sets) in
                 read_effects(&ins, regs, value, self.limits.spurious_cas)
             {
-                // Atomicity: no two RMWs read from the same write.
-                let ok = coherent && (write.is_none() || st.views.free_for_rmw(w));
+                // Atomicity: no two RMWs read from the same write (the witness checks it
+                // under `--equiv rf|value`, where the source may stand for others).
+                let ok = coherent && (write.is_none() || self.coarse || st.views.free_for_rmw(w));
                 if !ok && !self.limits.verify_incremental {
                     continue;
                 }
@@ -892,6 +1046,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 ev.deps = self.access_deps(st, t, false);
                 let id = next.g.push(ev);
                 next.g.rf[id] = Some(w);
+                if let Some(wit) = &mut next.witness {
+                    wit.note(id, self.by_value.event(read_order, write.is_some()));
+                }
                 let mut last = id;
                 if ok {
                     next.views.add(&next.g, id);
@@ -925,7 +1082,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     }
                 }
                 Self::note_move(&mut next, t, id);
-                if self.consistent(&next, last) {
+                if self.consistent(&mut next, last) {
                     self.run(next);
                 }
                 if self.should_stop() {
@@ -937,11 +1094,35 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     }
 
     fn complete(&mut self, mut st: State) {
-        if self.limits.verify_incremental {
+        if let Some(tasks) = &mut self.tasks {
+            tasks.push(Task::Complete(st));
+            return;
+        }
+        let mut key = None;
+        if let Some(w) = &st.witness {
+            w.apply(&mut st.g);
+            if self.limits.equiv == Equiv::Value {
+                let k = value_key(&st.g, w);
+                if !self.seen_values.insert(k.clone()) {
+                    // Another execution of this value class was visited already.
+                    return;
+                }
+                key = Some(k);
+            }
+        }
+        self.complete_graph(st, key);
+    }
+
+    fn complete_graph(&mut self, mut st: State, key: Option<String>) {
+        if self.limits.verify_incremental && !(self.coarse && self.limits.equiv == Equiv::Value) {
+            let mut key = st.g.canonical_key();
+            if self.coarse {
+                // A reads-from class: its mo is whatever its witness chose.
+                key.truncate(key.find("mo0:").unwrap_or(key.len()));
+            }
             assert!(
-                self.seen.insert(st.g.canonical_key()),
-                "the explorer visited a graph twice:\n{}",
-                st.g.canonical_key()
+                self.seen.insert(key.clone()),
+                "the explorer visited a graph twice:\n{key}"
             );
         }
         if self.model == Model::C11 && self.model.violation(&st.g).is_some() {
@@ -950,7 +1131,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         }
         if self.limits.goal == Goal::Sc {
             st.g.bugs = self.non_sc_bug(&st.g).into_iter().collect();
-            return self.count_and_visit(st);
+            return self.count_and_visit(st, key);
         }
         self.find_deadlocks(&mut st.g);
         // Hardware models run the mapped program: plain accesses are machine loads and
@@ -980,11 +1161,11 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 race: Some((a, b)),
             });
         }
-        self.count_and_visit(st);
+        self.count_and_visit(st, key);
     }
 
     /// Counts a complete execution (with its bugs filled in) and hands it to the visitor.
-    fn count_and_visit(&mut self, st: State) {
+    fn count_and_visit(&mut self, st: State, key: Option<String>) {
         if let Some(max) = self.limits.max_executions {
             if self.stats.executions + self.stats.blocked + self.stats.bounded >= max {
                 self.stats.incomplete = Some(Incomplete::MaxExecutions(max));
@@ -992,15 +1173,25 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             }
         }
         let ends = || st.g.threads.iter().map(|t| t.end);
-        if ends().any(|e| e == Some(ThreadEnd::Bounded)) {
+        let kind = if ends().any(|e| e == Some(ThreadEnd::Bounded)) {
             self.stats.bounded += 1;
+            VisitKind::Bounded
         } else if ends().any(|e| e == Some(ThreadEnd::Blocked)) {
             self.stats.blocked += 1;
+            VisitKind::Blocked
         } else {
             self.stats.executions += 1;
-        }
+            VisitKind::Execution
+        };
         if !st.g.bugs.is_empty() {
             self.stats.buggy += 1;
+        }
+        if let (Some(v), Some(key)) = (&mut self.visits, key) {
+            v.push(Visit {
+                key,
+                kind,
+                buggy: !st.g.bugs.is_empty(),
+            });
         }
         if let Some(p) = &self.limits.progress {
             let total = self.stats.executions + self.stats.blocked + self.stats.bounded;
@@ -1105,6 +1296,92 @@ type ReadEffect = (MemOrder, Option<(MemOrder, i64)>, Vec<(usize, i64)>);
 
 /// The possible effects of a pending read that reads `value`: one, except for a weak CAS that
 /// reads the expected value when spurious failures are enabled (success, then failure).
+/// The identity of a value class: per thread (named by its spawn path, so that thread numbers
+/// given in different orders compare equal), its function and the values it read, with the
+/// source of every read that is not constrained by value only (its source decides hb).
+fn value_key(g: &ExecutionGraph, w: &Witness) -> String {
+    let path = |mut t: usize| {
+        let mut p = Vec::new();
+        while let Some(sp) = g.threads[t].spawned_by {
+            p.push(g.index_in_thread(sp).unwrap_or(0));
+            t = g.events[sp].thread;
+        }
+        p.reverse();
+        p
+    };
+    let name = |e: EventId| {
+        let ev = &g.events[e];
+        if ev.thread == INIT_THREAD {
+            format!("i{}", ev.loc.unwrap_or(0))
+        } else {
+            format!("{:?}.{}", path(ev.thread), g.index_in_thread(e).unwrap_or(0))
+        }
+    };
+    let mut threads: Vec<String> = g
+        .threads
+        .iter()
+        .enumerate()
+        .map(|(t, tr)| {
+            let mut s = format!("{:?}f{}:", path(t), tr.func);
+            for &e in tr.events.iter().filter(|&&e| g.events[e].is_read()) {
+                s.push_str(&g.events[e].value.to_string());
+                if !w.by_value(e) {
+                    s.push('<');
+                    s.push_str(&g.rf[e].map(name).unwrap_or_default());
+                }
+                s.push(',');
+            }
+            s
+        })
+        .collect();
+    threads.sort();
+    threads.join(";")
+}
+
+/// Which reads `--equiv value` constrains by their value only. A read's source decides
+/// happens-before (and so which accesses race) when it is atomic and acquire, or the read of
+/// an RMW (release sequences), or any atomic read when the program has an acquire fence; when
+/// the program has non-atomic accesses such reads keep their source (without non-atomic
+/// accesses there are no races to find, and every read goes by value).
+#[derive(Clone, Copy, Debug)]
+struct ValuePolicy {
+    on: bool,
+    non_atomic: bool,
+    acquire_fence: bool,
+}
+
+impl ValuePolicy {
+    fn new(prog: &Program, on: bool) -> ValuePolicy {
+        let instrs = || prog.functions.iter().flat_map(|f| f.body.iter());
+        ValuePolicy {
+            on,
+            non_atomic: instrs().any(|i| i.access().is_some_and(|(_, atomic)| !atomic)),
+            acquire_fence: instrs()
+                .any(|i| matches!(i, Instr::Fence { order } if order.is_acquire())),
+        }
+    }
+
+    /// Whether a read event with `order` (`rmw`: the read of an RMW) goes by value.
+    fn event(&self, order: MemOrder, rmw: bool) -> bool {
+        let synchronising =
+            order.is_atomic() && (order.is_acquire() || rmw || self.acquire_fence);
+        self.on && !(self.non_atomic && synchronising)
+    }
+
+    /// Whether every read event the instruction `ins` can produce goes by value (its sources
+    /// may then be grouped by value before branching).
+    fn instr(&self, ins: &Instr) -> bool {
+        match ins {
+            Instr::Load { order, .. } => self.event(*order, false),
+            Instr::Rmw { order, .. } => self.event(*order, true),
+            Instr::Cas {
+                order, fail_order, ..
+            } => self.event(*order, true) && self.event(*fail_order, false),
+            _ => false,
+        }
+    }
+}
+
 fn read_effects(ins: &Instr, regs: &[i64], value: i64, spurious_cas: bool) -> Vec<ReadEffect> {
     let mut effects = vec![read_effect(ins, regs, value)];
     if let Instr::Cas {
@@ -1167,4 +1444,204 @@ pub fn split_rmw_order(o: MemOrder) -> (MemOrder, MemOrder) {
         MemOrder::SeqCst => (MemOrder::SeqCst, MemOrder::SeqCst),
         other => (other, other),
     }
+}
+
+/// How many subtrees per thread [`explore_parallel`] aims for: enough that threads finishing
+/// early find more work (the subtrees' sizes vary a lot).
+const TASKS_PER_JOB: usize = 32;
+
+/// What a worker of [`explore_parallel`] found in one subtree.
+struct TaskResult {
+    stats: Stats,
+    /// Its buggy graphs, in visiting order (at most `keep_buggy`; all under `--equiv value`).
+    buggy: Vec<ExecutionGraph>,
+    /// Under `--equiv value`: every visit, to count each class once across subtrees.
+    visits: Option<Vec<Visit>>,
+}
+
+/// [`crate::checker::check`] on `limits.jobs` threads: the exploration tree is split into
+/// subtrees (in the order a sequential run explores them), threads take subtrees as they
+/// become free, and the results are merged in subtree order. The counts, the buggy graphs and
+/// their order are those of the sequential run; with `first`, the bug reported is the first
+/// one the sequential run would find (later subtrees are cancelled). Not for
+/// `max_executions` (where the cut falls depends on the order; `check` runs those on one
+/// thread).
+pub fn explore_parallel(
+    prog: &Program,
+    model: Model,
+    limits: Limits,
+    first: bool,
+    keep_buggy: usize,
+) -> (Stats, Vec<ExecutionGraph>) {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::{mpsc, Mutex};
+    let jobs = limits.jobs.max(1);
+    let progress = limits.progress.clone();
+    let worker_limits = Limits {
+        progress: None,
+        verify_incremental: false,
+        ..limits
+    };
+    let value = worker_limits.equiv == Equiv::Value
+        && worker_limits.equiv != Equiv::Graph
+        && model == Model::Sc;
+    let future = Future::new(prog);
+    // Split: expand subtrees level by level until there are enough.
+    let mut total = Stats::default();
+    let mut tasks = vec![Task::Run(initial_state(prog, model, &worker_limits))];
+    {
+        let mut splitter = Explorer::new(
+            prog,
+            future.clone(),
+            model,
+            worker_limits.clone(),
+            |_: &ExecutionGraph| Control::Continue,
+        );
+        while tasks.len() < TASKS_PER_JOB * jobs && tasks.iter().any(|t| matches!(t, Task::Run(_))) {
+            let mut next = Vec::new();
+            for t in tasks {
+                match t {
+                    Task::Run(st) => {
+                        splitter.tasks = Some(Vec::new());
+                        splitter.run(st);
+                        next.extend(splitter.tasks.take().unwrap_or_default());
+                    }
+                    done => next.push(done),
+                }
+                if splitter.stats.incomplete.is_some() {
+                    total.states = splitter.stats.states;
+                    total.dead_ends = splitter.stats.dead_ends;
+                    total.incomplete = splitter.stats.incomplete.clone();
+                    return (total, Vec::new());
+                }
+            }
+            tasks = next;
+        }
+        total.states = splitter.stats.states;
+        total.dead_ends = splitter.stats.dead_ends;
+    }
+    let n = tasks.len();
+    let slots: Vec<Mutex<Option<Task>>> = tasks.into_iter().map(|t| Mutex::new(Some(t))).collect();
+    let next_task = AtomicUsize::new(0);
+    let cancel = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel::<(usize, TaskResult)>();
+    let keep_per_task = if value { usize::MAX } else { keep_buggy };
+    let mut buggy_out = Vec::new();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(n) {
+            let tx = tx.clone();
+            let (slots, next_task, cancel) = (&slots, &next_task, &cancel);
+            let (future, worker_limits) = (&future, &worker_limits);
+            scope.spawn(move || loop {
+                let i = next_task.fetch_add(1, Ordering::Relaxed);
+                if i >= n || cancel.load(Ordering::Relaxed) {
+                    break;
+                }
+                let Some(task) = slots[i].lock().ok().and_then(|mut s| s.take()) else {
+                    break;
+                };
+                let mut kept = Vec::new();
+                let (stats, visits) = {
+                    let mut ex = Explorer::new(
+                        prog,
+                        future.clone(),
+                        model,
+                        worker_limits.clone(),
+                        |g: &ExecutionGraph| {
+                            if g.bugs.is_empty() {
+                                return Control::Continue;
+                            }
+                            if kept.len() < keep_per_task {
+                                kept.push(g.clone());
+                            }
+                            if first {
+                                Control::Stop
+                            } else {
+                                Control::Continue
+                            }
+                        },
+                    );
+                    ex.cancel = Some(cancel.clone());
+                    if value {
+                        ex.visits = Some(Vec::new());
+                    }
+                    match task {
+                        Task::Run(st) => ex.run(st),
+                        Task::Complete(st) => ex.complete(st),
+                    }
+                    (ex.stats, ex.visits)
+                };
+                let result = TaskResult {
+                    stats,
+                    buggy: kept,
+                    visits,
+                };
+                if tx.send((i, result)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        // Merge in subtree order.
+        let mut pending: std::collections::BTreeMap<usize, TaskResult> = Default::default();
+        let mut seen: std::collections::HashSet<String> = Default::default();
+        let mut at = 0;
+        'merge: while at < n {
+            let Ok((i, r)) = rx.recv() else { break };
+            pending.insert(i, r);
+            while let Some(r) = pending.remove(&at) {
+                at += 1;
+                total.states += r.stats.states;
+                total.dead_ends += r.stats.dead_ends;
+                match r.visits {
+                    Some(visits) => {
+                        let mut graphs = r.buggy.into_iter();
+                        for v in visits {
+                            let graph = if v.buggy { graphs.next() } else { None };
+                            if !seen.insert(v.key) {
+                                continue;
+                            }
+                            match v.kind {
+                                VisitKind::Execution => total.executions += 1,
+                                VisitKind::Blocked => total.blocked += 1,
+                                VisitKind::Bounded => total.bounded += 1,
+                            }
+                            if v.buggy {
+                                total.buggy += 1;
+                                if buggy_out.len() < keep_buggy {
+                                    buggy_out.extend(graph);
+                                }
+                                if first {
+                                    total.stopped = true;
+                                }
+                            }
+                            if total.stopped {
+                                break;
+                            }
+                        }
+                    }
+                    None => {
+                        total.executions += r.stats.executions;
+                        total.blocked += r.stats.blocked;
+                        total.bounded += r.stats.bounded;
+                        total.buggy += r.stats.buggy;
+                        let room = keep_buggy.saturating_sub(buggy_out.len());
+                        buggy_out.extend(r.buggy.into_iter().take(room));
+                        total.stopped |= r.stats.stopped;
+                    }
+                }
+                if r.stats.incomplete.is_some() {
+                    total.incomplete = r.stats.incomplete;
+                }
+                if let Some(p) = &progress {
+                    (p.0)(total.executions + total.blocked + total.bounded, total.buggy);
+                }
+                if total.stopped || total.incomplete.is_some() {
+                    cancel.store(true, Ordering::Relaxed);
+                    break 'merge;
+                }
+            }
+        }
+    });
+    (total, buggy_out)
 }

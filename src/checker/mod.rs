@@ -16,8 +16,11 @@ pub mod hardware;
 pub mod incremental;
 pub mod model;
 pub mod relation;
+pub mod witness;
 
-pub use explore::{explore, Control, Goal, Incomplete, Limits, Progress, Stats, DEFAULT_UNROLL};
+pub use explore::{
+    explore, Control, Equiv, Goal, Incomplete, Limits, Progress, Stats, DEFAULT_UNROLL,
+};
 pub use graph::{Bug, BugKind, Event, EventId, EventKind, ExecutionGraph, ThreadEnd, INIT_THREAD};
 pub use hardware::Machine;
 pub use model::{Axiom, Model, Relations};
@@ -61,8 +64,94 @@ impl CheckResult {
     }
 }
 
+/// Why `--equiv rf|value` cannot be used: the first statement that needs the finer model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EquivError {
+    /// The statement (None: the model itself is the reason).
+    pub stmt: Option<crate::ir::StmtId>,
+    pub message: String,
+}
+
+/// The model and equivalence to explore with when `equiv` is asked for (`None`: the coarsest
+/// sound one) under `model`. The coarser equivalences are implemented for `sc`. A program whose
+/// accesses and fences are all atomic and seq_cst has the same consistent graphs under `rc11`
+/// as under `sc` (Lahav et al., PLDI 2017), so it is explored as `sc` then.
+pub fn resolve_equiv(
+    prog: &Program,
+    model: Model,
+    equiv: Option<Equiv>,
+) -> Result<(Model, Equiv), EquivError> {
+    let blocker = match model {
+        Model::Sc => None,
+        Model::Rc11 => Some(first_non_sc(prog)),
+        _ => Some(Err(())),
+    };
+    let coarse_ok = matches!(blocker, None | Some(Ok(None)));
+    match equiv {
+        None if coarse_ok => Ok((Model::Sc, Equiv::Value)),
+        None | Some(Equiv::Graph) => Ok((model, Equiv::Graph)),
+        Some(e) if coarse_ok => Ok((Model::Sc, e)),
+        Some(e) => Err(match blocker {
+            Some(Ok(Some(stmt))) => EquivError {
+                stmt: Some(stmt),
+                message: format!(
+                    "--equiv {} needs sequential consistency: use --model sc, or a program whose \
+                     accesses and fences are all seq_cst atomics under rc11 (this one is not)",
+                    e.as_str()
+                ),
+            },
+            _ => EquivError {
+                stmt: None,
+                message: format!(
+                    "--equiv {} is implemented for --model sc and rc11, not {model}",
+                    e.as_str()
+                ),
+            },
+        }),
+    }
+}
+
+/// The first memory access or fence of `prog` that is not a seq_cst atomic (`Ok(None)`: all
+/// are).
+fn first_non_sc(prog: &Program) -> Result<Option<crate::ir::StmtId>, ()> {
+    use crate::ir::Instr;
+    for f in &prog.functions {
+        for (pc, ins) in f.body.iter().enumerate() {
+            let sc = match ins {
+                Instr::Load { order, .. } | Instr::Store { order, .. } | Instr::Rmw { order, .. } => {
+                    order.is_sc()
+                }
+                Instr::Cas {
+                    order, fail_order, ..
+                } => order.is_sc() && fail_order.is_sc(),
+                Instr::Fence { order } => order.is_sc(),
+                _ => true,
+            };
+            if !sc {
+                return Ok(Some(f.stmt_of[pc]));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The default number of exploration threads: the available cores.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Explores `prog` and collects its buggy executions.
 pub fn check(prog: &Program, opts: &CheckOptions) -> CheckResult {
+    if opts.limits.jobs > 1 && opts.limits.max_executions.is_none() {
+        let (stats, buggy) = explore::explore_parallel(
+            prog,
+            opts.model,
+            opts.limits.clone(),
+            opts.first,
+            opts.keep_buggy,
+        );
+        return CheckResult { stats, buggy };
+    }
     let mut buggy = Vec::new();
     let stats = explore(prog, opts.model, opts.limits.clone(), |g| {
         if g.bugs.is_empty() {

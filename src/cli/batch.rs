@@ -184,6 +184,8 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
             timeout: settings.timeout,
             unroll: settings.unroll,
             spurious_cas: settings.spurious_cas,
+            equiv: settings.equiv,
+            jobs: settings.jobs,
         };
         let mut out = Vec::new();
         let mut err = Tee {

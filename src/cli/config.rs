@@ -6,7 +6,8 @@
 //! beats the file's, and the file's beats the built-in default ([`Settings::resolve`]).
 //!
 //! Keys are the long option names with `_` for `-`: `model`, `lang`, `mode`, `cost`, `unroll`,
-//! `max_executions`, `timeout`, `optimal_timeout`, `spurious_cas`, `comments`. An unknown key, a
+//! `max_executions`, `timeout`, `optimal_timeout`, `spurious_cas`, `comments`, `equiv`, `jobs`.
+//! An unknown key, a
 //! value of the wrong type or a value outside the option's choices is an error at its
 //! `file:line:column` (exit code 3), never ignored.
 
@@ -37,6 +38,8 @@ pub struct Config {
     pub optimal_timeout: Option<f64>,
     pub spurious_cas: Option<bool>,
     pub comments: Option<bool>,
+    pub equiv: Option<crate::checker::Equiv>,
+    pub jobs: Option<usize>,
 }
 
 /// A bad configuration file: printed `path:line:column: error: message`.
@@ -73,6 +76,8 @@ struct Raw {
     optimal_timeout: Option<Spanned<f64>>,
     spurious_cas: Option<bool>,
     comments: Option<bool>,
+    equiv: Option<Spanned<String>>,
+    jobs: Option<Spanned<usize>>,
 }
 
 /// 1-based line and (byte) column of byte offset `at` of `text`.
@@ -145,6 +150,13 @@ pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
         optimal_timeout: seconds("optimal_timeout", raw.optimal_timeout)?,
         spurious_cas: raw.spurious_cas,
         comments: raw.comments,
+        equiv: choice("equiv", raw.equiv, &error)?,
+        jobs: match raw.jobs {
+            Some(j) if *j.get_ref() == 0 => {
+                return Err(error(j.span().start, "`jobs` must be at least 1".into()))
+            }
+            j => j.map(|j| *j.get_ref()),
+        },
     })
 }
 
@@ -254,6 +266,10 @@ pub struct Settings {
     pub spurious_cas: bool,
     /// Whether inserted fences get an explanatory comment (`comments` in the configuration).
     pub comments: bool,
+    /// `None`: the coarsest equivalence sound for the question (see `checker::resolve_equiv`).
+    pub equiv: Option<crate::checker::Equiv>,
+    /// Exploration threads.
+    pub jobs: usize,
 }
 
 impl Settings {
@@ -278,6 +294,8 @@ impl Settings {
                 .unwrap_or(crate::synth::AUTO_OPTIMAL_SECONDS as f64),
             spurious_cas: cli.spurious_cas.or(cfg.spurious_cas).unwrap_or(false),
             comments: cli.comments.or(cfg.comments).unwrap_or(true),
+            equiv: cli.equiv.or(cfg.equiv),
+            jobs: cli.jobs.or(cfg.jobs).unwrap_or_else(crate::checker::default_jobs),
         }
     }
 }

@@ -172,6 +172,17 @@ pub struct CommonArgs {
     /// expected value. Off by default: weak CASes then behave like strong ones.
     #[arg(long)]
     pub spurious_cas: bool,
+    /// Which executions count as one when checking (`check`, and `fix`'s re-check of the
+    /// fixed program; synthesis always uses graphs): `graph` one per execution graph, `rf` one
+    /// per reads-from class, `value` one per vector of values read. rf and value need
+    /// sequential consistency (`--model sc`, or an rc11 program whose accesses are all
+    /// seq_cst) [default: value where it applies, else graph]
+    #[arg(long, value_enum)]
+    pub equiv: Option<checker::Equiv>,
+    /// Exploration threads; results and their order do not depend on it [default: the
+    /// available cores]
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub jobs: Option<u64>,
 }
 
 impl CommonArgs {
@@ -184,6 +195,8 @@ impl CommonArgs {
             max_executions: self.max_executions,
             timeout: self.timeout,
             spurious_cas: self.spurious_cas.then_some(true),
+            equiv: self.equiv,
+            jobs: self.jobs.map(|j| j as usize),
             ..config::Config::default()
         }
     }
@@ -211,6 +224,9 @@ pub struct FileArgs {
     pub timeout: Option<f64>,
     pub unroll: u32,
     pub spurious_cas: bool,
+    /// `None`: the coarsest sound equivalence.
+    pub equiv: Option<checker::Equiv>,
+    pub jobs: usize,
 }
 
 #[derive(Subcommand, Debug)]
@@ -412,7 +428,30 @@ fn limits(common: &FileArgs) -> Limits {
         unroll: Some(common.unroll),
         spurious_cas: common.spurious_cas,
         progress: progress_bar(),
+        jobs: common.jobs,
         ..Limits::default()
+    }
+}
+
+/// The equivalence and model a check explores with (`asked`: `--equiv`, `None` for the
+/// coarsest sound one); an equivalence the model cannot use is an input error (exit 3).
+fn explored_as(
+    prog: &Program,
+    common: &FileArgs,
+    asked: Option<checker::Equiv>,
+    name: &str,
+    err: Out,
+) -> Result<report::ExploredAs, i32> {
+    match checker::resolve_equiv(prog, common.model, asked) {
+        Ok((model, equiv)) => Ok(report::ExploredAs { equiv, model }),
+        Err(e) => {
+            let (line, column) = e
+                .stmt
+                .map(|s| (prog.stmts[s].span.line, prog.stmts[s].span.column))
+                .unwrap_or((1, 1));
+            let _ = writeln!(err, "{name}:{line}:{column}: error: {}", e.message);
+            Err(EXIT_INPUT)
+        }
     }
 }
 
@@ -476,10 +515,31 @@ fn cmd_check(
         Err(code) => return code,
     };
     let name = display_path(&common.file);
+    // `--on-hardware` ranks C11 graphs: it needs them all.
+    let asked = if on_hardware.is_some() {
+        if let Some(e @ (checker::Equiv::Rf | checker::Equiv::Value)) = common.equiv {
+            let _ = writeln!(
+                err,
+                "{name}:1:1: error: --on-hardware ranks every C11 execution graph: use it \
+                 with --equiv graph, not {}",
+                e.as_str()
+            );
+            return EXIT_INPUT;
+        }
+        Some(checker::Equiv::Graph)
+    } else {
+        common.equiv
+    };
+    let scope = match explored_as(&prog, common, asked, &name, err) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
     let opts = CheckOptions {
-        model: common.model,
+        model: scope.model,
         limits: Limits {
             dependencies: on_hardware.is_some_and(|h| h.needs_dependencies()),
+            equiv: scope.equiv,
+            newest_first: first,
             ..limits(common)
         },
         first,
@@ -493,6 +553,8 @@ fn cmd_check(
             let j = CheckJson {
                 file: &name,
                 model: common.model,
+                equiv: scope.equiv,
+                explored_as: (scope.model != common.model).then_some(scope.model),
                 complete: stats.incomplete.is_none() && !stats.stopped && stats.bounded == 0,
                 executions: stats.executions,
                 blocked: stats.blocked,
@@ -512,7 +574,7 @@ fn cmd_check(
             let _ = write!(
                 out,
                 "{}",
-                report::check_text(&name, &prog, &src, common.model, stats, &res.buggy)
+                report::check_text(&name, &prog, &src, common.model, &scope, stats, &res.buggy)
             );
             if let Some(h) = on_hardware.filter(|_| !res.buggy.is_empty()) {
                 let j = report::hardware::on_hardware(&prog, &res.buggy, h);

@@ -54,6 +54,12 @@ fn error_entry(prog: &Program, b: &Bug) -> ErrorEntry {
 pub struct CheckJson<'a> {
     pub file: &'a str,
     pub model: Model,
+    /// What one execution stands for (`--equiv`): `graph`, `rf` or `value`.
+    pub equiv: crate::checker::Equiv,
+    /// The model the executions were explored under when it differs from `model` (an rc11
+    /// program whose accesses are all seq_cst is explored as sc under `--equiv rf|value`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explored_as: Option<Model>,
     pub complete: bool,
     pub executions: u64,
     pub blocked: u64,
@@ -64,6 +70,34 @@ pub struct CheckJson<'a> {
     /// `--on-hardware`: which errors the compiled program can show on the machine.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub on_hardware: Option<hardware::OnHardwareJson>,
+}
+
+/// How a check's executions were counted: the equivalence, and the model they were explored
+/// under (which may be `sc` for an rc11 program whose accesses are all seq_cst).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExploredAs {
+    pub equiv: crate::checker::Equiv,
+    pub model: Model,
+}
+
+impl ExploredAs {
+    /// What the text report adds after "N executions under MODEL".
+    pub fn note(&self, model: Model) -> String {
+        use crate::checker::Equiv;
+        let per = match self.equiv {
+            Equiv::Graph => return String::new(),
+            Equiv::Rf => "one per reads-from class",
+            Equiv::Value => "one per value class",
+        };
+        if self.model == model {
+            format!(" ({per})")
+        } else {
+            format!(
+                " (explored as {}: every access is seq_cst; {per})",
+                self.model
+            )
+        }
+    }
 }
 
 /// Source line `line`, trimmed, shortened to at most `width` characters.
@@ -257,6 +291,7 @@ pub fn check_text(
     prog: &Program,
     src: &str,
     model: Model,
+    scope: &ExploredAs,
     stats: &Stats,
     buggy: &[ExecutionGraph],
 ) -> String {
@@ -285,8 +320,10 @@ pub fn check_text(
     };
     let _ = writeln!(
         out,
-        "{file}: {} executions under {model}, {} blocked: {verdict}",
-        stats.executions, stats.blocked
+        "{file}: {} executions under {model}{}, {} blocked: {verdict}",
+        stats.executions,
+        scope.note(model),
+        stats.blocked
     );
     if stats.bounded > 0 {
         let _ = writeln!(
