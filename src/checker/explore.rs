@@ -1298,7 +1298,8 @@ type ReadEffect = (MemOrder, Option<(MemOrder, i64)>, Vec<(usize, i64)>);
 /// reads the expected value when spurious failures are enabled (success, then failure).
 /// The identity of a value class: per thread (named by its spawn path, so that thread numbers
 /// given in different orders compare equal), its function and the values it read, with the
-/// source of every read that is not constrained by value only (its source decides hb).
+/// source of every read that is not constrained by value only (its source decides hb), and
+/// which reads are the read of an RMW (a weak CAS that fails spuriously reads the same value).
 fn value_key(g: &ExecutionGraph, w: &Witness) -> String {
     let path = |mut t: usize| {
         let mut p = Vec::new();
@@ -1325,6 +1326,10 @@ fn value_key(g: &ExecutionGraph, w: &Witness) -> String {
             let mut s = format!("{:?}f{}:", path(t), tr.func);
             for &e in tr.events.iter().filter(|&&e| g.events[e].is_read()) {
                 s.push_str(&g.events[e].value.to_string());
+                // A weak CAS may fail spuriously: the same value, another outcome.
+                if g.rmw.iter().any(|&(r, _)| r == e) {
+                    s.push('+');
+                }
                 if !w.by_value(e) {
                     s.push('<');
                     s.push_str(&g.rf[e].map(name).unwrap_or_default());
