@@ -31,8 +31,8 @@ use super::graph::{
     Bug, BugKind, Event, EventId, EventKind, ExecutionGraph, ThreadEnd, ThreadTrace,
 };
 use super::incremental::Views;
-use super::witness::Witness;
 use super::model::{Model, Relations};
+use super::witness::Witness;
 use crate::ir::{Instr, MemOrder, Program};
 use std::sync::Arc;
 use std::time::Instant;
@@ -1315,7 +1315,11 @@ fn value_key(g: &ExecutionGraph, w: &Witness) -> String {
         if ev.thread == INIT_THREAD {
             format!("i{}", ev.loc.unwrap_or(0))
         } else {
-            format!("{:?}.{}", path(ev.thread), g.index_in_thread(e).unwrap_or(0))
+            format!(
+                "{:?}.{}",
+                path(ev.thread),
+                g.index_in_thread(e).unwrap_or(0)
+            )
         }
     };
     let mut threads: Vec<String> = g
@@ -1368,8 +1372,7 @@ impl ValuePolicy {
 
     /// Whether a read event with `order` (`rmw`: the read of an RMW) goes by value.
     fn event(&self, order: MemOrder, rmw: bool) -> bool {
-        let synchronising =
-            order.is_atomic() && (order.is_acquire() || rmw || self.acquire_fence);
+        let synchronising = order.is_atomic() && (order.is_acquire() || rmw || self.acquire_fence);
         self.on && !(self.non_atomic && synchronising)
     }
 
@@ -1487,9 +1490,7 @@ pub fn explore_parallel(
         verify_incremental: false,
         ..limits
     };
-    let value = worker_limits.equiv == Equiv::Value
-        && worker_limits.equiv != Equiv::Graph
-        && model == Model::Sc;
+    let value = worker_limits.equiv == Equiv::Value && model == Model::Sc;
     let future = Future::new(prog);
     // Split: expand subtrees level by level until there are enough.
     let mut total = Stats::default();
@@ -1502,7 +1503,8 @@ pub fn explore_parallel(
             worker_limits.clone(),
             |_: &ExecutionGraph| Control::Continue,
         );
-        while tasks.len() < TASKS_PER_JOB * jobs && tasks.iter().any(|t| matches!(t, Task::Run(_))) {
+        while tasks.len() < TASKS_PER_JOB * jobs && tasks.iter().any(|t| matches!(t, Task::Run(_)))
+        {
             let mut next = Vec::new();
             for t in tasks {
                 match t {
@@ -1639,7 +1641,10 @@ pub fn explore_parallel(
                     total.incomplete = r.stats.incomplete;
                 }
                 if let Some(p) = &progress {
-                    (p.0)(total.executions + total.blocked + total.bounded, total.buggy);
+                    (p.0)(
+                        total.executions + total.blocked + total.bounded,
+                        total.buggy,
+                    );
                 }
                 if total.stopped || total.incomplete.is_some() {
                     cancel.store(true, Ordering::Relaxed);

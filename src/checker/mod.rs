@@ -118,9 +118,9 @@ fn first_non_sc(prog: &Program) -> Result<Option<crate::ir::StmtId>, ()> {
     for f in &prog.functions {
         for (pc, ins) in f.body.iter().enumerate() {
             let sc = match ins {
-                Instr::Load { order, .. } | Instr::Store { order, .. } | Instr::Rmw { order, .. } => {
-                    order.is_sc()
-                }
+                Instr::Load { order, .. }
+                | Instr::Store { order, .. }
+                | Instr::Rmw { order, .. } => order.is_sc(),
                 Instr::Cas {
                     order, fail_order, ..
                 } => order.is_sc() && fail_order.is_sc(),

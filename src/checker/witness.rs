@@ -65,11 +65,7 @@ impl Witness {
     /// Extends the witness with `e`, the last event of `g` (for an RMW, its write part: the
     /// read part is the event before it). Returns false when `g` has no SC witness.
     pub fn extend(&mut self, g: &ExecutionGraph, e: EventId) -> bool {
-        let rmw_read = g
-            .rmw
-            .last()
-            .filter(|&&(_, w)| w == e)
-            .map(|&(r, _)| r);
+        let rmw_read = g.rmw.last().filter(|&&(_, w)| w == e).map(|&(r, _)| r);
         let first = rmw_read.unwrap_or(e);
         let ev = &g.events[first];
         if ev.kind != EventKind::Read {
@@ -149,11 +145,7 @@ impl Witness {
             let ev = &g.events[x];
             let Some(loc) = ev.loc else { continue };
             match ev.kind {
-                EventKind::Read => {
-                    if self.by_value.get(x).copied().unwrap_or(false) {
-                        g.rf[x] = Some(last[loc]);
-                    }
-                }
+                EventKind::Read if self.by_value(x) => g.rf[x] = Some(last[loc]),
                 EventKind::Write => {
                     g.mo[loc].push(x);
                     last[loc] = x;

@@ -295,7 +295,10 @@ impl Settings {
             spurious_cas: cli.spurious_cas.or(cfg.spurious_cas).unwrap_or(false),
             comments: cli.comments.or(cfg.comments).unwrap_or(true),
             equiv: cli.equiv.or(cfg.equiv),
-            jobs: cli.jobs.or(cfg.jobs).unwrap_or_else(crate::checker::default_jobs),
+            jobs: cli
+                .jobs
+                .or(cfg.jobs)
+                .unwrap_or_else(crate::checker::default_jobs),
         }
     }
 }

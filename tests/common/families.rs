@@ -202,3 +202,108 @@ pub fn dekker(n: usize) -> String {
     };
     two_thread_main(&["wants0", "wants1", "turn"], &thread(0), &thread(1), 2 * n)
 }
+
+// ---------------------------------------------------------------------------------------------
+// Programs whose reads-from or value classes are far fewer than their graphs (`--equiv`), from
+// the reads-from SMC paper (Abdulla et al., OOPSLA 2019, Table 3) and the thesis's Figure 4.1.
+// ---------------------------------------------------------------------------------------------
+
+/// `lastwrite(n)`: `n` threads each write their number to `x`; `main` joins them all and
+/// reads `x`. n! graphs (every coherence order), n reads-from classes (which write was last).
+pub fn lastwrite(n: usize) -> String {
+    let mut s = String::from(
+        "#include <pthread.h>\n#include <stdatomic.h>\n#include <assert.h>\n\natomic_int x;\n\n\
+         void *writer(void *arg) {\n    atomic_store(&x, (int)(long)arg);\n    return NULL;\n}\n\n\
+         int main(void) {\n",
+    );
+    for i in 0..n {
+        s += &format!("    pthread_t t{i};\n");
+    }
+    for i in 0..n {
+        s += &format!(
+            "    pthread_create(&t{i}, NULL, writer, (void *){});\n",
+            i + 1
+        );
+    }
+    for i in 0..n {
+        s += &format!("    pthread_join(t{i}, NULL);\n");
+    }
+    s += &format!("    int last = atomic_load(&x);\n    assert(last >= 1 && last <= {n});\n    return 0;\n}}\n");
+    s
+}
+
+/// `sigma(n)` (SV-COMP's `sigma`, with seq_cst accesses as the paper converted it): `main`
+/// increments `array_index` and spawns a thread, `n` times; each thread reads `array_index`
+/// and sets that element of `array`. Thread i (from 0) can read any of the increments i..n-1:
+/// n! reads-from (and value) classes; (2n-1)!! graphs (the writes to a shared element are
+/// also ordered). The original's final sum check is left out: the paper's counts are the
+/// threads' reads only.
+pub fn sigma(n: usize) -> String {
+    let mut s = format!(
+        "#include <pthread.h>\n#include <stdatomic.h>\n\natomic_int array[{n}];\natomic_int array_index = -1;\n\n\
+         void *thread(void *arg) {{\n    int i = atomic_load(&array_index);\n    atomic_store(&array[i], 1);\n    return NULL;\n}}\n\n\
+         int main(void) {{\n    pthread_t t[{n}];\n\
+         for (int tid = 0; tid < {n}; tid++) {{\n        atomic_store(&array_index, atomic_load(&array_index) + 1);\n        pthread_create(&t[tid], NULL, thread, NULL);\n    }}\n\
+         for (int tid = 0; tid < {n}; tid++)\n        pthread_join(t[tid], NULL);\n    return 0;\n}}\n"
+    );
+    s.shrink_to_fit();
+    s
+}
+
+/// `floating-read(n)`: `n` threads each write their number to `x` while one more thread reads
+/// it. (n+1)! graphs, n+1 reads-from classes (the read sees the initial value or one write).
+pub fn floating_read(n: usize) -> String {
+    let mut s = String::from(
+        "#include <pthread.h>\n#include <stdatomic.h>\n\natomic_int x;\n\n\
+         void *writer(void *arg) {\n    atomic_store(&x, (int)(long)arg);\n    return NULL;\n}\n\n\
+         void *reader(void *arg) {\n    int r = atomic_load(&x);\n    return NULL;\n}\n\n\
+         int main(void) {\n    pthread_t r;\n",
+    );
+    for i in 0..n {
+        s += &format!("    pthread_t t{i};\n");
+    }
+    for i in 0..n {
+        s += &format!(
+            "    pthread_create(&t{i}, NULL, writer, (void *){});\n",
+            i + 1
+        );
+    }
+    s += "    pthread_create(&r, NULL, reader, NULL);\n    return 0;\n}\n";
+    s
+}
+
+/// `circular-buffer(n)` (SV-COMP's `circular_buffer_ok`): a producer and a consumer each run
+/// `n` critical sections on one mutex; the producer inserts when `send` is set, the consumer
+/// removes (and checks the element is the one expected) when `receive` is set. Every
+/// interleaving of the 2n critical sections is one execution: C(2n, n), in graphs and in
+/// reads-from classes alike (the paper's Table 1).
+pub fn circular_buffer(n: usize) -> String {
+    format!(
+        "#include <pthread.h>\n#include <assert.h>\n\n\
+         pthread_mutex_t m;\nint buffer[{n}];\nint first, next, value;\nint send = 1, receive = 0;\n\n\
+         void *producer(void *arg) {{\n    for (int i = 0; i < {n}; i++) {{\n        pthread_mutex_lock(&m);\n        if (send) {{\n\
+         \x20           buffer[next] = value;\n            next = (next + 1) % {n};\n            value++;\n            send = 0;\n            receive = 1;\n        }}\n\
+         \x20       pthread_mutex_unlock(&m);\n    }}\n    return NULL;\n}}\n\n\
+         void *consumer(void *arg) {{\n    for (int i = 0; i < {n}; i++) {{\n        pthread_mutex_lock(&m);\n        if (receive) {{\n\
+         \x20           assert(buffer[first] == value - 1);\n            first = (first + 1) % {n};\n            receive = 0;\n            send = 1;\n        }}\n\
+         \x20       pthread_mutex_unlock(&m);\n    }}\n    return NULL;\n}}\n\n\
+         int main(void) {{\n    pthread_t p, c;\n    pthread_create(&p, NULL, producer, NULL);\n    pthread_create(&c, NULL, consumer, NULL);\n    return 0;\n}}\n"
+    )
+}
+
+/// The thesis's Figure 4.1 (ViEqui's motivating example): `a: x = 1 ‖ b: r = y; c: x = 1 ‖
+/// d: s = x; e: y = 1 ‖ f: y = 1`. 27 graphs; 4 value classes (each read sees 0 or 1); 8
+/// reads-from classes: each read has three sources, and of the nine pairs only "d reads c
+/// while b reads e" is impossible (it needs c before d before e before b before c). The
+/// thesis counts "6 equivalence classes under the reads-from equivalence" as three sources
+/// per read added (3 + 3), not as classes of executions; brute force over the graphs gives 8.
+pub fn vieq_fig41() -> String {
+    "#include <pthread.h>\n#include <stdatomic.h>\n\natomic_int x, y;\n\n\
+     void *t1(void *arg) { atomic_store(&x, 1); return NULL; }\n\
+     void *t2(void *arg) { int b = atomic_load(&y); atomic_store(&x, 1); return NULL; }\n\
+     void *t3(void *arg) { int d = atomic_load(&x); atomic_store(&y, 1); return NULL; }\n\
+     void *t4(void *arg) { atomic_store(&y, 1); return NULL; }\n\n\
+     int main(void) {\n    pthread_t a, b, c, d;\n    pthread_create(&a, NULL, t1, NULL);\n    pthread_create(&b, NULL, t2, NULL);\n\
+     \x20   pthread_create(&c, NULL, t3, NULL);\n    pthread_create(&d, NULL, t4, NULL);\n    return 0;\n}\n"
+        .to_string()
+}

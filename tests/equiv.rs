@@ -1,0 +1,240 @@
+//! `--equiv rf|value` and `--jobs`: the published class counts of the reads-from SMC paper's
+//! and the thesis's programs (written from their descriptions in `tests/common/families.rs`),
+//! and, on every fixture, the same verdict with every equivalence and every number of jobs.
+//! (The classes themselves are checked against the brute-force oracle in
+//! `tests/bruteforce.rs`, `coarse_equivalences_and_jobs_agree_with_the_oracle`.)
+
+mod common;
+
+use common::families::*;
+use common::*;
+use fensyn::checker::{self, CheckOptions, Equiv, Limits, Model};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// (executions, blocked) of `src` under `model` with `equiv` on `jobs` threads.
+fn classes(src: &str, model: Model, equiv: Equiv, jobs: usize, unroll: u32) -> (u64, u64) {
+    let prog = fensyn::frontend::parse_c("family.c", src).expect("family parses");
+    let (model, equiv) = checker::resolve_equiv(&prog, model, Some(equiv)).expect("resolves");
+    let opts = CheckOptions {
+        model,
+        limits: Limits {
+            unroll: Some(unroll),
+            equiv,
+            jobs,
+            ..Limits::default()
+        },
+        ..CheckOptions::default()
+    };
+    let res = checker::check(&prog, &opts);
+    assert!(res.complete(), "incomplete: {:?}", res.stats);
+    assert_eq!(res.stats.bounded, 0);
+    assert_eq!(res.stats.buggy, 0, "the families have no bugs");
+    (res.stats.executions, res.stats.blocked)
+}
+
+fn factorial(n: u64) -> u64 {
+    (1..=n).product()
+}
+
+fn binomial(n: u64, k: u64) -> u64 {
+    (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
+}
+
+/// Executions (ignoring blocked ones) for each equivalence, under `sc` and — for the programs
+/// whose accesses are all seq_cst — `rc11`, on one and on two threads.
+fn counts(src: &str, all_sc: bool, unroll: u32) -> [u64; 3] {
+    let mut out = [0; 3];
+    for (i, e) in [Equiv::Graph, Equiv::Rf, Equiv::Value]
+        .into_iter()
+        .enumerate()
+    {
+        let one = classes(src, Model::Sc, e, 1, unroll);
+        assert_eq!(
+            classes(src, Model::Sc, e, 2, unroll),
+            one,
+            "{e:?} on two threads"
+        );
+        if all_sc {
+            assert_eq!(
+                classes(src, Model::Rc11, e, 1, unroll),
+                one,
+                "{e:?} under rc11"
+            );
+        }
+        out[i] = one.0;
+    }
+    out
+}
+
+#[test]
+fn lastwrite_has_n_reads_from_classes() {
+    for n in 1..=6u64 {
+        let [graph, rf, value] = counts(&lastwrite(n as usize), true, 2);
+        assert_eq!((graph, rf, value), (factorial(n), n, n), "lastwrite({n})");
+    }
+}
+
+#[test]
+fn sigma_has_n_factorial_reads_from_classes() {
+    for n in 1..=5u64 {
+        let [graph, rf, value] = counts(&sigma(n as usize), true, n as u32 + 1);
+        let double_factorial: u64 = (1..=n).map(|i| 2 * i - 1).product();
+        assert_eq!(
+            (graph, rf, value),
+            (double_factorial, factorial(n), factorial(n)),
+            "sigma({n})"
+        );
+    }
+}
+
+#[test]
+fn floating_read_has_n_plus_one_reads_from_classes() {
+    for n in 1..=6u64 {
+        let [graph, rf, value] = counts(&floating_read(n as usize), true, 2);
+        assert_eq!(
+            (graph, rf, value),
+            (factorial(n + 1), n + 1, n + 1),
+            "floating-read({n})"
+        );
+    }
+}
+
+#[test]
+fn readers_has_two_to_the_n_reads_from_classes() {
+    for n in 1..=8u32 {
+        let [graph, rf, value] = counts(&readers(n as usize), true, 2);
+        assert_eq!((graph, rf, value), (1 << n, 1 << n, 1 << n), "readers({n})");
+    }
+}
+
+#[test]
+fn circular_buffer_has_2n_choose_n_classes() {
+    // A mutex is an acquire CAS and a release store: only `sc` applies.
+    for n in 1..=4u64 {
+        let want = binomial(2 * n, n);
+        let [graph, rf, value] = counts(&circular_buffer(n as usize), false, n as u32 + 1);
+        assert_eq!((graph, rf), (want, want), "circular-buffer({n})");
+        assert!(value <= rf, "circular-buffer({n}): {value} value classes");
+    }
+}
+
+#[test]
+fn thesis_figure_4_1_has_27_graphs_8_reads_from_and_4_value_classes() {
+    assert_eq!(counts(&vieq_fig41(), true, 2), [27, 8, 4]);
+}
+
+#[test]
+fn equiv_rf_is_refused_where_it_is_not_implemented() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("mp.c");
+    std::fs::write(
+        &f,
+        "#include <stdatomic.h>\natomic_int x;\nint main(void) {\n    atomic_store_explicit(&x, 1, memory_order_relaxed);\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let path = f.to_str().unwrap();
+    let out = fensyn(&["check", "--equiv", "rf", path]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("mp.c:4:5: error: --equiv rf needs sequential consistency"),
+        "{}",
+        stderr(&out)
+    );
+    let out = fensyn(&["check", "--model", "tso", "--equiv", "value", path]);
+    assert_eq!(out.status.code(), Some(3));
+    // Graphs work everywhere, and the default picks them where rf/value do not apply.
+    let out = fensyn(&["check", "--format", "json", path]);
+    assert_eq!(out.status.code(), Some(0));
+    let j: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(j["equiv"], "graph");
+    let out = fensyn(&["check", "--format", "json", "--model", "sc", path]);
+    let j: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(j["equiv"], "value");
+}
+
+fn fixtures() -> Vec<(PathBuf, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root().join("fixtures")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                if p.file_name().is_some_and(|n| n != "bench") {
+                    stack.push(p);
+                }
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(p.with_extension("expect.json")) else {
+                continue;
+            };
+            if !p.extension().is_some_and(|x| x != "json" && x != "diff") {
+                continue;
+            }
+            let exp: Value = serde_json::from_str(&text).unwrap();
+            let args = exp["args"]
+                .as_array()
+                .map(|a| a.iter().map(|v| v.as_str().unwrap().to_string()).collect())
+                .unwrap_or_default();
+            out.push((p, args));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// (exit code, buggy count > 0, sorted error kinds) of `check --format json`.
+fn verdict(file: &Path, args: &[String], extra: &[&str]) -> (Option<i32>, bool, Vec<String>) {
+    let mut all: Vec<&str> = vec!["check", "--format", "json"];
+    all.extend(args.iter().map(String::as_str));
+    all.extend(extra);
+    all.push(file.to_str().unwrap());
+    let out = fensyn(&all);
+    let j: Value = serde_json::from_str(&stdout(&out))
+        .unwrap_or_else(|e| panic!("{}: {e}\n{}", file.display(), stderr(&out)));
+    let mut kinds: Vec<String> = j["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| format!("{}:{}", e["kind"], e["line"]))
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    (out.status.code(), j["buggy"].as_u64() > Some(0), kinds)
+}
+
+#[test]
+fn every_fixture_has_the_same_verdict_with_every_equivalence_and_every_jobs() {
+    let mut problems = Vec::new();
+    for (file, args) in fixtures() {
+        let name = rel(&file);
+        let own_model = args.iter().any(|a| a == "--model");
+        // Under its own model (rc11 unless the fixture says otherwise): graphs on 1 and 2
+        // threads, and the default equivalence.
+        let base = verdict(&file, &args, &["--equiv", "graph", "-j", "1"]);
+        for extra in [&["--equiv", "graph", "-j", "2"][..], &[][..]] {
+            let v = verdict(&file, &args, extra);
+            if v != base {
+                problems.push(format!("{name} {extra:?}: {v:?} != {base:?}"));
+            }
+        }
+        if own_model {
+            continue;
+        }
+        // Under sc: every equivalence on 1 and 2 threads.
+        let sc = verdict(
+            &file,
+            &args,
+            &["--model", "sc", "--equiv", "graph", "-j", "1"],
+        );
+        for e in ["rf", "value", "graph"] {
+            for j in ["1", "2"] {
+                let v = verdict(&file, &args, &["--model", "sc", "--equiv", e, "-j", j]);
+                if v != sc {
+                    problems.push(format!("{name} sc --equiv {e} -j {j}: {v:?} != {sc:?}"));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
