@@ -94,10 +94,6 @@ pub struct Limits {
     /// implemented for the `sc` model; under any other model the explorer uses graphs
     /// (callers resolve the choice with [`crate::checker::resolve_equiv`]).
     pub equiv: Equiv,
-    /// Try the newest rf source and the latest mo position first (`--first`): executions
-    /// that follow the other threads' program order come early, and bugs with them. Changes
-    /// only the order of the visits.
-    pub newest_first: bool,
     /// Exploration threads for [`crate::checker::check`] (0 or 1: this thread only; see
     /// [`explore_parallel`]). Ignored by [`explore`] itself.
     pub jobs: usize,
@@ -872,11 +868,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 } else {
                     self.frontier(st, t, loc) + 1
                 };
-                let mut order_of_positions: Vec<usize> = (first..=positions).collect();
-                if self.limits.newest_first {
-                    order_of_positions.reverse();
-                }
-                for pos in order_of_positions {
+                for pos in first..=positions {
                     if !st.views.may_insert_at(&st.g, loc, pos) {
                         continue;
                     }
@@ -1015,9 +1007,6 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             // One source per value: the witness may pick any write of that value.
             let mut values = std::collections::HashSet::new();
             sources.retain(|&w| values.insert(st.g.events[w].value));
-        }
-        if self.limits.newest_first {
-            sources.reverse();
         }
         // Coherence: only writes at or after the frontier can be read (under `--equiv
         // rf|value` the witness checks instead).

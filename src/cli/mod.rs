@@ -539,7 +539,6 @@ fn cmd_check(
         limits: Limits {
             dependencies: on_hardware.is_some_and(|h| h.needs_dependencies()),
             equiv: scope.equiv,
-            newest_first: first,
             ..limits(common)
         },
         first,

@@ -307,3 +307,25 @@ pub fn vieq_fig41() -> String {
      \x20   pthread_create(&c, NULL, t3, NULL);\n    pthread_create(&d, NULL, t4, NULL);\n    return 0;\n}\n"
         .to_string()
 }
+
+/// `reorder(s, c)` (SCTBench's `reorder_N_bad`, used by the reads-from SMC paper's Table 5 to
+/// measure how soon a bug is hit): `s` setter threads write `a = 1; b = -1`, `c` checker
+/// threads read `a` then `b` and assert they saw both writes or neither. A checker that reads
+/// `a = 1` and `b = 0` fails.
+pub fn reorder(setters: usize, checkers: usize) -> String {
+    let mut s = String::from(
+        "#include <pthread.h>\n#include <stdatomic.h>\n#include <assert.h>\n\natomic_int a, b;\n\n\
+         void *set(void *arg) {\n    atomic_store(&a, 1);\n    atomic_store(&b, -1);\n    return NULL;\n}\n\n\
+         void *check(void *arg) {\n    int x = atomic_load(&a);\n    int y = atomic_load(&b);\n\
+         \x20   assert((x == 0 && y == 0) || (x == 1 && y == -1));\n    return NULL;\n}\n\n\
+         int main(void) {\n",
+    );
+    for i in 0..setters {
+        s += &format!("    pthread_t s{i};\n    pthread_create(&s{i}, NULL, set, NULL);\n");
+    }
+    for i in 0..checkers {
+        s += &format!("    pthread_t c{i};\n    pthread_create(&c{i}, NULL, check, NULL);\n");
+    }
+    s += "    return 0;\n}\n";
+    s
+}
