@@ -271,3 +271,27 @@ fn first_finds_the_reorder_bug_on_the_second_execution() {
         }
     }
 }
+
+/// Writes the families at benchmark sizes to `$FENSYN_FAMILIES_DIR` (used by
+/// `scripts/bench equiv`; does nothing without the variable).
+#[test]
+fn write_benchmark_families() {
+    let Ok(dir) = std::env::var("FENSYN_FAMILIES_DIR") else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let files = [
+        ("lastwrite-8.c", lastwrite(8)),
+        ("sigma-6.c", sigma(6)),
+        ("floating-read-7.c", floating_read(7)),
+        ("readers-10.c", readers(10)),
+        ("circular-buffer-6.c", circular_buffer(6)),
+        ("lastzero-8.c", lastzero(8)),
+        ("reorder-5-2.c", reorder(5, 2)),
+        ("fib_bench-3.c", fib_bench(3)),
+    ];
+    for (name, src) in files {
+        std::fs::write(dir.join(name), src).unwrap();
+    }
+}

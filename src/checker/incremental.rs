@@ -95,6 +95,16 @@ impl Views {
         self.vc[b].get(s).is_some_and(|&c| self.index[a] < c)
     }
 
+    /// Whether event `x` is hb-before (or equal to) an event whose clock is `clock`.
+    pub fn hb_before_clock(&self, g: &ExecutionGraph, x: EventId, clock: &[u32]) -> bool {
+        if g.events[x].thread == INIT_THREAD {
+            return true;
+        }
+        clock
+            .get(slot(g.events[x].thread))
+            .is_some_and(|&c| self.index[x] < c)
+    }
+
     /// The clock an event of thread `t` about to be added starts from: its po-predecessor's,
     /// or for the first event of a spawned thread the spawn's (main starts after the
     /// initialisation). Joins add the joined thread's last event separately.

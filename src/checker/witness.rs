@@ -23,6 +23,8 @@
 use super::graph::{EventId, EventKind, ExecutionGraph, INIT_THREAD};
 use std::collections::HashSet;
 
+type Memo = HashSet<(Vec<usize>, Vec<EventId>), foldhash::fast::FixedState>;
+
 /// One SC interleaving of a partial graph, plus how each of its reads is constrained.
 #[derive(Clone, Debug, Default)]
 pub struct Witness {
@@ -63,8 +65,15 @@ impl Witness {
     }
 
     /// Extends the witness with `e`, the last event of `g` (for an RMW, its write part: the
-    /// read part is the event before it). Returns false when `g` has no SC witness.
-    pub fn extend(&mut self, g: &ExecutionGraph, e: EventId) -> bool {
+    /// read part is the event before it). Returns false when `g` has no SC witness. `hb` is
+    /// happens-before-or-equal on `g`'s events (any relation contained in po ∪ rf will do:
+    /// it only speeds up refutations).
+    pub fn extend(
+        &mut self,
+        g: &ExecutionGraph,
+        e: EventId,
+        hb: &dyn Fn(EventId, EventId) -> bool,
+    ) -> bool {
         let rmw_read = g.rmw.last().filter(|&&(_, w)| w == e).map(|&(r, _)| r);
         let first = rmw_read.unwrap_or(e);
         let ev = &g.events[first];
@@ -81,15 +90,22 @@ impl Witness {
         } else {
             tr.spawned_by
         };
+        if !self.by_value(first) && self.obviously_incoherent(g, first, pred, hb) {
+            return false;
+        }
         let lo = pred
             .and_then(|p| self.order.iter().position(|&x| x == p))
             .map_or(0, |p| p + 1);
         // Scan: `last` is the latest write to `loc` before position p.
         let mut last: EventId = loc;
         let mut best = None;
+        let mut rmw_reads = vec![false; g.len()];
+        for &(r, _) in &g.rmw {
+            rmw_reads[r] = true;
+        }
         for p in 0..=self.order.len() {
             // Never between the read and the write of an RMW (they are adjacent).
-            let splits = p > 0 && g.rmw.iter().any(|&(r, _)| r == self.order[p - 1]);
+            let splits = p > 0 && rmw_reads[self.order[p - 1]];
             if p >= lo && !splits && self.satisfied(g, first, last) {
                 let clean = rmw_read.is_none() || self.next_is_write(g, loc, p);
                 if clean {
@@ -113,13 +129,49 @@ impl Witness {
             }
             return true;
         }
-        match search(g, &self.by_value) {
+        // Keep the witness up to the source (it stays a valid schedule) and search for the
+        // rest; only if that fails, search from scratch.
+        let keep = match self.by_value(first) {
+            false => g.rf[first].and_then(|w| self.order.iter().position(|&x| x == w)),
+            true => None,
+        };
+        let found = keep
+            .and_then(|k| search(g, &self.by_value, &self.order[..=k]))
+            .or_else(|| search(g, &self.by_value, &[]));
+        match found {
             Some(order) => {
                 self.order = order;
                 true
             }
             None => false,
         }
+    }
+
+    /// Cheap refutations of a read `r` with an exact source `w` (`pred`: its po-predecessor or
+    /// spawn; `hb`: happens-before-or-equal on the graph's events), so that the search runs
+    /// mostly on graphs that have a witness: another RMW already read `w` (atomicity), or some
+    /// other write to the location is hb-after `w` and hb-before `r` (hb is contained in
+    /// po ∪ rf, which every interleaving respects, so that write falls between them).
+    fn obviously_incoherent(
+        &self,
+        g: &ExecutionGraph,
+        r: EventId,
+        pred: Option<EventId>,
+        hb: &dyn Fn(EventId, EventId) -> bool,
+    ) -> bool {
+        let Some(w) = g.rf[r] else { return false };
+        let Some(loc) = g.events[r].loc else {
+            return false;
+        };
+        if g.rmw.iter().any(|&(r2, _)| r2 == r)
+            && g.rmw
+                .iter()
+                .any(|&(r2, _)| r2 != r && g.rf[r2] == Some(w) && !self.by_value(r2))
+        {
+            return true;
+        }
+        let Some(pred) = pred else { return false };
+        g.mo[loc].iter().any(|&x| x != w && hb(w, x) && hb(x, pred))
     }
 
     /// Whether the first access to `loc` at or after position `p` is a write (or there is none).
@@ -156,21 +208,39 @@ impl Witness {
     }
 }
 
-/// Finds an SC interleaving of `g` (see the module docs), or proves there is none.
-fn search(g: &ExecutionGraph, by_value: &[bool]) -> Option<Vec<EventId>> {
+/// Finds an SC interleaving of `g` (see the module docs) that starts with `prefix` (a prefix
+/// of a valid interleaving of a subgraph), or proves there is none.
+fn search(g: &ExecutionGraph, by_value: &[bool], prefix: &[EventId]) -> Option<Vec<EventId>> {
+    let mut rmw_of = vec![None; g.len()];
+    for &(r, w) in &g.rmw {
+        rmw_of[r] = Some(w);
+    }
+    let mut exact_readers = vec![Vec::new(); g.len()];
+    for (r, src) in g.rf.iter().enumerate() {
+        if let Some(w) = src {
+            if !by_value.get(r).copied().unwrap_or(false) {
+                exact_readers[*w].push(r);
+            }
+        }
+    }
     let mut s = Search {
         g,
         by_value,
+        rmw_of,
+        exact_readers,
         pos: vec![0; g.threads.len()],
         last: (0..g.mo.len()).collect(),
         done: vec![false; g.len()],
         order: Vec::new(),
-        failed: HashSet::new(),
+        failed: Memo::default(),
     };
     for e in 0..g.len() {
         if g.events[e].thread == INIT_THREAD {
             s.done[e] = true;
         }
+    }
+    for &e in prefix {
+        s.schedule(g.events[e].thread, e);
     }
     s.dfs().then_some(s.order)
 }
@@ -178,6 +248,10 @@ fn search(g: &ExecutionGraph, by_value: &[bool]) -> Option<Vec<EventId>> {
 struct Search<'a> {
     g: &'a ExecutionGraph,
     by_value: &'a [bool],
+    /// Per read of an RMW: its write.
+    rmw_of: Vec<Option<EventId>>,
+    /// Per write: the reads that must read exactly it.
+    exact_readers: Vec<Vec<EventId>>,
     /// Per thread: how many of its events are scheduled.
     pos: Vec<usize>,
     /// Per location: the latest write scheduled.
@@ -185,7 +259,7 @@ struct Search<'a> {
     done: Vec<bool>,
     order: Vec<EventId>,
     /// States (positions, latest writes) known to have no completion.
-    failed: HashSet<(Vec<usize>, Vec<EventId>)>,
+    failed: Memo,
 }
 
 /// What the next event of a thread is, for the search.
@@ -202,7 +276,7 @@ enum Step {
 
 impl Search<'_> {
     fn rmw_write_of(&self, r: EventId) -> Option<EventId> {
-        self.g.rmw.iter().find(|&&(x, _)| x == r).map(|&(_, w)| w)
+        self.rmw_of[r]
     }
 
     fn satisfied(&self, r: EventId) -> bool {
@@ -331,12 +405,9 @@ impl Search<'_> {
         let w = self.rmw_write_of(e).unwrap_or(e);
         let loc = self.g.events[w].loc.unwrap_or(0);
         let cur = self.last[loc];
-        self.g.rf.iter().enumerate().any(|(r, src)| {
-            *src == Some(cur)
-                && r != e
-                && !self.done[r]
-                && !self.by_value.get(r).copied().unwrap_or(false)
-        })
+        self.exact_readers[cur]
+            .iter()
+            .any(|&r| r != e && !self.done[r])
     }
 }
 
@@ -377,7 +448,7 @@ mod tests {
         let id = g.push(ev(t, EventKind::Write, loc, v));
         g.mo[loc].push(id);
         w.note(id, false);
-        w.extend(g, id)
+        w.extend(g, id, &|_, _| false)
     }
 
     fn read(g: &mut ExecutionGraph, w: &mut Witness, t: usize, from: EventId, v: bool) -> bool {
@@ -386,7 +457,7 @@ mod tests {
         let id = g.push(ev(t, EventKind::Read, loc, value));
         g.rf[id] = Some(from);
         w.note(id, v);
-        w.extend(g, id)
+        w.extend(g, id, &|_, _| false)
     }
 
     #[test]
