@@ -4128,7 +4128,10 @@ fn coarse_equivalences_and_jobs_agree_with_the_oracle() {
         let prog = random_program(&mut rng);
         // Every other program with spurious weak-CAS failures.
         SPURIOUS_CAS.with(|s| s.set(i % 2 == 1));
-        if let Err(e) = compare_coarse(&format!("random #{i}"), &prog) {
+        let name = format!("random #{i}");
+        let result = std::panic::catch_unwind(|| compare_coarse(&name, &prog))
+            .unwrap_or_else(|_| Err(format!("{name}: the explorer panicked\n")));
+        if let Err(e) = result {
             failures.push(format!("{e}program: {:#?}", prog.functions));
         }
     }

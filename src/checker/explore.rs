@@ -1004,10 +1004,21 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             .filter(|&w| w >= bound)
             .collect();
         let any = !sources.is_empty();
-        if self.by_value.instr(&ins) {
+        // Under `--equiv rf|value`: a source with another write to the location hb-between it
+        // and this read can never be read (the witness would refute it after a clone).
+        let exact = !self.by_value.instr(&ins);
+        let clock = self.coarse.then(|| st.views.pre_clock(&st.g, t));
+        let hidden = |w: usize| {
+            clock.as_ref().is_some_and(|c| {
+                st.g.mo[loc].iter().any(|&x| {
+                    x != w && st.views.hb_eq(&st.g, w, x) && st.views.hb_before_clock(&st.g, x, c)
+                })
+            })
+        };
+        if !exact {
             // One source per value: the witness may pick any write of that value.
             let mut values = std::collections::HashSet::new();
-            sources.retain(|&w| values.insert(st.g.events[w].value));
+            sources.retain(|&w| !hidden(w) && values.insert(st.g.events[w].value));
         }
         // Coherence: only writes at or after the frontier can be read (under `--equiv
         // rf|value` the witness checks instead).
@@ -1018,17 +1029,6 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         };
         let sc_pending = self.pending_is_sc(st, t);
         let allowed: Vec<usize> = st.g.mo[loc][frontier..].to_vec();
-        // Under `--equiv rf|value`: a source with another write to the location hb-between it
-        // and this read can never be read (the witness would refute it after a clone).
-        let exact = !self.by_value.instr(&ins);
-        let clock = (self.coarse && exact).then(|| st.views.pre_clock(&st.g, t));
-        let hidden = |w: usize| {
-            clock.as_ref().is_some_and(|c| {
-                st.g.mo[loc].iter().any(|&x| {
-                    x != w && st.views.hb_eq(&st.g, w, x) && st.views.hb_before_clock(&st.g, x, c)
-                })
-            })
-        };
         let regs = &st.th[t].regs;
         'sources: for w in sources {
             let value = st.g.events[w].value;
@@ -1051,9 +1051,12 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 let mut ev = self.event(st, t, EventKind::Read, Some(loc), read_order, value);
                 ev.deps = self.access_deps(st, t, false);
                 let id = next.g.push(ev);
-                next.g.rf[id] = Some(w);
+                let by_value = self.coarse && self.by_value.event(read_order, write.is_some());
+                // A read that goes by value contributes no hb through its source (which is
+                // only a representative): hb stays within the real po ∪ rf.
+                next.g.rf[id] = (!by_value).then_some(w);
                 if let Some(wit) = &mut next.witness {
-                    wit.note(id, self.by_value.event(read_order, write.is_some()));
+                    wit.note(id, by_value);
                 }
                 let mut last = id;
                 if ok {
@@ -1073,14 +1076,22 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     }
                     last = wid;
                 }
+                next.g.rf[id] = Some(w);
                 if !ok {
                     // Only reached when verifying: the skipped choice must be inconsistent
                     // (under `--equiv rf|value`: have no SC witness, found with no hints).
+                    // A read that goes by value (a relaxed failed CAS) may be satisfied by
+                    // another write of the value: that choice is explored from its own source.
                     let refuted = match &mut next.witness {
+                        Some(_) if by_value => true,
                         Some(wit) => !wit.extend(&next.g, last, &|_, _| false),
                         None => self.model.prefix_violation(&next.g).is_some(),
                     };
-                    assert!(refuted, "incremental check skipped a consistent rf choice");
+                    assert!(
+                        refuted,
+                        "incremental check skipped a consistent rf choice:\n{}",
+                        next.g.canonical_key()
+                    );
                     continue;
                 }
                 for (r, v) in sets {
