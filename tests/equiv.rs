@@ -295,3 +295,27 @@ fn write_benchmark_families() {
         std::fs::write(dir.join(name), src).unwrap();
     }
 }
+
+/// `fix` explores graphs for synthesis and re-checks the fixed program with the coarsest
+/// equivalence that applies to it (or the one asked for, where it applies).
+#[test]
+fn fix_rechecks_with_the_equivalence_that_applies() {
+    let sb = root().join("fixtures/litmus/sb.c");
+    let sb = sb.to_str().unwrap();
+    let run = |args: &[&str]| -> Value {
+        let mut all = vec!["fix", "--format", "json"];
+        all.extend(args);
+        all.push(sb);
+        let out = fensyn(&all);
+        serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)))
+    };
+    // rc11: relaxed accesses and the fences added keep graphs.
+    let j = run(&[]);
+    assert_eq!(j["status"], "fixed");
+    assert_eq!(j["verified"]["equiv"], "graph");
+    // sc: nothing to fix, whatever the equivalence.
+    for e in ["graph", "rf", "value"] {
+        let j = run(&["--model", "sc", "--equiv", e]);
+        assert_eq!(j["status"], "clean", "--equiv {e}");
+    }
+}

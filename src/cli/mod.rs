@@ -25,7 +25,7 @@ mod man;
 mod clock;
 mod robust;
 
-use crate::checker::{self, CheckOptions, Goal, Limits, Model};
+use crate::checker::{self, CheckOptions, Equiv, Goal, Limits, Model};
 use crate::frontend;
 use crate::ir::{Lang, MemOrder, Program};
 use crate::report::{self, sarif, CheckJson, FixJson, Timings, Verified};
@@ -768,11 +768,15 @@ pub fn repair_commented(
     comments: bool,
 ) -> Repair {
     let started = clock::cpu_seconds();
+    // Synthesis needs every buggy graph.
     let res = checker::check(
         prog,
         &CheckOptions {
             model,
-            limits: lim.clone(),
+            limits: Limits {
+                equiv: Equiv::Graph,
+                ..lim.clone()
+            },
             first: false,
             keep_buggy: usize::MAX,
         },
@@ -814,11 +818,19 @@ pub fn repair_commented(
         Ok(p) => p,
         Err(d) => return Repair::Internal(format!("the fixed program does not parse: {d}")),
     };
+    // The re-check only asks whether a bug is left: the equivalence asked for (`lim.equiv`)
+    // where it applies to the fixed program, else graphs.
+    let (recheck_model, recheck_equiv) =
+        checker::resolve_equiv(&fixed_prog, model, Some(lim.equiv))
+            .unwrap_or((model, Equiv::Graph));
     let re = checker::check(
         &fixed_prog,
         &CheckOptions {
-            model,
-            limits: lim,
+            model: recheck_model,
+            limits: Limits {
+                equiv: recheck_equiv,
+                ..lim
+            },
             first: true,
             keep_buggy: 1,
         },
@@ -842,6 +854,7 @@ pub fn repair_commented(
             executions: re.stats.executions,
             buggy: re.stats.buggy,
             bounded: re.stats.bounded,
+            equiv: recheck_equiv,
         },
         executions,
         buggy,
@@ -905,8 +918,15 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         cost,
         optimal_limit,
     };
+    // The equivalence of the re-check of the fixed program (`--equiv`, default: the coarsest
+    // that applies); an explicit one that does not apply to the input is an input error.
+    let recheck = match explored_as(&prog, common, common.equiv, &name, err) {
+        Ok(s) => s.equiv,
+        Err(code) => return code,
+    };
     let fix_limits = || Limits {
         goal,
+        equiv: recheck,
         ..limits(common)
     };
     let repair = repair_commented(
@@ -926,6 +946,7 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 executions,
                 buggy: 0,
                 bounded: 0,
+                equiv: checker::Equiv::Graph,
             });
             if !json {
                 let what = match goal {

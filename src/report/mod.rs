@@ -374,6 +374,8 @@ pub struct Verified {
     pub buggy: u64,
     /// Executions of the fixed program cut at the loop bound: the fix is verified up to it.
     pub bounded: u64,
+    /// What one re-checked execution stands for (`--equiv`; synthesis always uses graphs).
+    pub equiv: crate::checker::Equiv,
 }
 
 /// CPU seconds spent in each stage of `fensyn fix` (JSON `timings`, for a fixed
@@ -530,15 +532,20 @@ pub fn fix_summary(
 ) -> String {
     let mut out = String::new();
     let n = sol.fences.len();
+    let (one, many) = match verified.equiv {
+        crate::checker::Equiv::Graph => ("execution", "executions"),
+        crate::checker::Equiv::Rf => ("reads-from class", "reads-from classes"),
+        crate::checker::Equiv::Value => ("value class", "value classes"),
+    };
     let _ = writeln!(
         out,
-        "{file}: fixed with {n} fence{} ({} inserted, {} strengthened, weight {}); re-checked: {} execution{}, {} buggy",
+        "{file}: fixed with {n} fence{} ({} inserted, {} strengthened, weight {}); re-checked: {} {}, {} buggy",
         if n == 1 { "" } else { "s" },
         sol.inserted,
         sol.strengthened,
         sol.weight,
         verified.executions,
-        if verified.executions == 1 { "" } else { "s" },
+        if verified.executions == 1 { one } else { many },
         verified.buggy
     );
     if verified.bounded > 0 {
