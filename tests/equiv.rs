@@ -288,7 +288,7 @@ fn write_benchmark_families() {
         ("readers-10.c", readers(10)),
         ("circular-buffer-6.c", circular_buffer(6)),
         ("lastzero-8.c", lastzero(8)),
-        ("reorder-5-2.c", reorder(5, 2)),
+        ("reorder-4-2.c", reorder(4, 2)),
         ("fib_bench-3.c", fib_bench(3)),
     ];
     for (name, src) in files {

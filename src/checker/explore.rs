@@ -1552,11 +1552,14 @@ pub fn explore_parallel(
     let cancel = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel::<(usize, TaskResult)>();
     let keep_per_task = if value { usize::MAX } else { keep_buggy };
+    // Buggy graphs each subtree met so far: once the subtrees before one have `keep_buggy`
+    // between them, it need not copy any (the merge takes the first `keep_buggy` in order).
+    let buggy_met: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
     let mut buggy_out = Vec::new();
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(n) {
             let tx = tx.clone();
-            let (slots, next_task, cancel) = (&slots, &next_task, &cancel);
+            let (slots, next_task, cancel, buggy_met) = (&slots, &next_task, &cancel, &buggy_met);
             let (future, worker_limits) = (&future, &worker_limits);
             scope.spawn(move || loop {
                 let i = next_task.fetch_add(1, Ordering::Relaxed);
@@ -1567,6 +1570,7 @@ pub fn explore_parallel(
                     break;
                 };
                 let mut kept = Vec::new();
+                let mut enough_before = false;
                 let (stats, visits) = {
                     let mut ex = Explorer::new(
                         prog,
@@ -1577,7 +1581,15 @@ pub fn explore_parallel(
                             if g.bugs.is_empty() {
                                 return Control::Continue;
                             }
-                            if kept.len() < keep_per_task {
+                            buggy_met[i].fetch_add(1, Ordering::Relaxed);
+                            if !value && !enough_before {
+                                let before: usize = buggy_met[..i]
+                                    .iter()
+                                    .map(|c| c.load(Ordering::Relaxed))
+                                    .sum();
+                                enough_before = before >= keep_buggy;
+                            }
+                            if !enough_before && kept.len() < keep_per_task {
                                 kept.push(g.clone());
                             }
                             if first {
@@ -1592,7 +1604,10 @@ pub fn explore_parallel(
                         ex.visits = Some(Vec::new());
                     }
                     match task {
-                        Task::Run(st) => ex.run(st),
+                        Task::Run(mut st) => {
+                            st.views = st.views.unshared();
+                            ex.run(st)
+                        }
                         Task::Complete(st) => ex.complete(st),
                     }
                     (ex.stats, ex.visits)

@@ -72,6 +72,22 @@ pub struct Views {
 }
 
 impl Views {
+    /// A copy that shares no clock with `self`: a parallel worker starts its subtree from one,
+    /// so that the reference counts of the clocks it clones and drops are its own (shared ones
+    /// bounce between cores and cost more than the exploration).
+    pub fn unshared(&self) -> Views {
+        let own = |c: &Clock| -> Clock { Arc::from(&c[..]) };
+        let own_opt = |v: &[Option<Clock>]| v.iter().map(|c| c.as_ref().map(own)).collect();
+        Views {
+            vc: self.vc.iter().map(own).collect(),
+            index: self.index.clone(),
+            msg: own_opt(&self.msg),
+            reads_msg: own_opt(&self.reads_msg),
+            rel_fence: own_opt(&self.rel_fence),
+            rmw_read: self.rmw_read.clone(),
+        }
+    }
+
     /// The views of a graph that holds only initialisation writes.
     pub fn new(g: &ExecutionGraph) -> Views {
         let n = g.len();
