@@ -707,20 +707,13 @@ pub fn repair_commented(
     comments: bool,
 ) -> Repair {
     let started = clock::cpu_seconds();
-    let res = checker::check(
-        prog,
-        &CheckOptions {
-            model,
-            limits: lim.clone(),
-            first: false,
-            keep_buggy: usize::MAX,
-        },
-    );
+    // Buggy graphs become requirements as they are found (memory: the distinct requirements).
+    let res = trace::collect::explore(prog, model, lim.clone());
     let (executions, buggy) = (res.stats.executions, res.stats.buggy);
     if let Some(why) = res.stats.incomplete {
         return Repair::Incomplete { why, executions };
     }
-    if res.buggy.is_empty() {
+    if res.requirements.is_empty() {
         if res.stats.bounded > 0 {
             return Repair::Incomplete {
                 why: checker::Incomplete::LoopBound {
@@ -733,7 +726,8 @@ pub fn repair_commented(
         return Repair::Clean { executions };
     }
     let checked = clock::cpu_seconds();
-    let solution = match synth::synthesize_opts(prog, &res.buggy, model, opts) {
+    let errors = report::bug_entries(prog, &res.bugs);
+    let solution = match synth::synthesize_requirements(prog, res.requirements, model, opts) {
         Outcome::Fixed(s) => s,
         Outcome::Unfixable(u) => {
             return Repair::Unfixable {
@@ -790,7 +784,7 @@ pub fn repair_commented(
             recheck: clock::cpu_seconds() - synthesised,
             ..Timings::default()
         },
-        errors: report::error_entries(prog, &res.buggy),
+        errors,
     }
 }
 

@@ -28,12 +28,12 @@ pub struct ErrorEntry {
 
 /// The distinct errors of a set of buggy graphs, in source order.
 pub fn error_entries(prog: &Program, buggy: &[ExecutionGraph]) -> Vec<ErrorEntry> {
-    let mut set = BTreeSet::new();
-    for g in buggy {
-        for b in &g.bugs {
-            set.insert(error_entry(prog, b));
-        }
-    }
+    bug_entries(prog, buggy.iter().flat_map(|g| &g.bugs))
+}
+
+/// The distinct errors of a set of bugs, in source order.
+pub fn bug_entries<'a>(prog: &Program, bugs: impl IntoIterator<Item = &'a Bug>) -> Vec<ErrorEntry> {
+    let set: BTreeSet<ErrorEntry> = bugs.into_iter().map(|b| error_entry(prog, b)).collect();
     let mut v: Vec<ErrorEntry> = set.into_iter().collect();
     v.sort_by(|a, b| (a.line, a.column, &a.message).cmp(&(b.line, b.column, &b.message)));
     v

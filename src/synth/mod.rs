@@ -213,8 +213,18 @@ pub fn synthesize_opts(
     model: Model,
     opts: &SynthOptions,
 ) -> Outcome {
+    synthesize_requirements(prog, requirements(buggy, model), model, opts)
+}
+
+/// Synthesises fences that fix every one of `reqs` (built by [`requirements`] or, during
+/// exploration, by [`crate::trace::collect`]), as `opts` say.
+pub fn synthesize_requirements(
+    prog: &Program,
+    reqs: Vec<Requirement>,
+    model: Model,
+    opts: &SynthOptions,
+) -> Outcome {
     let (mode, cost) = (opts.mode, opts.cost);
-    let reqs = requirements(buggy, model);
     let sites = candidate_sites(prog, &reqs);
     let p = Problem {
         model,
