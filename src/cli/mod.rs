@@ -23,6 +23,7 @@ pub mod files;
 mod man;
 
 mod clock;
+mod prove;
 mod robust;
 
 use crate::checker::{self, CheckOptions, Goal, Limits, Model};
@@ -615,7 +616,9 @@ pub fn repair(
 
 /// Every variant of a fix with one fence removed, or weakened by one lattice step (never
 /// below the order a strengthened program fence had), re-checked: the evidence that the fix
-/// is minimal (each variant should still have a buggy execution).
+/// is minimal (each variant should still have a buggy execution). One buggy execution refutes
+/// a variant, so each exploration stops at its first one; a variant without bug is explored
+/// in full.
 pub fn prove_minimal(
     name: &str,
     src: &str,
@@ -663,8 +666,8 @@ pub fn prove_minimal(
                 &CheckOptions {
                     model,
                     limits: lim.clone(),
-                    first: false,
-                    keep_buggy: 0,
+                    first: true,
+                    keep_buggy: 1,
                 },
             );
             let pos = positions
@@ -678,6 +681,7 @@ pub fn prove_minimal(
                 order: v.map(|o| o.c_name()),
                 executions: res.stats.executions + res.stats.blocked + res.stats.bounded,
                 buggy: res.stats.buggy,
+                first_bug: prove::first_bug(prog, &variant, &edits, &res),
             });
         }
     }

@@ -155,3 +155,22 @@ impl<'a> Oracle<'a> {
         self.compute(ri, key, a)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use MemOrder::*;
+
+    #[test]
+    fn below_is_the_lattice_order() {
+        // Acquire and release are incomparable, whatever the derived (total) order says.
+        assert!(!below(&vec![Some(Acquire)], &vec![Some(Release)]));
+        assert!(!below(&vec![Some(Release)], &vec![Some(Acquire)]));
+        assert!(below(&vec![Some(Acquire)], &vec![Some(AcqRel)]));
+        assert!(below(
+            &vec![None, Some(Release)],
+            &vec![Some(Acquire), Some(SeqCst)]
+        ));
+        assert!(!below(&vec![Some(Acquire)], &vec![None]));
+    }
+}
