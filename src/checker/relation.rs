@@ -151,7 +151,22 @@ impl Rel {
 
     /// `[dom] ; self ; [cod]`.
     pub fn restrict(&self, dom: impl Fn(usize) -> bool, cod: impl Fn(usize) -> bool) -> Rel {
-        self.filter(|a, b| dom(a) && cod(b))
+        let w = self.words;
+        let mut mask = vec![0u64; w];
+        for b in (0..self.n).filter(|&b| cod(b)) {
+            mask[b / 64] |= 1u64 << (b % 64);
+        }
+        let mut r = Rel::new(self.n);
+        for a in (0..self.n).filter(|&a| dom(a)) {
+            let (dst, src) = (
+                &mut r.bits[a * w..(a + 1) * w],
+                &self.bits[a * w..(a + 1) * w],
+            );
+            for ((d, s), m) in dst.iter_mut().zip(src).zip(&mask) {
+                *d = *s & *m;
+            }
+        }
+        r
     }
 
     /// Transitive closure `self⁺` (Warshall's algorithm on bit rows).

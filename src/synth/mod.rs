@@ -274,6 +274,15 @@ pub fn synthesize_requirements(
         }
     };
     let mut sol = p.describe(assignment, iterations);
+    if std::env::var_os("FENSYN_DEBUG").is_some() {
+        eprintln!(
+            "synth: {} requirements, {} candidate sites, {} rounds, {} fixed_by checks",
+            reqs.len(),
+            p.sites.len(),
+            iterations,
+            p.oracle.checks.get()
+        );
+    }
     sol.mode = used;
     Outcome::Fixed(sol)
 }

@@ -12,6 +12,9 @@
 //!   known fixing restriction is below the asked one, it fixes too; if the asked one is below a
 //!   known non-fixing restriction, it does not fix.
 //!
+//! * no fence at all in its graph never fixes a requirement: it is a consistent buggy prefix
+//!   (the explorer's invariant).
+//!
 //! Only the yes/no answer ([`Oracle::fixes`]) uses the closure; how an assignment fixes a
 //! requirement ([`Oracle::how`], the violation printed with each fence) is always the exact
 //! result of `fixed_by` for that assignment (a larger assignment may fix it another way).
@@ -55,6 +58,8 @@ pub(super) struct Oracle<'a> {
     /// Per requirement, the indices (into `sites`) of the candidate sites its graph passes.
     relevant: Vec<Vec<usize>>,
     known: RefCell<Vec<Known>>,
+    /// `fixed_by` calls made (the rest were answered by the memo or the closure).
+    pub(super) checks: std::cell::Cell<usize>,
 }
 
 impl<'a> Oracle<'a> {
@@ -86,6 +91,7 @@ impl<'a> Oracle<'a> {
             sites: sites.iter().map(|c| c.site).collect(),
             relevant,
             known: RefCell::new(reqs.iter().map(|_| Known::default()).collect()),
+            checks: std::cell::Cell::new(0),
         }
     }
 
@@ -105,6 +111,7 @@ impl<'a> Oracle<'a> {
     /// `fixed_by`, computed and remembered (with the closure bounds updated).
     fn compute(&self, ri: usize, key: Key, a: &Assignment) -> Option<Violation> {
         let v = self.reqs[ri].fixed_by(a, self.model);
+        self.checks.set(self.checks.get() + 1);
         let mut known = self.known.borrow_mut();
         let k = &mut known[ri];
         debug_assert!(
@@ -130,6 +137,15 @@ impl<'a> Oracle<'a> {
     /// Whether `a` fixes requirement `ri` (exact: by memo, closure, or `fixed_by`).
     pub(super) fn fixes(&self, ri: usize, a: &Assignment) -> bool {
         let key = self.key(ri, a);
+        if key.iter().all(Option::is_none) {
+            // No fence in its graph: a requirement is a consistent prefix of an execution the
+            // explorer found buggy, so it stays buggy (checked in debug builds).
+            debug_assert!(
+                self.reqs[ri].fixed_by(a, self.model).is_none(),
+                "requirement {ri} is fixed without fences"
+            );
+            return false;
+        }
         {
             let known = self.known.borrow();
             let k = &known[ri];
