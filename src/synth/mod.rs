@@ -276,14 +276,18 @@ pub fn synthesize_requirements(
     let mut sol = p.describe(assignment, iterations);
     if std::env::var_os("FENSYN_DEBUG").is_some() {
         eprintln!(
-            "synth: {} requirements, {} candidate sites, {} rounds, {} fixed_by checks",
+            "synth: {} requirements ({} events, {} slots), {} candidate sites, {} rounds, {} fixed_by checks",
             reqs.len(),
+            reqs.iter().map(|r| r.graph.len()).sum::<usize>(),
+            reqs.iter().map(|r| r.graph.threads.iter().map(|t| t.slots.len()).sum::<usize>()).sum::<usize>(),
             p.sites.len(),
             iterations,
             p.oracle.checks.get()
         );
     }
     sol.mode = used;
+    drop(p);
+    sol.requirements = reqs;
     Outcome::Fixed(sol)
 }
 
@@ -575,7 +579,8 @@ impl Problem<'_> {
             price,
             iterations,
             mode: Mode::Optimal,
-            requirements: self.reqs.to_vec(),
+            // Filled in by the caller, which owns them (no copy).
+            requirements: Vec::new(),
         }
     }
 }

@@ -12,14 +12,17 @@
 use super::Requirement;
 use crate::checker::{self, Bug, Control, ExecutionGraph, Limits, Model, Stats};
 use crate::ir::{Program, StmtId};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{Hash, Hasher};
 
 /// Turns buggy graphs into deduplicated requirements as they arrive.
 #[derive(Debug)]
 pub struct Collector {
     model: Model,
-    /// Keys of the requirements kept so far.
-    seen: BTreeSet<(String, String)>,
+    /// The requirements kept so far (indices), by the hash of their key. Only the hash is
+    /// stored: on a hash match the stored requirement's key is recomputed and compared, so
+    /// deduplication stays exact while memory holds no key strings.
+    seen: HashMap<u64, Vec<usize>>,
     requirements: Vec<Requirement>,
     /// Buggy graphs given so far (the next one's `graph_index`).
     graphs: usize,
@@ -32,7 +35,7 @@ impl Collector {
     pub fn new(model: Model) -> Self {
         Collector {
             model,
-            seen: BTreeSet::new(),
+            seen: HashMap::new(),
             requirements: Vec::new(),
             graphs: 0,
             bug_keys: BTreeSet::new(),
@@ -58,12 +61,18 @@ impl Collector {
             } else {
                 g.porf_prefix(&bug.witness)
             };
-            let (sub, bug) = g.restrict_with_bug(&keep, bug);
-            let key = (
-                sub.canonical_key(),
-                format!("{:?}", (bug.kind, bug.stmt, &bug.witness, bug.race)),
-            );
-            if self.seen.insert(key) {
+            let (mut sub, bug) = g.restrict_with_bug(&keep, bug);
+            let key = key(&sub, &bug);
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            key.hash(&mut h);
+            let same = self.seen.entry(h.finish()).or_default();
+            let reqs = &self.requirements;
+            if !same
+                .iter()
+                .any(|&i| self::key(&reqs[i].graph, &reqs[i].bug) == key)
+            {
+                same.push(reqs.len());
+                compact(&mut sub);
                 self.requirements.push(Requirement {
                     graph_index: gi,
                     graph: sub,
@@ -91,6 +100,31 @@ impl Collector {
     pub fn into_requirements(self) -> Vec<Requirement> {
         self.requirements
     }
+}
+
+/// What identifies a requirement: its graph up to event numbering, and its bug.
+fn key(g: &ExecutionGraph, bug: &Bug) -> (String, String) {
+    (
+        g.canonical_key(),
+        format!("{:?}", (bug.kind, bug.stmt, &bug.witness, bug.race)),
+    )
+}
+
+/// Gives back the spare capacity of a kept graph's vectors (it is never extended again).
+fn compact(g: &mut ExecutionGraph) {
+    g.events.shrink_to_fit();
+    g.rf.shrink_to_fit();
+    g.rmw.shrink_to_fit();
+    g.bugs.shrink_to_fit();
+    for m in &mut g.mo {
+        m.shrink_to_fit();
+    }
+    g.mo.shrink_to_fit();
+    for t in &mut g.threads {
+        t.events.shrink_to_fit();
+        t.slots.shrink_to_fit();
+    }
+    g.threads.shrink_to_fit();
 }
 
 /// The outcome of [`explore`]: the explorer's counters and the requirements of every buggy
