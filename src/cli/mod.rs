@@ -714,6 +714,7 @@ pub fn repair_commented(
     // Buggy graphs become requirements as they are found (memory: the distinct requirements).
     let res = trace::collect::explore(prog, model, lim.clone());
     let (executions, buggy) = (res.stats.executions, res.stats.buggy);
+    let collect = res.collect_seconds;
     if let Some(why) = res.stats.incomplete {
         return Repair::Incomplete { why, executions };
     }
@@ -783,8 +784,9 @@ pub fn repair_commented(
         executions,
         buggy,
         timings: Timings {
-            check: checked - started,
-            synth: synthesised - checked,
+            // Building the requirements happens during exploration but is synthesis work.
+            check: checked - started - collect,
+            synth: synthesised - checked + collect,
             recheck: clock::cpu_seconds() - synthesised,
             ..Timings::default()
         },

@@ -29,6 +29,8 @@ pub struct Collector {
     /// Keys of the distinct bugs, and one bug per key, in order of arrival.
     bug_keys: BTreeSet<(&'static str, StmtId, String)>,
     bugs: Vec<Bug>,
+    /// Time spent in [`Collector::add`] (the part of the synthesis done during exploration).
+    spent: std::time::Duration,
 }
 
 impl Collector {
@@ -40,11 +42,18 @@ impl Collector {
             graphs: 0,
             bug_keys: BTreeSet::new(),
             bugs: Vec::new(),
+            spent: std::time::Duration::ZERO,
         }
     }
 
     /// Adds the requirements of one buggy graph (one per bug, the new ones only).
     pub fn add(&mut self, g: &ExecutionGraph) {
+        let started = std::time::Instant::now();
+        self.add_graph(g);
+        self.spent += started.elapsed();
+    }
+
+    fn add_graph(&mut self, g: &ExecutionGraph) {
         let gi = self.graphs;
         self.graphs += 1;
         for bug in &g.bugs {
@@ -92,6 +101,11 @@ impl Collector {
         &self.bugs
     }
 
+    /// Time spent turning graphs into requirements so far.
+    pub fn spent(&self) -> std::time::Duration {
+        self.spent
+    }
+
     /// Buggy graphs given so far.
     pub fn graphs(&self) -> usize {
         self.graphs
@@ -135,6 +149,9 @@ pub struct Explored {
     pub requirements: Vec<Requirement>,
     /// The distinct bugs (kind, statement, message), in order of first arrival.
     pub bugs: Vec<Bug>,
+    /// Seconds (wall clock) spent building the requirements, included in the exploration's
+    /// time: `fix --timings` counts them as synthesis.
+    pub collect_seconds: f64,
 }
 
 /// Explores `prog` and builds the requirements of its buggy executions on the way, without
@@ -149,6 +166,7 @@ pub fn explore(prog: &Program, model: Model, limits: Limits) -> Explored {
     });
     Explored {
         stats,
+        collect_seconds: c.spent.as_secs_f64(),
         requirements: c.requirements,
         bugs: c.bugs,
     }
