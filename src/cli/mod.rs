@@ -712,7 +712,7 @@ pub fn repair_commented(
 ) -> Repair {
     let started = clock::cpu_seconds();
     // Buggy graphs become requirements as they are found (memory: the distinct requirements).
-    let res = trace::collect::explore(prog, model, lim.clone());
+    let res = trace::collect::explore(prog, model, lim.clone(), clock::cpu_seconds);
     let (executions, buggy) = (res.stats.executions, res.stats.buggy);
     let collect = res.collect_seconds;
     if let Some(why) = res.stats.incomplete {

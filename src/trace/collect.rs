@@ -29,8 +29,10 @@ pub struct Collector {
     /// Keys of the distinct bugs, and one bug per key, in order of arrival.
     bug_keys: BTreeSet<(&'static str, StmtId, String)>,
     bugs: Vec<Bug>,
-    /// Time spent in [`Collector::add`] (the part of the synthesis done during exploration).
-    spent: std::time::Duration,
+    /// Seconds spent in [`Collector::add`] (the part of the synthesis done during
+    /// exploration), read on `clock`.
+    spent: f64,
+    clock: fn() -> f64,
 }
 
 impl Collector {
@@ -42,15 +44,24 @@ impl Collector {
             graphs: 0,
             bug_keys: BTreeSet::new(),
             bugs: Vec::new(),
-            spent: std::time::Duration::ZERO,
+            spent: 0.0,
+            clock: no_clock,
+        }
+    }
+
+    /// A collector that times its work on `clock` (seconds; differences are used).
+    pub fn timed(model: Model, clock: fn() -> f64) -> Self {
+        Collector {
+            clock,
+            ..Collector::new(model)
         }
     }
 
     /// Adds the requirements of one buggy graph (one per bug, the new ones only).
     pub fn add(&mut self, g: &ExecutionGraph) {
-        let started = std::time::Instant::now();
+        let started = (self.clock)();
         self.add_graph(g);
-        self.spent += started.elapsed();
+        self.spent += (self.clock)() - started;
     }
 
     fn add_graph(&mut self, g: &ExecutionGraph) {
@@ -101,8 +112,8 @@ impl Collector {
         &self.bugs
     }
 
-    /// Time spent turning graphs into requirements so far.
-    pub fn spent(&self) -> std::time::Duration {
+    /// Seconds spent turning graphs into requirements so far (0 without a clock).
+    pub fn spent(&self) -> f64 {
         self.spent
     }
 
@@ -149,15 +160,20 @@ pub struct Explored {
     pub requirements: Vec<Requirement>,
     /// The distinct bugs (kind, statement, message), in order of first arrival.
     pub bugs: Vec<Bug>,
-    /// Seconds (wall clock) spent building the requirements, included in the exploration's
-    /// time: `fix --timings` counts them as synthesis.
+    /// Seconds spent building the requirements (on the clock given to [`explore`]), included in
+    /// the exploration's time: `fix --timings` counts them as synthesis.
     pub collect_seconds: f64,
 }
 
+/// A clock that does not advance: an untimed collector.
+fn no_clock() -> f64 {
+    0.0
+}
+
 /// Explores `prog` and builds the requirements of its buggy executions on the way, without
-/// keeping the graphs (see the module doc).
-pub fn explore(prog: &Program, model: Model, limits: Limits) -> Explored {
-    let mut c = Collector::new(model);
+/// keeping the graphs (see the module doc); the building is timed on `clock`.
+pub fn explore(prog: &Program, model: Model, limits: Limits, clock: fn() -> f64) -> Explored {
+    let mut c = Collector::timed(model, clock);
     let stats = checker::explore(prog, model, limits, |g| {
         if !g.bugs.is_empty() {
             c.add(g);
@@ -166,7 +182,7 @@ pub fn explore(prog: &Program, model: Model, limits: Limits) -> Explored {
     });
     Explored {
         stats,
-        collect_seconds: c.spent.as_secs_f64(),
+        collect_seconds: c.spent,
         requirements: c.requirements,
         bugs: c.bugs,
     }
