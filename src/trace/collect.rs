@@ -12,7 +12,7 @@
 use super::Requirement;
 use crate::checker::{self, Bug, Control, ExecutionGraph, Limits, Model, Stats};
 use crate::ir::{Program, StmtId};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 /// Turns buggy graphs into deduplicated requirements as they arrive.
 #[derive(Debug)]
@@ -26,8 +26,13 @@ pub struct Collector {
     /// Buggy graphs given so far (the next one's `graph_index`).
     graphs: usize,
     /// Keys of the distinct bugs, and one bug per key, in order of arrival.
-    bug_keys: BTreeSet<(&'static str, StmtId, String)>,
+    /// (Messages per kind and statement: looked up without copying the message.)
+    bug_keys: BTreeMap<(&'static str, StmtId), Vec<String>>,
     bugs: Vec<Bug>,
+    /// Buffers for the key of a new graph and of a kept requirement (reused: no allocation
+    /// per buggy execution).
+    new_key: KeyBuf,
+    old_key: KeyBuf,
     /// Seconds spent in [`Collector::add`] (the part of the synthesis done during
     /// exploration), read on `clock`.
     spent: f64,
@@ -41,8 +46,10 @@ impl Collector {
             seen: HashMap::new(),
             requirements: Vec::new(),
             graphs: 0,
-            bug_keys: BTreeSet::new(),
+            bug_keys: BTreeMap::new(),
             bugs: Vec::new(),
+            new_key: KeyBuf::default(),
+            old_key: KeyBuf::default(),
             spent: 0.0,
             clock: no_clock,
         }
@@ -67,10 +74,12 @@ impl Collector {
         let gi = self.graphs;
         self.graphs += 1;
         for bug in &g.bugs {
-            if self
+            let messages = self
                 .bug_keys
-                .insert((bug.kind.as_str(), bug.stmt, bug.message.clone()))
-            {
+                .entry((bug.kind.as_str(), bug.stmt))
+                .or_default();
+            if !messages.contains(&bug.message) {
+                messages.push(bug.message.clone());
                 self.bugs.push(bug.clone());
             }
             // C11's SC order is not preserved by prefixes (a prefix may have none while the
@@ -82,16 +91,16 @@ impl Collector {
             };
             // The key of the restricted graph, read off the whole graph: duplicates (most
             // buggy executions) are never restricted.
-            let key = key(g, Some(&keep), bug);
-            let same = self.seen.entry(hash(&key)).or_default();
-            let reqs = &self.requirements;
+            let key = self.new_key.compute(g, Some(&keep), bug);
+            let same = self.seen.entry(hash(key)).or_default();
+            let (reqs, old_key) = (&self.requirements, &mut self.old_key);
             if !same
                 .iter()
-                .any(|&i| self::key(&reqs[i].graph, None, &reqs[i].bug) == key)
+                .any(|&i| old_key.compute(&reqs[i].graph, None, &reqs[i].bug) == key)
             {
                 same.push(reqs.len());
                 let (mut sub, bug) = g.restrict_with_bug(&keep, bug);
-                debug_assert_eq!(self::key(&sub, None, &bug), key);
+                debug_assert_eq!(KeyBuf::default().compute(&sub, None, &bug), key);
                 compact(&mut sub);
                 self.requirements.push(Requirement {
                     graph_index: gi,
@@ -135,18 +144,41 @@ impl Collector {
 /// function and its events — kind, order, location, value and the name of the write a read
 /// reads —, then each location's mo order by event names), as tagged numbers instead of text:
 /// the same equality, without the formatting, which dominated the collection's time.
-fn key(g: &ExecutionGraph, keep: Option<&[bool]>, bug: &Bug) -> Vec<i64> {
+#[derive(Debug, Default)]
+struct KeyBuf {
+    index: Vec<usize>,
+    rank: Vec<usize>,
+    out: Vec<i64>,
+}
+
+impl KeyBuf {
+    fn compute(&mut self, g: &ExecutionGraph, keep: Option<&[bool]>, bug: &Bug) -> &[i64] {
+        key_into(g, keep, bug, &mut self.index, &mut self.rank, &mut self.out);
+        &self.out
+    }
+}
+
+fn key_into(
+    g: &ExecutionGraph,
+    keep: Option<&[bool]>,
+    bug: &Bug,
+    index: &mut Vec<usize>,
+    rank: &mut Vec<usize>,
+    k: &mut Vec<i64>,
+) {
     use crate::checker::{EventKind, INIT_THREAD};
     let kept = |e: usize| keep.is_none_or(|k| k[e]);
     // Index of each kept event among the kept events of its thread, and its rank among all
     // kept events (its id in the restriction).
-    let mut index = vec![0usize; g.len()];
+    index.clear();
+    index.resize(g.len(), 0);
     for tr in &g.threads {
         for (i, &e) in tr.events.iter().filter(|&&e| kept(e)).enumerate() {
             index[e] = i;
         }
     }
-    let mut rank = vec![0usize; g.len()];
+    rank.clear();
+    rank.resize(g.len(), 0);
     let mut next = 0;
     for (e, r) in rank.iter_mut().enumerate() {
         if kept(e) {
@@ -154,7 +186,7 @@ fn key(g: &ExecutionGraph, keep: Option<&[bool]>, bug: &Bug) -> Vec<i64> {
             next += 1;
         }
     }
-    let mut k: Vec<i64> = Vec::with_capacity(8 * g.len() + 8);
+    k.clear();
     let name = |k: &mut Vec<i64>, e: usize| {
         let ev = &g.events[e];
         if ev.thread == INIT_THREAD {
@@ -172,7 +204,7 @@ fn key(g: &ExecutionGraph, keep: Option<&[bool]>, bug: &Bug) -> Vec<i64> {
                 EventKind::Read => {
                     k.extend([-2, order, loc, value]);
                     match g.rf[e] {
-                        Some(w) => name(&mut k, w),
+                        Some(w) => name(k, w),
                         None => k.push(2),
                     }
                 }
@@ -186,7 +218,7 @@ fn key(g: &ExecutionGraph, keep: Option<&[bool]>, bug: &Bug) -> Vec<i64> {
     for ws in &g.mo {
         k.extend([-7, ws.iter().filter(|&&w| kept(w)).count() as i64]);
         for &w in ws.iter().filter(|&&w| kept(w)) {
-            name(&mut k, w);
+            name(k, w);
         }
     }
     k.extend([
@@ -200,7 +232,6 @@ fn key(g: &ExecutionGraph, keep: Option<&[bool]>, bug: &Bug) -> Vec<i64> {
         Some((x, y)) => k.extend([1, rank[x] as i64, rank[y] as i64]),
         None => k.push(0),
     }
-    k
 }
 
 /// A fast deterministic hash of a key (collisions are resolved by comparing keys).
