@@ -355,12 +355,24 @@ fn prove_optimal_shows_every_variant_still_buggy() {
             "{file}"
         );
         for v in proof {
-            assert!(v["buggy"].as_u64().unwrap() > 0, "{file}: {v}");
+            // Each variant's exploration stops at its first buggy execution, the evidence.
+            assert_eq!(v["buggy"].as_u64(), Some(1), "{file}: {v}");
+            let bug = &v["first_bug"];
+            assert!(bug["kind"].is_string(), "{file}: {v}");
+            assert!(bug["line"].as_u64().is_some(), "{file}: {v}");
+            assert!(v["executions"].as_u64().unwrap() >= 1, "{file}: {v}");
         }
     }
     let out = fensyn(&["fix", "fixtures/litmus/isa2.c", "--prove-optimal"]);
     assert!(
         stderr(&out).contains("fence weakened to acquire"),
+        "{}",
+        stderr(&out)
+    );
+    // The failed assertion of isa2.c (line 37), located in the input, not in the variant.
+    assert!(
+        stderr(&out)
+            .contains("still buggy (execution 7: failed assertion at fixtures/litmus/isa2.c:37:5)"),
         "{}",
         stderr(&out)
     );

@@ -206,9 +206,22 @@ impl ExecutionGraph {
         self.threads[t].events.iter().position(|&x| x == e)
     }
 
+    /// Every event's [`index_in_thread`](Self::index_in_thread) at once (0 for init events
+    /// and events in no thread's list): one pass instead of a search per event.
+    fn thread_indices(&self) -> Vec<usize> {
+        let mut index = vec![0; self.len()];
+        for tr in &self.threads {
+            for (i, &e) in tr.events.iter().enumerate() {
+                index[e] = i;
+            }
+        }
+        index
+    }
+
     /// The events that `roots` depend on: their downward closure under po ∪ rf (including the
     /// spawn/join edges between threads), plus the initialisation writes.
     pub fn porf_prefix(&self, roots: &[EventId]) -> Vec<bool> {
+        let index = self.thread_indices();
         let mut keep: Vec<bool> = self
             .events
             .iter()
@@ -225,7 +238,7 @@ impl ExecutionGraph {
                 continue;
             }
             let tr = &self.threads[ev.thread];
-            let idx = tr.events.iter().position(|&x| x == e).unwrap_or(0);
+            let idx = index[e];
             if idx > 0 {
                 stack.push(tr.events[idx - 1]);
             } else if let Some(sp) = tr.spawned_by {
@@ -454,12 +467,13 @@ impl ExecutionGraph {
     /// A canonical text key of the graph (events per thread, rf, mo), independent of the order in
     /// which the events were added. Two graphs are the same execution iff their keys are equal.
     pub fn canonical_key(&self) -> String {
+        let index = self.thread_indices();
         let name = |e: EventId| -> String {
             let ev = &self.events[e];
             if ev.thread == INIT_THREAD {
                 format!("init{}", ev.loc.unwrap_or(0))
             } else {
-                format!("{}.{}", ev.thread, self.index_in_thread(e).unwrap_or(0))
+                format!("{}.{}", ev.thread, index[e])
             }
         };
         let mut s = String::new();

@@ -68,10 +68,13 @@ impl Rel {
         &self.bits[a * self.words..(a + 1) * self.words]
     }
 
-    /// Successors of `a`.
+    /// Successors of `a`, in increasing order.
     pub fn succs(&self, a: usize) -> impl Iterator<Item = usize> + '_ {
-        let row = self.row(a);
-        (0..self.n).filter(move |&b| row[b / 64] & (1u64 << (b % 64)) != 0)
+        Bits {
+            row: self.row(a),
+            word: 0,
+            cur: 0,
+        }
     }
 
     /// All pairs, in row-major order.
@@ -114,11 +117,12 @@ impl Rel {
     /// Relational composition `self ; other`.
     pub fn seq(&self, other: &Rel) -> Rel {
         let mut r = Rel::new(self.n);
+        let w = self.words;
         for a in 0..self.n {
-            for m in self.succs(a).collect::<Vec<_>>() {
-                let (dst, src) = (a * self.words, m * self.words);
-                for w in 0..self.words {
-                    r.bits[dst + w] |= other.bits[src + w];
+            let dst = &mut r.bits[a * w..(a + 1) * w];
+            for m in self.succs(a) {
+                for (d, s) in dst.iter_mut().zip(&other.bits[m * w..(m + 1) * w]) {
+                    *d |= *s;
                 }
             }
         }
@@ -147,20 +151,39 @@ impl Rel {
 
     /// `[dom] ; self ; [cod]`.
     pub fn restrict(&self, dom: impl Fn(usize) -> bool, cod: impl Fn(usize) -> bool) -> Rel {
-        self.filter(|a, b| dom(a) && cod(b))
+        let w = self.words;
+        let mut mask = vec![0u64; w];
+        for b in (0..self.n).filter(|&b| cod(b)) {
+            mask[b / 64] |= 1u64 << (b % 64);
+        }
+        let mut r = Rel::new(self.n);
+        for a in (0..self.n).filter(|&a| dom(a)) {
+            let (dst, src) = (
+                &mut r.bits[a * w..(a + 1) * w],
+                &self.bits[a * w..(a + 1) * w],
+            );
+            for ((d, s), m) in dst.iter_mut().zip(src).zip(&mask) {
+                *d = *s & *m;
+            }
+        }
+        r
     }
 
     /// Transitive closure `self⁺` (Warshall's algorithm on bit rows).
     pub fn plus(&self) -> Rel {
         let mut r = self.clone();
         let w = self.words;
+        let mut krow = vec![0u64; w];
         for k in 0..self.n {
             let (kw, kb) = (k / 64, 1u64 << (k % 64));
-            for i in 0..self.n {
-                if r.bits[i * w + kw] & kb != 0 && i != k {
-                    for j in 0..w {
-                        let v = r.bits[k * w + j];
-                        r.bits[i * w + j] |= v;
+            krow.copy_from_slice(&r.bits[k * w..(k + 1) * w]);
+            if krow.iter().all(|&x| x == 0) {
+                continue;
+            }
+            for (i, row) in r.bits.chunks_exact_mut(w).enumerate() {
+                if row[kw] & kb != 0 && i != k {
+                    for (d, s) in row.iter_mut().zip(&krow) {
+                        *d |= *s;
                     }
                 }
             }
@@ -213,6 +236,30 @@ impl Rel {
             }
         }
         None
+    }
+}
+
+/// The set bits of a row, in increasing order.
+struct Bits<'a> {
+    row: &'a [u64],
+    /// Index of the word after `cur`'s.
+    word: usize,
+    /// The bits of the current word not returned yet.
+    cur: u64,
+}
+
+impl Iterator for Bits<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.cur == 0 {
+            self.cur = *self.row.get(self.word)?;
+            self.word += 1;
+        }
+        let b = self.cur.trailing_zeros() as usize;
+        self.cur &= self.cur - 1;
+        Some((self.word - 1) * 64 + b)
     }
 }
 

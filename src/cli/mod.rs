@@ -23,6 +23,7 @@ pub mod files;
 mod man;
 
 mod clock;
+mod prove;
 mod robust;
 
 use crate::checker::{self, CheckOptions, Equiv, Goal, Limits, Model};
@@ -676,7 +677,9 @@ pub fn repair(
 
 /// Every variant of a fix with one fence removed, or weakened by one lattice step (never
 /// below the order a strengthened program fence had), re-checked: the evidence that the fix
-/// is minimal (each variant should still have a buggy execution).
+/// is minimal (each variant should still have a buggy execution). One buggy execution refutes
+/// a variant, so each exploration stops at its first one; a variant without bug is explored
+/// in full.
 pub fn prove_minimal(
     name: &str,
     src: &str,
@@ -724,8 +727,8 @@ pub fn prove_minimal(
                 &CheckOptions {
                     model,
                     limits: lim.clone(),
-                    first: false,
-                    keep_buggy: 0,
+                    first: true,
+                    keep_buggy: 1,
                 },
             );
             let pos = positions
@@ -739,6 +742,7 @@ pub fn prove_minimal(
                 order: v.map(|o| o.c_name()),
                 executions: res.stats.executions + res.stats.blocked + res.stats.bounded,
                 buggy: res.stats.buggy,
+                first_bug: prove::first_bug(prog, &variant, &edits, &res),
             });
         }
     }
@@ -768,24 +772,23 @@ pub fn repair_commented(
     comments: bool,
 ) -> Repair {
     let started = clock::cpu_seconds();
-    // Synthesis needs every buggy graph.
-    let res = checker::check(
+    // Synthesis needs every buggy graph: buggy graphs become requirements as they are found
+    // (memory: the distinct requirements).
+    let res = trace::collect::explore(
         prog,
-        &CheckOptions {
-            model,
-            limits: Limits {
-                equiv: Equiv::Graph,
-                ..lim.clone()
-            },
-            first: false,
-            keep_buggy: usize::MAX,
+        model,
+        Limits {
+            equiv: Equiv::Graph,
+            ..lim.clone()
         },
+        clock::cpu_seconds,
     );
     let (executions, buggy) = (res.stats.executions, res.stats.buggy);
+    let collect = res.collect_seconds;
     if let Some(why) = res.stats.incomplete {
         return Repair::Incomplete { why, executions };
     }
-    if res.buggy.is_empty() {
+    if res.requirements.is_empty() {
         if res.stats.bounded > 0 {
             return Repair::Incomplete {
                 why: checker::Incomplete::LoopBound {
@@ -798,7 +801,8 @@ pub fn repair_commented(
         return Repair::Clean { executions };
     }
     let checked = clock::cpu_seconds();
-    let solution = match synth::synthesize_opts(prog, &res.buggy, model, opts) {
+    let errors = report::bug_entries(prog, &res.bugs);
+    let solution = match synth::synthesize_requirements(prog, res.requirements, model, opts) {
         Outcome::Fixed(s) => s,
         Outcome::Unfixable(u) => {
             return Repair::Unfixable {
@@ -859,12 +863,13 @@ pub fn repair_commented(
         executions,
         buggy,
         timings: Timings {
-            check: checked - started,
-            synth: synthesised - checked,
+            // Building the requirements happens during exploration but is synthesis work.
+            check: checked - started - collect,
+            synth: synthesised - checked + collect,
             recheck: clock::cpu_seconds() - synthesised,
             ..Timings::default()
         },
-        errors: report::error_entries(prog, &res.buggy),
+        errors,
     }
 }
 

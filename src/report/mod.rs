@@ -28,12 +28,12 @@ pub struct ErrorEntry {
 
 /// The distinct errors of a set of buggy graphs, in source order.
 pub fn error_entries(prog: &Program, buggy: &[ExecutionGraph]) -> Vec<ErrorEntry> {
-    let mut set = BTreeSet::new();
-    for g in buggy {
-        for b in &g.bugs {
-            set.insert(error_entry(prog, b));
-        }
-    }
+    bug_entries(prog, buggy.iter().flat_map(|g| &g.bugs))
+}
+
+/// The distinct errors of a set of bugs, in source order.
+pub fn bug_entries<'a>(prog: &Program, bugs: impl IntoIterator<Item = &'a Bug>) -> Vec<ErrorEntry> {
+    let set: BTreeSet<ErrorEntry> = bugs.into_iter().map(|b| error_entry(prog, b)).collect();
     let mut v: Vec<ErrorEntry> = set.into_iter().collect();
     v.sort_by(|a, b| (a.line, a.column, &a.message).cmp(&(b.line, b.column, &b.message)));
     v
@@ -450,6 +450,10 @@ pub struct SuggestionJson {
 
 /// One variant checked by `fix --prove-optimal`: the fix with the fence at `line:column`
 /// removed or weakened to `order`, and what the checker found in it.
+///
+/// One buggy execution refutes a variant, so its exploration stops at the first one:
+/// `executions` counts the executions explored up to and including it (all of them when the
+/// variant has no bug), and `buggy` is 1 (a bug was found; there may be more) or 0.
 #[derive(Clone, Debug, serde::Serialize, PartialEq, Eq)]
 pub struct ProofEntry {
     pub line: usize,
@@ -460,6 +464,20 @@ pub struct ProofEntry {
     pub order: Option<&'static str>,
     pub executions: u64,
     pub buggy: u64,
+    /// The first bug of the first buggy execution (the `executions`-th explored).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_bug: Option<ProofBug>,
+}
+
+/// The bug that refutes a `--prove-optimal` variant: its kind and, when the statement maps
+/// back to the input file (it is not inside rewritten text), where it is there.
+#[derive(Clone, Debug, serde::Serialize, PartialEq, Eq)]
+pub struct ProofBug {
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
 }
 
 /// The text form of the `--prove-optimal` evidence.
@@ -468,22 +486,38 @@ pub fn proof_text(file: &str, entries: &[ProofEntry]) -> String {
     let _ = writeln!(
         out,
         "{file}: optimality evidence: every variant with one fence dropped or weakened by one \
-         step, re-checked"
+         step, re-checked up to its first buggy execution"
     );
     for e in entries {
         let what = match e.order {
             Some(o) => format!("weakened to {o}"),
             None => "removed".to_string(),
         };
-        let verdict = if e.buggy > 0 {
-            "still buggy".to_string()
-        } else {
-            "NO BUG: the fix is not minimal".to_string()
+        let verdict = match (&e.first_bug, e.buggy > 0) {
+            (Some(b), _) => {
+                let at = match (b.line, b.column) {
+                    (Some(l), Some(c)) => format!(" at {file}:{l}:{c}"),
+                    _ => String::new(),
+                };
+                let what = match b.kind {
+                    "assertion" => "failed assertion",
+                    "race" => "data race",
+                    "ub" => "undefined behaviour",
+                    "non_sc" => "not sequentially consistent",
+                    other => other,
+                };
+                format!("still buggy (execution {}: {what}{at})", e.executions)
+            }
+            (None, true) => format!("still buggy: execution {} is buggy", e.executions),
+            (None, false) => format!(
+                "NO BUG in {} executions: the fix is not minimal",
+                e.executions
+            ),
         };
         let _ = writeln!(
             out,
-            "  {file}:{}:{}: fence {what}: {} buggy of {} executions ({verdict})",
-            e.line, e.column, e.buggy, e.executions
+            "  {file}:{}:{}: fence {what}: {verdict}",
+            e.line, e.column
         );
     }
     let minimal = entries.iter().all(|e| e.buggy > 0);

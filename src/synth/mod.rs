@@ -27,6 +27,9 @@ use crate::ir::{MemOrder, Program};
 use crate::trace::{
     candidate_sites, requirements, Assignment, Candidate, Requirement, Site, Violation,
 };
+mod oracle;
+use oracle::Oracle;
+
 use good_lp::{
     microlp, variable, Expression, ProblemVariables, Solution as _, SolverModel, Variable,
 };
@@ -175,11 +178,15 @@ pub enum Outcome {
 }
 
 struct Problem<'a> {
-    model: Model,
     cost: Cost,
     reqs: &'a [Requirement],
     sites: Vec<Candidate>,
+    /// Every "does this assignment fix that requirement" goes through here (memoised).
+    oracle: Oracle<'a>,
 }
+
+/// A solver round met a requirement that no assignment fixes.
+struct NoFix;
 
 /// Synthesises fences for the buggy graphs of `prog`, with the thesis's cost.
 pub fn synthesize(prog: &Program, buggy: &[ExecutionGraph], model: Model, mode: Mode) -> Outcome {
@@ -213,46 +220,74 @@ pub fn synthesize_opts(
     model: Model,
     opts: &SynthOptions,
 ) -> Outcome {
+    synthesize_requirements(prog, requirements(buggy, model), model, opts)
+}
+
+/// Synthesises fences that fix every one of `reqs` (built by [`requirements`] or, during
+/// exploration, by [`crate::trace::collect`]), as `opts` say.
+pub fn synthesize_requirements(
+    prog: &Program,
+    reqs: Vec<Requirement>,
+    model: Model,
+    opts: &SynthOptions,
+) -> Outcome {
     let (mode, cost) = (opts.mode, opts.cost);
-    let reqs = requirements(buggy, model);
     let sites = candidate_sites(prog, &reqs);
     let p = Problem {
-        model,
         cost,
         reqs: &reqs,
+        oracle: Oracle::new(model, &reqs, &sites),
         sites,
     };
-    // The strongest assignment: if it leaves a requirement unfixed, nothing fixes it.
-    let top = p.top();
-    if let Some(r) = reqs.iter().find(|r| r.fixed_by(&top, model).is_none()) {
-        return Outcome::Unfixable(Unfixable {
-            requirement: r.clone(),
-            reason: unfixable_reason(r, p.sites.is_empty()),
-            suggestion: suggest_access(r, model),
-        });
-    }
-    let (assignment, iterations, used) = match mode {
-        Mode::Optimal => {
-            let (a, n) = p.solve_optimal(None).unwrap_or_else(|| p.solve_fast());
-            (a, n, Mode::Optimal)
-        }
-        Mode::Fast => {
-            let (a, n) = p.solve_fast();
-            (a, n, Mode::Fast)
-        }
+    let solved = match mode {
+        Mode::Optimal => match p.solve_optimal(None) {
+            Ok(Some((a, n))) => Ok((a, n, Mode::Optimal)),
+            // Without a deadline the optimal search always finishes.
+            Ok(None) => p.solve_fast().map(|(a, n)| (a, n, Mode::Optimal)),
+            Err(e) => Err(e),
+        },
+        Mode::Fast => p.solve_fast().map(|(a, n)| (a, n, Mode::Fast)),
         Mode::Auto => {
             let deadline = std::time::Instant::now() + opts.optimal_limit;
             match p.solve_optimal(Some(deadline)) {
-                Some((a, n)) => (a, n, Mode::Optimal),
-                None => {
-                    let (a, n) = p.solve_fast();
-                    (a, n, Mode::Fast)
-                }
+                Ok(Some((a, n))) => Ok((a, n, Mode::Optimal)),
+                Ok(None) => p.solve_fast().map(|(a, n)| (a, n, Mode::Fast)),
+                Err(e) => Err(e),
             }
         }
     };
+    let (assignment, iterations, used) = match solved {
+        Ok(x) => x,
+        Err(NoFix) => {
+            // The strongest assignment leaves some requirement unfixed: nothing fixes it. The
+            // first such requirement (in order) is the one reported.
+            let top = p.top();
+            let r = (0..reqs.len())
+                .find(|&ri| !p.oracle.fixes(ri, &top))
+                .map(|ri| &reqs[ri])
+                .expect("a requirement the rounds found unfixable");
+            return Outcome::Unfixable(Unfixable {
+                requirement: r.clone(),
+                reason: unfixable_reason(r, p.sites.is_empty()),
+                suggestion: suggest_access(r, model),
+            });
+        }
+    };
     let mut sol = p.describe(assignment, iterations);
+    if std::env::var_os("FENSYN_DEBUG").is_some() {
+        eprintln!(
+            "synth: {} requirements ({} events, {} slots), {} candidate sites, {} rounds, {} fixed_by checks",
+            reqs.len(),
+            reqs.iter().map(|r| r.graph.len()).sum::<usize>(),
+            reqs.iter().map(|r| r.graph.threads.iter().map(|t| t.slots.len()).sum::<usize>()).sum::<usize>(),
+            p.sites.len(),
+            iterations,
+            p.oracle.checks.get()
+        );
+    }
     sol.mode = used;
+    drop(p);
+    sol.requirements = reqs;
     Outcome::Fixed(sol)
 }
 
@@ -327,22 +362,29 @@ impl Problem<'_> {
         a
     }
 
-    fn unfixed(&self, a: &Assignment) -> Option<&Requirement> {
-        self.reqs
-            .iter()
-            .find(|r| r.fixed_by(a, self.model).is_none())
+    /// The first requirement `a` does not fix; `Err` if not even the strongest assignment fixes
+    /// it (the program is unfixable: every assignment is below the strongest one).
+    fn unfixed(&self, a: &Assignment) -> Result<Option<usize>, NoFix> {
+        match (0..self.reqs.len()).find(|&ri| !self.oracle.fixes(ri, a)) {
+            Some(ri) if !self.oracle.fixes(ri, &self.top()) => Err(NoFix),
+            found => Ok(found),
+        }
     }
 
     /// A clause from a requirement `r` that `a` leaves unfixed: grow `a` to a maximal assignment
     /// still leaving `r` unfixed; every fix needs a (site, order) not below it.
-    fn clause(&self, r: &Requirement, a: &Assignment) -> Vec<(usize, MemOrder)> {
+    fn clause(&self, r: usize, a: &Assignment) -> Vec<(usize, MemOrder)> {
         let mut grown = a.clone();
-        for Candidate {
-            site: s,
-            orders: options,
-            ..
-        } in &self.sites
-        {
+        for (i, c) in self.sites.iter().enumerate() {
+            let (s, options) = (&c.site, &c.orders);
+            // A site r's graph does not pass cannot fix it: raise it to the top at once.
+            if !self.oracle.passes(r, i) {
+                if let Some(&o) = options.last() {
+                    let cur = grown.get(*s);
+                    grown.set(*s, cur.map_or(o, |c| c.join(o)));
+                }
+                continue;
+            }
             // Try the strongest orders first; stop at the first that keeps r unfixed.
             for &o in options.iter().rev() {
                 // Only ever raise: the grown assignment must stay above `a`.
@@ -353,7 +395,7 @@ impl Problem<'_> {
                 }
                 let mut trial = grown.clone();
                 trial.set(*s, raised);
-                if r.fixed_by(&trial, self.model).is_none() {
+                if !self.oracle.fixes(r, &trial) {
                     grown = trial;
                     break;
                 }
@@ -450,17 +492,21 @@ impl Problem<'_> {
     }
 
     /// The optimal assignment and the number of rounds; `None` if `deadline` passed first.
-    fn solve_optimal(&self, deadline: Option<std::time::Instant>) -> Option<(Assignment, usize)> {
+    /// `Ok(None)` if `deadline` passed first; `Err` if a requirement is unfixable.
+    fn solve_optimal(
+        &self,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<Option<(Assignment, usize)>, NoFix> {
         let mut clauses = Vec::new();
         let mut rounds = 0;
         loop {
             if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-                return None;
+                return Ok(None);
             }
             rounds += 1;
             let a = self.solve(&clauses, &Assignment::default());
-            match self.unfixed(&a) {
-                None => return Some((a, rounds)),
+            match self.unfixed(&a)? {
+                None => return Ok(Some((a, rounds))),
                 Some(r) => {
                     let c = self.clause(r, &a);
                     debug_assert!(
@@ -476,45 +522,38 @@ impl Problem<'_> {
         }
     }
 
-    fn solve_fast(&self) -> (Assignment, usize) {
+    fn solve_fast(&self) -> Result<(Assignment, usize), NoFix> {
         let mut a = Assignment::default();
         let mut rounds = 0;
-        while let Some(r) = self.unfixed(&a) {
+        while let Some(r) = self.unfixed(&a)? {
             rounds += 1;
             // Fix r optimally, keeping every earlier choice.
             let mut clauses = Vec::new();
             loop {
                 let b = self.solve(&clauses, &a);
-                if r.fixed_by(&b, self.model).is_some() {
+                if self.oracle.fixes(r, &b) {
                     a = b;
                     break;
                 }
                 clauses.push(self.clause(r, &b));
             }
         }
-        (a, rounds)
+        Ok((a, rounds))
     }
 
     fn describe(&self, assignment: Assignment, iterations: usize) -> Solution {
         let mut fences = Vec::new();
         let (mut inserted, mut strengthened, mut weight, mut price) = (0, 0, 0, 0);
-        // How the whole assignment fixes each requirement: the same for every fence below.
-        let how: Vec<Option<Violation>> = self
-            .reqs
-            .iter()
-            .map(|r| r.fixed_by(&assignment, self.model))
-            .collect();
         for (i, Candidate { site, base, .. }) in self.sites.iter().enumerate() {
             let Some(order) = assignment.get(*site) else {
                 continue;
             };
             let without = assignment.without(*site);
-            let needed_by = self
-                .reqs
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| r.fixed_by(&without, self.model).is_none())
-                .filter_map(|(ri, _)| how[ri].map(|v| (ri, v)))
+            // Only a requirement whose graph passes the site can lose its fix without it; each
+            // is given with how the whole assignment fixes it.
+            let needed_by = (0..self.reqs.len())
+                .filter(|&ri| self.oracle.passes(ri, i) && !self.oracle.fixes(ri, &without))
+                .filter_map(|ri| self.oracle.how(ri, &assignment).map(|v| (ri, v)))
                 .collect();
             let (count, w) = self.cost(i, order);
             if count == 1 {
@@ -540,7 +579,8 @@ impl Problem<'_> {
             price,
             iterations,
             mode: Mode::Optimal,
-            requirements: self.reqs.to_vec(),
+            // Filled in by the caller, which owns them (no copy).
+            requirements: Vec::new(),
         }
     }
 }

@@ -16,6 +16,8 @@
 //!
 //! **Architecture invariant:** this module knows graphs and slots, not source text.
 
+pub mod collect;
+
 use crate::checker::{Axiom, Bug, BugKind, ExecutionGraph, Model, Relations};
 use crate::ir::{MemOrder, Program, SlotId, StmtId};
 use std::collections::{BTreeMap, BTreeSet};
@@ -148,34 +150,14 @@ impl Requirement {
 }
 
 /// Builds the requirements of a set of buggy graphs: one per bug, deduplicated (many graphs
-/// share the prefix their bug depends on).
+/// share the prefix their bug depends on). [`collect::Collector`] does the same one graph at a
+/// time, during exploration.
 pub fn requirements(buggy: &[ExecutionGraph], model: Model) -> Vec<Requirement> {
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
-    for (gi, g) in buggy.iter().enumerate() {
-        for bug in &g.bugs {
-            // C11's SC order is not preserved by prefixes (a prefix may have none while the
-            // whole execution has one): under `c11` a requirement is the whole execution.
-            let keep = if model == Model::C11 {
-                vec![true; g.len()]
-            } else {
-                g.porf_prefix(&bug.witness)
-            };
-            let (sub, bug) = g.restrict_with_bug(&keep, bug);
-            let key = (
-                sub.canonical_key(),
-                format!("{:?}", (bug.kind, bug.stmt, &bug.witness, bug.race)),
-            );
-            if seen.insert(key) {
-                out.push(Requirement {
-                    graph_index: gi,
-                    graph: sub,
-                    bug,
-                });
-            }
-        }
+    let mut c = collect::Collector::new(model);
+    for g in buggy {
+        c.add(g);
     }
-    out
+    c.into_requirements()
 }
 
 /// A place a fence can go, with the order it has now (for a program fence) and the orders a

@@ -1,0 +1,192 @@
+//! "Does this assignment fix that requirement?", answered once.
+//!
+//! [`Requirement::fixed_by`] rebuilds the requirement's graph with the fences and recomputes every
+//! relation; the synthesis asks it many times (each solver round scans the requirements, clause
+//! growth tries one site at a time, and the solution's description asks again per fence). Two
+//! facts make most of those questions free:
+//!
+//! * the answer depends only on the assignment's orders at the candidate sites the requirement's
+//!   graph passes (its *relevant* sites): other fences are not in its graph. Answers are
+//!   memoised per requirement under that restriction;
+//! * fixing is up-closed (trace's monotonicity: more or stronger fences never un-fix): if a
+//!   known fixing restriction is below the asked one, it fixes too; if the asked one is below a
+//!   known non-fixing restriction, it does not fix.
+//!
+//! * no fence at all in its graph never fixes a requirement: it is a consistent buggy prefix
+//!   (the explorer's invariant).
+//!
+//! Only the yes/no answer ([`Oracle::fixes`]) uses the closure; how an assignment fixes a
+//! requirement ([`Oracle::how`], the violation printed with each fence) is always the exact
+//! result of `fixed_by` for that assignment (a larger assignment may fix it another way).
+
+use crate::checker::Model;
+use crate::ir::MemOrder;
+use crate::trace::{Assignment, Candidate, Requirement, Site, Violation};
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+
+/// An assignment restricted to one requirement's relevant sites (aligned with them).
+type Key = Vec<Option<MemOrder>>;
+
+/// How many known fixing and non-fixing restrictions are kept per requirement for the closure
+/// (the memo keeps every answer; this only bounds the cost of a closure look-up).
+const BOUNDS_KEPT: usize = 16;
+
+#[derive(Default)]
+struct Known {
+    memo: HashMap<Key, Option<Violation>>,
+    /// Minimal fixing restrictions seen (none below another).
+    fixers: Vec<Key>,
+    /// Maximal non-fixing restrictions seen.
+    non_fixers: Vec<Key>,
+}
+
+/// `a ≤ b` pointwise (absent is the bottom: no fence, or the program fence's own order).
+fn below(a: &Key, b: &Key) -> bool {
+    a.iter().zip(b).all(|(x, y)| match (x, y) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        // The lattice order (not the derived `PartialOrd`, which is total).
+        (Some(x), Some(y)) => MemOrder::le(*x, *y),
+    })
+}
+
+pub(super) struct Oracle<'a> {
+    model: Model,
+    reqs: &'a [Requirement],
+    sites: Vec<Site>,
+    /// Per requirement, the indices (into `sites`) of the candidate sites its graph passes.
+    relevant: Vec<Vec<usize>>,
+    known: RefCell<Vec<Known>>,
+    /// `fixed_by` calls made (the rest were answered by the memo or the closure).
+    pub(super) checks: std::cell::Cell<usize>,
+}
+
+impl<'a> Oracle<'a> {
+    pub(super) fn new(model: Model, reqs: &'a [Requirement], sites: &[Candidate]) -> Self {
+        let relevant = reqs
+            .iter()
+            .map(|r| {
+                let slots: BTreeSet<_> = r
+                    .graph
+                    .threads
+                    .iter()
+                    .flat_map(|t| t.slots.iter().map(|&(s, _)| s))
+                    .collect();
+                let fences = r.existing_fences();
+                sites
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| match c.site {
+                        Site::Slot(s) => slots.contains(&s),
+                        Site::Existing(st) => fences.contains_key(&st),
+                    })
+                    .map(|(i, _)| i)
+                    .collect()
+            })
+            .collect();
+        Oracle {
+            model,
+            reqs,
+            sites: sites.iter().map(|c| c.site).collect(),
+            relevant,
+            known: RefCell::new(reqs.iter().map(|_| Known::default()).collect()),
+            checks: std::cell::Cell::new(0),
+        }
+    }
+
+    /// Whether requirement `ri`'s graph passes candidate site `i`: only then can the fence at
+    /// `i` matter to it.
+    pub(super) fn passes(&self, ri: usize, i: usize) -> bool {
+        self.relevant[ri].binary_search(&i).is_ok()
+    }
+
+    fn key(&self, ri: usize, a: &Assignment) -> Key {
+        self.relevant[ri]
+            .iter()
+            .map(|&i| a.get(self.sites[i]))
+            .collect()
+    }
+
+    /// `fixed_by`, computed and remembered (with the closure bounds updated).
+    fn compute(&self, ri: usize, key: Key, a: &Assignment) -> Option<Violation> {
+        let v = self.reqs[ri].fixed_by(a, self.model);
+        self.checks.set(self.checks.get() + 1);
+        let mut known = self.known.borrow_mut();
+        let k = &mut known[ri];
+        debug_assert!(
+            !k.non_fixers.iter().any(|n| v.is_some() && below(&key, n))
+                && !k.fixers.iter().any(|f| v.is_none() && below(f, &key)),
+            "fixed_by is not monotone on requirement {ri}"
+        );
+        if v.is_some() {
+            k.fixers.retain(|f| !below(&key, f));
+            if k.fixers.len() < BOUNDS_KEPT {
+                k.fixers.push(key.clone());
+            }
+        } else {
+            k.non_fixers.retain(|n| !below(n, &key));
+            if k.non_fixers.len() < BOUNDS_KEPT {
+                k.non_fixers.push(key.clone());
+            }
+        }
+        k.memo.insert(key, v);
+        v
+    }
+
+    /// Whether `a` fixes requirement `ri` (exact: by memo, closure, or `fixed_by`).
+    pub(super) fn fixes(&self, ri: usize, a: &Assignment) -> bool {
+        let key = self.key(ri, a);
+        if key.iter().all(Option::is_none) {
+            // No fence in its graph: a requirement is a consistent prefix of an execution the
+            // explorer found buggy, so it stays buggy (checked in debug builds).
+            debug_assert!(
+                self.reqs[ri].fixed_by(a, self.model).is_none(),
+                "requirement {ri} is fixed without fences"
+            );
+            return false;
+        }
+        {
+            let known = self.known.borrow();
+            let k = &known[ri];
+            if let Some(v) = k.memo.get(&key) {
+                return v.is_some();
+            }
+            if k.fixers.iter().any(|f| below(f, &key)) {
+                return true;
+            }
+            if k.non_fixers.iter().any(|n| below(&key, n)) {
+                return false;
+            }
+        }
+        self.compute(ri, key, a).is_some()
+    }
+
+    /// How `a` fixes requirement `ri` (`fixed_by`'s exact answer, memoised).
+    pub(super) fn how(&self, ri: usize, a: &Assignment) -> Option<Violation> {
+        let key = self.key(ri, a);
+        if let Some(v) = self.known.borrow()[ri].memo.get(&key) {
+            return *v;
+        }
+        self.compute(ri, key, a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use MemOrder::*;
+
+    #[test]
+    fn below_is_the_lattice_order() {
+        // Acquire and release are incomparable, whatever the derived (total) order says.
+        assert!(!below(&vec![Some(Acquire)], &vec![Some(Release)]));
+        assert!(!below(&vec![Some(Release)], &vec![Some(Acquire)]));
+        assert!(below(&vec![Some(Acquire)], &vec![Some(AcqRel)]));
+        assert!(below(
+            &vec![None, Some(Release)],
+            &vec![Some(Acquire), Some(SeqCst)]
+        ));
+        assert!(!below(&vec![Some(Acquire)], &vec![None]));
+    }
+}

@@ -1,0 +1,295 @@
+//! Requirements built while the checker explores: memory bounded by the distinct requirements.
+//!
+//! `fix` used to keep every buggy [`ExecutionGraph`] until the synthesis turned them into
+//! [`Requirement`]s; a program with hundreds of thousands of buggy executions then held them all
+//! (several GB). A [`Collector`] is fed each buggy graph as the explorer visits it, keeps only
+//! the requirements it has not seen (by the same key as [`requirements`](super::requirements):
+//! the canonical form of the prefix and the bug) and the distinct bugs (for the error list), and
+//! drops the graph. The requirements come out in the same order, with the same `graph_index`,
+//! as `requirements` gives for the list of the same graphs: the synthesis sees exactly the
+//! same input.
+
+use super::Requirement;
+use crate::checker::{self, Bug, Control, ExecutionGraph, Limits, Model, Stats};
+use crate::ir::{Program, StmtId};
+use std::collections::{BTreeMap, HashMap};
+
+/// Turns buggy graphs into deduplicated requirements as they arrive.
+#[derive(Debug)]
+pub struct Collector {
+    model: Model,
+    /// The requirements kept so far (indices), by the hash of their key. Only the hash is
+    /// stored: on a hash match the stored requirement's key is recomputed and compared, so
+    /// deduplication stays exact while memory holds no key strings.
+    seen: HashMap<u64, Vec<usize>>,
+    requirements: Vec<Requirement>,
+    /// Buggy graphs given so far (the next one's `graph_index`).
+    graphs: usize,
+    /// Keys of the distinct bugs, and one bug per key, in order of arrival.
+    /// (Messages per kind and statement: looked up without copying the message.)
+    bug_keys: BTreeMap<(&'static str, StmtId), Vec<String>>,
+    bugs: Vec<Bug>,
+    /// Buffers for the key of a new graph and of a kept requirement (reused: no allocation
+    /// per buggy execution).
+    new_key: KeyBuf,
+    old_key: KeyBuf,
+    /// Seconds spent in [`Collector::add`] (the part of the synthesis done during
+    /// exploration), read on `clock`.
+    spent: f64,
+    clock: fn() -> f64,
+}
+
+impl Collector {
+    pub fn new(model: Model) -> Self {
+        Collector {
+            model,
+            seen: HashMap::new(),
+            requirements: Vec::new(),
+            graphs: 0,
+            bug_keys: BTreeMap::new(),
+            bugs: Vec::new(),
+            new_key: KeyBuf::default(),
+            old_key: KeyBuf::default(),
+            spent: 0.0,
+            clock: no_clock,
+        }
+    }
+
+    /// A collector that times its work on `clock` (seconds; differences are used).
+    pub fn timed(model: Model, clock: fn() -> f64) -> Self {
+        Collector {
+            clock,
+            ..Collector::new(model)
+        }
+    }
+
+    /// Adds the requirements of one buggy graph (one per bug, the new ones only).
+    pub fn add(&mut self, g: &ExecutionGraph) {
+        let started = (self.clock)();
+        self.add_graph(g);
+        self.spent += (self.clock)() - started;
+    }
+
+    fn add_graph(&mut self, g: &ExecutionGraph) {
+        let gi = self.graphs;
+        self.graphs += 1;
+        for bug in &g.bugs {
+            let messages = self
+                .bug_keys
+                .entry((bug.kind.as_str(), bug.stmt))
+                .or_default();
+            if !messages.contains(&bug.message) {
+                messages.push(bug.message.clone());
+                self.bugs.push(bug.clone());
+            }
+            // C11's SC order is not preserved by prefixes (a prefix may have none while the
+            // whole execution has one): under `c11` a requirement is the whole execution.
+            let keep = if self.model == Model::C11 {
+                vec![true; g.len()]
+            } else {
+                g.porf_prefix(&bug.witness)
+            };
+            // The key of the restricted graph, read off the whole graph: duplicates (most
+            // buggy executions) are never restricted.
+            let key = self.new_key.compute(g, Some(&keep), bug);
+            let same = self.seen.entry(hash(key)).or_default();
+            let (reqs, old_key) = (&self.requirements, &mut self.old_key);
+            if !same
+                .iter()
+                .any(|&i| old_key.compute(&reqs[i].graph, None, &reqs[i].bug) == key)
+            {
+                same.push(reqs.len());
+                let (mut sub, bug) = g.restrict_with_bug(&keep, bug);
+                debug_assert_eq!(KeyBuf::default().compute(&sub, None, &bug), key);
+                compact(&mut sub);
+                self.requirements.push(Requirement {
+                    graph_index: gi,
+                    graph: sub,
+                    bug,
+                });
+            }
+        }
+    }
+
+    /// The requirements kept so far, in order of arrival.
+    pub fn requirements(&self) -> &[Requirement] {
+        &self.requirements
+    }
+
+    /// The distinct bugs (by kind, statement and message) seen so far, in order of arrival.
+    pub fn bugs(&self) -> &[Bug] {
+        &self.bugs
+    }
+
+    /// Seconds spent turning graphs into requirements so far (0 without a clock).
+    pub fn spent(&self) -> f64 {
+        self.spent
+    }
+
+    /// Buggy graphs given so far.
+    pub fn graphs(&self) -> usize {
+        self.graphs
+    }
+
+    pub fn into_requirements(self) -> Vec<Requirement> {
+        self.requirements
+    }
+}
+
+/// What identifies a requirement: its graph up to event numbering, and its bug — of `g`
+/// restricted to the events with `keep[e]` (all when `None`), computed without building the
+/// restriction: events are named by their rank among the kept ones, as `restrict` numbers them.
+///
+/// The graph part carries exactly what [`ExecutionGraph::canonical_key`] writes (per thread its
+/// function and its events — kind, order, location, value and the name of the write a read
+/// reads —, then each location's mo order by event names), as tagged numbers instead of text:
+/// the same equality, without the formatting, which dominated the collection's time.
+#[derive(Debug, Default)]
+struct KeyBuf {
+    index: Vec<usize>,
+    rank: Vec<usize>,
+    out: Vec<i64>,
+}
+
+impl KeyBuf {
+    fn compute(&mut self, g: &ExecutionGraph, keep: Option<&[bool]>, bug: &Bug) -> &[i64] {
+        key_into(g, keep, bug, &mut self.index, &mut self.rank, &mut self.out);
+        &self.out
+    }
+}
+
+fn key_into(
+    g: &ExecutionGraph,
+    keep: Option<&[bool]>,
+    bug: &Bug,
+    index: &mut Vec<usize>,
+    rank: &mut Vec<usize>,
+    k: &mut Vec<i64>,
+) {
+    use crate::checker::{EventKind, INIT_THREAD};
+    let kept = |e: usize| keep.is_none_or(|k| k[e]);
+    // Index of each kept event among the kept events of its thread, and its rank among all
+    // kept events (its id in the restriction).
+    index.clear();
+    index.resize(g.len(), 0);
+    for tr in &g.threads {
+        for (i, &e) in tr.events.iter().filter(|&&e| kept(e)).enumerate() {
+            index[e] = i;
+        }
+    }
+    rank.clear();
+    rank.resize(g.len(), 0);
+    let mut next = 0;
+    for (e, r) in rank.iter_mut().enumerate() {
+        if kept(e) {
+            *r = next;
+            next += 1;
+        }
+    }
+    k.clear();
+    let name = |k: &mut Vec<i64>, e: usize| {
+        let ev = &g.events[e];
+        if ev.thread == INIT_THREAD {
+            k.extend([0, ev.loc.unwrap_or(0) as i64]);
+        } else {
+            k.extend([1, ev.thread as i64, index[e] as i64]);
+        }
+    };
+    for tr in &g.threads {
+        k.extend([-1, tr.func as i64]);
+        for &e in tr.events.iter().filter(|&&e| kept(e)) {
+            let ev = &g.events[e];
+            let (order, loc, value) = (ev.order as i64, ev.loc.unwrap_or(0) as i64, ev.value);
+            match ev.kind {
+                EventKind::Read => {
+                    k.extend([-2, order, loc, value]);
+                    match g.rf[e] {
+                        Some(w) => name(k, w),
+                        None => k.push(2),
+                    }
+                }
+                EventKind::Write | EventKind::Init => k.extend([-3, order, loc, value]),
+                EventKind::Fence => k.extend([-4, order]),
+                EventKind::Spawn { child } => k.extend([-5, child as i64]),
+                EventKind::Join { child } => k.extend([-6, child as i64]),
+            }
+        }
+    }
+    for ws in &g.mo {
+        k.extend([-7, ws.iter().filter(|&&w| kept(w)).count() as i64]);
+        for &w in ws.iter().filter(|&&w| kept(w)) {
+            name(k, w);
+        }
+    }
+    k.extend([
+        -8,
+        bug.kind as i64,
+        bug.stmt as i64,
+        bug.witness.len() as i64,
+    ]);
+    k.extend(bug.witness.iter().map(|&e| rank[e] as i64));
+    match bug.race {
+        Some((x, y)) => k.extend([1, rank[x] as i64, rank[y] as i64]),
+        None => k.push(0),
+    }
+}
+
+/// A fast deterministic hash of a key (collisions are resolved by comparing keys).
+fn hash(key: &[i64]) -> u64 {
+    key.iter().fold(0u64, |h, &x| {
+        (h.rotate_left(5) ^ x as u64).wrapping_mul(0x517c_c1b7_2722_0a95)
+    })
+}
+
+/// Gives back the spare capacity of a kept graph's vectors (it is never extended again).
+fn compact(g: &mut ExecutionGraph) {
+    g.events.shrink_to_fit();
+    g.rf.shrink_to_fit();
+    g.rmw.shrink_to_fit();
+    g.bugs.shrink_to_fit();
+    for m in &mut g.mo {
+        m.shrink_to_fit();
+    }
+    g.mo.shrink_to_fit();
+    for t in &mut g.threads {
+        t.events.shrink_to_fit();
+        t.slots.shrink_to_fit();
+    }
+    g.threads.shrink_to_fit();
+}
+
+/// The outcome of [`explore`]: the explorer's counters and the requirements of every buggy
+/// execution.
+#[derive(Debug)]
+pub struct Explored {
+    pub stats: Stats,
+    pub requirements: Vec<Requirement>,
+    /// The distinct bugs (kind, statement, message), in order of first arrival.
+    pub bugs: Vec<Bug>,
+    /// Seconds spent building the requirements (on the clock given to [`explore`]), included in
+    /// the exploration's time: `fix --timings` counts them as synthesis.
+    pub collect_seconds: f64,
+}
+
+/// A clock that does not advance: an untimed collector.
+fn no_clock() -> f64 {
+    0.0
+}
+
+/// Explores `prog` and builds the requirements of its buggy executions on the way, without
+/// keeping the graphs (see the module doc); the building is timed on `clock`.
+pub fn explore(prog: &Program, model: Model, limits: Limits, clock: fn() -> f64) -> Explored {
+    let mut c = Collector::timed(model, clock);
+    let stats = checker::explore(prog, model, limits, |g| {
+        if !g.bugs.is_empty() {
+            c.add(g);
+        }
+        Control::Continue
+    });
+    Explored {
+        stats,
+        collect_seconds: c.spent,
+        requirements: c.requirements,
+        bugs: c.bugs,
+    }
+}
