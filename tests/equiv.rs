@@ -319,3 +319,26 @@ fn fix_rechecks_with_the_equivalence_that_applies() {
         assert_eq!(j["status"], "clean", "--equiv {e}");
     }
 }
+
+/// The whole text report (counts, errors, the failing execution shown) is the same on one and
+/// on three threads, with and without `--first`.
+#[test]
+fn every_fixture_reports_the_same_text_on_any_number_of_jobs() {
+    let mut problems = Vec::new();
+    for (file, args) in fixtures() {
+        for first in [&[][..], &["--first"][..]] {
+            let text = |jobs: &str| {
+                let mut all: Vec<&str> = vec!["check", "-j", jobs];
+                all.extend(args.iter().map(String::as_str));
+                all.extend(first);
+                all.push(file.to_str().unwrap());
+                let out = fensyn(&all);
+                (out.status.code(), stdout(&out))
+            };
+            if text("1") != text("3") {
+                problems.push(format!("{} {first:?}", rel(&file)));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "differ: {}", problems.join(", "));
+}
