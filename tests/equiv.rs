@@ -287,7 +287,7 @@ fn write_benchmark_families() {
         ("floating-read-7.c", floating_read(7)),
         ("readers-10.c", readers(10)),
         ("circular-buffer-6.c", circular_buffer(6)),
-        ("lastzero-8.c", lastzero(8)),
+        ("lastzero-6.c", lastzero(6)),
         ("reorder-4-2.c", reorder(4, 2)),
         ("fib_bench-3.c", fib_bench(3)),
     ];

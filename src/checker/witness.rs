@@ -133,7 +133,11 @@ impl Witness {
         // rest; only if that fails, search from scratch.
         let keep = match self.by_value(first) {
             false => g.rf[first].and_then(|w| self.order.iter().position(|&x| x == w)),
-            true => None,
+            // By value: up to the latest write of the value read.
+            true => self.order.iter().rposition(|&x| {
+                let xe = &g.events[x];
+                xe.is_write() && xe.loc == Some(loc) && xe.value == ev.value
+            }),
         };
         let found = keep
             .and_then(|k| search(g, &self.by_value, &self.order[..=k]))
