@@ -1843,8 +1843,8 @@ fn check_all(progs: &[(String, Program)]) {
 // Tests over the C front end.
 // ---------------------------------------------------------------------------------------------
 
-#[test]
-fn litmus_fixtures_agree_with_the_oracle() {
+/// The C litmus fixtures, sorted.
+fn litmus_files() -> Vec<String> {
     let mut files: Vec<String> = std::fs::read_dir(fixture_dir())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -1852,6 +1852,12 @@ fn litmus_fixtures_agree_with_the_oracle() {
         .collect();
     files.sort();
     assert!(!files.is_empty());
+    files
+}
+
+#[test]
+fn litmus_fixtures_agree_with_the_oracle() {
+    let files = litmus_files();
     let progs: Vec<(String, Program)> = files.iter().map(|f| (f.clone(), fixture(f))).collect();
     check_all(&progs);
 }
@@ -4106,13 +4112,7 @@ fn compare_coarse(name: &str, prog: &Program) -> Result<(), String> {
 #[test]
 fn coarse_equivalences_and_jobs_agree_with_the_oracle() {
     let mut failures = Vec::new();
-    let mut files: Vec<String> = std::fs::read_dir(fixture_dir())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|f| f.ends_with(".c"))
-        .collect();
-    files.sort();
-    for f in &files {
+    for f in &litmus_files() {
         if let Err(e) = compare_coarse(f, &fixture(f)) {
             failures.push(e);
         }

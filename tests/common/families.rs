@@ -216,15 +216,7 @@ pub fn lastwrite(n: usize) -> String {
          void *writer(void *arg) {\n    atomic_store(&x, (int)(long)arg);\n    return NULL;\n}\n\n\
          int main(void) {\n",
     );
-    for i in 0..n {
-        s += &format!("    pthread_t t{i};\n");
-    }
-    for i in 0..n {
-        s += &format!(
-            "    pthread_create(&t{i}, NULL, writer, (void *){});\n",
-            i + 1
-        );
-    }
+    s += &numbered_writers(n);
     for i in 0..n {
         s += &format!("    pthread_join(t{i}, NULL);\n");
     }
@@ -259,15 +251,7 @@ pub fn floating_read(n: usize) -> String {
          void *reader(void *arg) {\n    int r = atomic_load(&x);\n    return NULL;\n}\n\n\
          int main(void) {\n    pthread_t r;\n",
     );
-    for i in 0..n {
-        s += &format!("    pthread_t t{i};\n");
-    }
-    for i in 0..n {
-        s += &format!(
-            "    pthread_create(&t{i}, NULL, writer, (void *){});\n",
-            i + 1
-        );
-    }
+    s += &numbered_writers(n);
     s += "    pthread_create(&r, NULL, reader, NULL);\n    return 0;\n}\n";
     s
 }
@@ -327,5 +311,20 @@ pub fn reorder(setters: usize, checkers: usize) -> String {
         s += &format!("    pthread_t c{i};\n    pthread_create(&c{i}, NULL, check, NULL);\n");
     }
     s += "    return 0;\n}\n";
+    s
+}
+
+/// Declares `pthread_t t0..t{n-1}` and creates each as `writer` with argument i + 1.
+fn numbered_writers(n: usize) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        s += &format!("    pthread_t t{i};\n");
+    }
+    for i in 0..n {
+        s += &format!(
+            "    pthread_create(&t{i}, NULL, writer, (void *){});\n",
+            i + 1
+        );
+    }
     s
 }
