@@ -397,16 +397,18 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 break;
             }
         }
-        // Collect the canonical choices.
+        // Collect the canonical choices. A write, fence, spawn or ready join ends the scan; it
+        // is added after it, from the state itself (no copy when it is the only choice).
         let mut moved = false;
         let mut waiting = false;
+        let mut other = None;
         for t in 0..st.th.len() {
             if st.th[t].status != Status::Running {
                 continue;
             }
             match self.pending(&st, t) {
                 Pending::Other => {
-                    self.add_other(&st, t);
+                    other = Some(t);
                     moved = true;
                     break;
                 }
@@ -414,7 +416,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     // A ready join of a lower thread pre-empts every higher thread. If a higher
                     // thread moved while it was ready, this state is not canonical.
                     if self.join_source(&st, t) >= st.th[t].bound {
-                        self.add_other(&st, t);
+                        other = Some(t);
                         moved = true;
                     } else {
                         waiting = true;
@@ -444,7 +446,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 return;
             }
         }
-        if !moved && !waiting {
+        if let Some(t) = other {
+            self.add_other(st, t);
+        } else if !moved && !waiting {
             self.complete(st);
         } else if !moved {
             self.stats.dead_ends += 1;
@@ -853,12 +857,12 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         st.th[t].pc += 1;
     }
 
-    fn add_other(&mut self, st: &State, t: usize) {
-        let ins = self.instr(st, t).clone();
+    fn add_other(&mut self, st: State, t: usize) {
+        let ins = self.instr(&st, t).clone();
         match ins {
             Instr::Store { val, order, .. } => {
                 let v = val.eval(&st.th[t].regs).unwrap_or(0);
-                let Some(loc) = self.pending_loc(st, t) else {
+                let Some(loc) = self.pending_loc(&st, t) else {
                     unreachable!("a store has an address")
                 };
                 let positions = st.g.mo[loc].len();
@@ -867,16 +871,40 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 let first = if self.coarse {
                     positions
                 } else {
-                    self.frontier(st, t, loc) + 1
+                    self.frontier(&st, t, loc) + 1
                 };
-                for pos in first..=positions {
-                    if !st.views.may_insert_at(&st.g, loc, pos) {
-                        continue;
+                if self.limits.verify_incremental && !self.coarse {
+                    // Positions skipped by the incremental check must be inconsistent.
+                    for pos in 1..=positions {
+                        if pos >= first && st.views.may_insert_at(&st.g, loc, pos) {
+                            continue;
+                        }
+                        let mut next = st.clone();
+                        let ev = self.event(&st, t, EventKind::Write, Some(loc), order, v);
+                        let id = next.g.push(ev);
+                        next.g.mo[loc].insert(pos, id);
+                        assert!(
+                            self.model.prefix_violation(&next.g).is_some(),
+                            "incremental check skipped a consistent mo position"
+                        );
                     }
-                    let mut next = st.clone();
-                    let mut ev = self.event(st, t, EventKind::Write, Some(loc), order, v);
-                    ev.deps = self.access_deps(st, t, true);
-                    let id = next.g.push(ev);
+                }
+                let chosen: Vec<usize> = (first..=positions)
+                    .filter(|&pos| st.views.may_insert_at(&st.g, loc, pos))
+                    .collect();
+                let mut ev = self.event(&st, t, EventKind::Write, Some(loc), order, v);
+                ev.deps = self.access_deps(&st, t, true);
+                let mut st = Some(st);
+                for (k, &pos) in chosen.iter().enumerate() {
+                    // The last position takes the state itself.
+                    let mut next = if k + 1 == chosen.len() {
+                        st.take().expect("the state is used once")
+                    } else {
+                        st.as_ref()
+                            .expect("the state is kept until the last")
+                            .clone()
+                    };
+                    let id = next.g.push(ev.clone());
                     if let Some(w) = &mut next.witness {
                         w.note(id, false);
                     }
@@ -891,26 +919,10 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                         return;
                     }
                 }
-                if self.limits.verify_incremental && !self.coarse {
-                    // Positions skipped by the incremental check must be inconsistent.
-                    for pos in 1..=positions {
-                        if pos >= first && st.views.may_insert_at(&st.g, loc, pos) {
-                            continue;
-                        }
-                        let mut next = st.clone();
-                        let ev = self.event(st, t, EventKind::Write, Some(loc), order, v);
-                        let id = next.g.push(ev);
-                        next.g.mo[loc].insert(pos, id);
-                        assert!(
-                            self.model.prefix_violation(&next.g).is_some(),
-                            "incremental check skipped a consistent mo position"
-                        );
-                    }
-                }
             }
             Instr::Fence { order } => {
-                let mut next = st.clone();
-                let ev = self.event(st, t, EventKind::Fence, None, order, 0);
+                let ev = self.event(&st, t, EventKind::Fence, None, order, 0);
+                let mut next = st;
                 let id = next.g.push(ev);
                 next.views.add(&next.g, id);
                 next.all_sc = false;
@@ -920,26 +932,26 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 }
             }
             Instr::Spawn { func, arg, dst } => {
-                let mut next = st.clone();
-                let child = next.th.len();
+                let child = st.th.len();
                 let child_dep = self
                     .track_deps
                     .then(|| DepState::new(self.prog.functions[func].reg_names.len()));
                 let ev = self.event(
-                    st,
+                    &st,
                     t,
                     EventKind::Spawn { child },
                     None,
                     MemOrder::NonAtomic,
                     0,
                 );
-                let id = next.g.push(ev);
-                next.views.add(&next.g, id);
                 let f = &self.prog.functions[func];
                 let mut regs = vec![0; f.reg_names.len()];
                 if let Some(p) = f.param {
                     regs[p] = arg.eval(&st.th[t].regs).unwrap_or(0);
                 }
+                let mut next = st;
+                let id = next.g.push(ev);
+                next.views.add(&next.g, id);
                 if let Some(d) = dst {
                     next.th[t].regs[d] = child as i64;
                     if let Some(dep) = &mut next.th[t].dep {
@@ -968,16 +980,16 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 self.run(next);
             }
             Instr::Join { tid } => {
-                let mut next = st.clone();
                 let child = tid.eval(&st.th[t].regs).unwrap_or(0) as usize;
                 let ev = self.event(
-                    st,
+                    &st,
                     t,
                     EventKind::Join { child },
                     None,
                     MemOrder::NonAtomic,
                     0,
                 );
+                let mut next = st;
                 let id = next.g.push(ev);
                 next.views.add(&next.g, id);
                 Self::note_move(&mut next, t, id);
