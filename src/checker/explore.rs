@@ -258,6 +258,16 @@ struct Explorer<'a, F: FnMut(&ExecutionGraph) -> Control> {
     visits: Option<Vec<Visit>>,
 }
 
+/// One way a pending read can go: its source, its event (and its RMW write), whether it goes
+/// by value, and the registers it sets.
+struct ReadChoice {
+    w: usize,
+    ev: Event,
+    wev: Option<Event>,
+    by_value: bool,
+    sets: Vec<(usize, i64)>,
+}
+
 /// A subtree of the exploration: a partial graph to explore, or a complete one to visit.
 enum Task {
     Run(State),
@@ -402,6 +412,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         let mut moved = false;
         let mut waiting = false;
         let mut other = None;
+        let mut read_now = None;
         for t in 0..st.th.len() {
             if st.th[t].status != Status::Running {
                 continue;
@@ -425,21 +436,18 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 }
                 Pending::Join { ready: false } => waiting = true,
                 Pending::Read => {
-                    if self.add_read(&st, t) {
-                        moved = true;
-                    }
                     // The read may wait for a later write only if another thread may still
                     // write its location; otherwise it must read now, and no higher thread
-                    // may move first.
-                    if self.write_may_come(&st, t) {
-                        waiting = true;
-                    } else {
-                        if !moved {
-                            self.stats.dead_ends += 1;
-                            return;
-                        }
+                    // may move first (it is then the last choice: added after the scan, from
+                    // the state itself).
+                    if !self.write_may_come(&st, t) {
+                        read_now = Some(t);
                         break;
                     }
+                    if self.add_read(std::borrow::Cow::Borrowed(&st), t) {
+                        moved = true;
+                    }
+                    waiting = true;
                 }
             }
             if self.should_stop() {
@@ -448,6 +456,12 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         }
         if let Some(t) = other {
             self.add_other(st, t);
+        } else if let Some(t) = read_now {
+            // A read that cannot wait: if neither it nor an earlier read could move, the
+            // prefix is a duplicate.
+            if !self.add_read(std::borrow::Cow::Owned(st), t) && !moved {
+                self.stats.dead_ends += 1;
+            }
         } else if !moved && !waiting {
             self.complete(st);
         } else if !moved {
@@ -1004,7 +1018,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
 
     /// Branches on the rf source of thread `t`'s pending read (a load, or the read part of an
     /// RMW or CAS). Returns whether any source was allowed by the canonical-order bound.
-    fn add_read(&mut self, st: &State, t: usize) -> bool {
+    fn add_read(&mut self, state: std::borrow::Cow<'_, State>, t: usize) -> bool {
+        let st: &State = &state;
         let ins = self.instr(st, t).clone();
         let Some(loc) = self.pending_loc(st, t) else {
             unreachable!("add_read called on a non-read")
@@ -1042,7 +1057,10 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         let sc_pending = self.pending_is_sc(st, t);
         let allowed: Vec<usize> = st.g.mo[loc][frontier..].to_vec();
         let regs = &st.th[t].regs;
-        'sources: for w in sources {
+        // Every allowed (source, outcome) pair, prepared from the state before any is explored:
+        // the last one takes the state itself when the caller gave it away.
+        let mut choices = Vec::new();
+        for w in sources {
             let value = st.g.events[w].value;
             let coherent = if self.coarse {
                 !hidden(w)
@@ -1059,69 +1077,97 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 if !ok && !self.limits.verify_incremental {
                     continue;
                 }
-                let mut next = st.clone();
                 let mut ev = self.event(st, t, EventKind::Read, Some(loc), read_order, value);
                 ev.deps = self.access_deps(st, t, false);
-                let id = next.g.push(ev);
-                let by_value = self.coarse && self.by_value.event(read_order, write.is_some());
-                // A read that goes by value contributes no hb through its source (which is
-                // only a representative): hb stays within the real po ∪ rf.
-                next.g.rf[id] = (!by_value).then_some(w);
-                if let Some(wit) = &mut next.witness {
-                    wit.note(id, by_value);
-                }
-                let mut last = id;
-                if ok {
-                    next.views.add(&next.g, id);
-                }
-                next.all_sc &= sc_pending;
-                if let Some((wo, v)) = write {
-                    // Atomicity: the write part is immediately mo-after the write it read from.
+                let wev = write.map(|(wo, v)| {
                     let mut wev = self.event(st, t, EventKind::Write, Some(loc), wo, v);
                     wev.deps = self.access_deps(st, t, true);
-                    let wid = next.g.push(wev);
-                    let pos = next.g.mo[loc].iter().position(|&x| x == w).unwrap_or(0) + 1;
-                    next.g.mo[loc].insert(pos, wid);
-                    next.g.rmw.push((id, wid));
-                    if ok {
-                        next.views.add(&next.g, wid);
-                    }
-                    last = wid;
-                }
-                next.g.rf[id] = Some(w);
-                if !ok {
-                    // Only reached when verifying: the skipped choice must be inconsistent
-                    // (under `--equiv rf|value`: have no SC witness, found with no hints).
-                    // A read that goes by value (a relaxed failed CAS) may be satisfied by
-                    // another write of the value: that choice is explored from its own source.
-                    let refuted = match &mut next.witness {
-                        Some(_) if by_value => true,
-                        Some(wit) => !wit.extend(&next.g, last, &|_, _| false),
-                        None => self.model.prefix_violation(&next.g).is_some(),
-                    };
-                    assert!(
-                        refuted,
-                        "incremental check skipped a consistent rf choice:\n{}",
-                        next.g.canonical_key()
-                    );
+                    wev
+                });
+                let by_value = self.coarse && self.by_value.event(read_order, write.is_some());
+                let choice = ReadChoice {
+                    w,
+                    ev,
+                    wev,
+                    by_value,
+                    sets,
+                };
+                if ok {
+                    choices.push(choice);
                     continue;
                 }
-                for (r, v) in sets {
-                    next.th[t].regs[r] = v;
-                    if let Some(d) = &mut next.th[t].dep {
-                        d.regs[r] = vec![id];
-                    }
+                // Only reached when verifying: the skipped choice must be inconsistent (under
+                // `--equiv rf|value`: have no SC witness, found with no hints). A read that
+                // goes by value (a relaxed failed CAS) may be satisfied by another write of
+                // the value: that choice is explored from its own source.
+                let mut next = st.clone();
+                let (id, last) = Self::push_read(&mut next, loc, &choice, false);
+                let refuted = match &mut next.witness {
+                    Some(_) if by_value => true,
+                    Some(wit) => !wit.extend(&next.g, last, &|_, _| false),
+                    None => self.model.prefix_violation(&next.g).is_some(),
+                };
+                assert!(
+                    refuted,
+                    "incremental check skipped a consistent rf choice (read {id}):\n{}",
+                    next.g.canonical_key()
+                );
+            }
+        }
+        let n = choices.len();
+        let mut state = Some(state);
+        for (k, choice) in choices.into_iter().enumerate() {
+            let mut next = if k + 1 == n {
+                state.take().expect("the state is used once").into_owned()
+            } else {
+                State::clone(state.as_ref().expect("kept until the last"))
+            };
+            let (id, last) = Self::push_read(&mut next, loc, &choice, true);
+            next.all_sc &= sc_pending;
+            for &(r, v) in &choice.sets {
+                next.th[t].regs[r] = v;
+                if let Some(d) = &mut next.th[t].dep {
+                    d.regs[r] = vec![id];
                 }
-                Self::note_move(&mut next, t, id);
-                if self.consistent(&mut next, last) {
-                    self.run(next);
-                }
-                if self.should_stop() {
-                    break 'sources;
-                }
+            }
+            Self::note_move(&mut next, t, id);
+            if self.consistent(&mut next, last) {
+                self.run(next);
+            }
+            if self.should_stop() {
+                break;
             }
         }
         any
+    }
+
+    /// Adds the read of `choice` (and the write of an RMW, immediately mo-after the write it
+    /// read from) to `next`; `views`: record them in the hb views. Returns the read's id and
+    /// the last event added.
+    fn push_read(next: &mut State, loc: usize, c: &ReadChoice, views: bool) -> (EventId, EventId) {
+        let id = next.g.push(c.ev.clone());
+        // A read that goes by value contributes no hb through its source (which is only a
+        // representative): hb stays within the real po ∪ rf.
+        next.g.rf[id] = (!c.by_value).then_some(c.w);
+        if let Some(wit) = &mut next.witness {
+            wit.note(id, c.by_value);
+        }
+        let mut last = id;
+        if views {
+            next.views.add(&next.g, id);
+        }
+        if let Some(wev) = &c.wev {
+            let wid = next.g.push(wev.clone());
+            let pos = next.g.mo[loc].iter().position(|&x| x == c.w).unwrap_or(0) + 1;
+            next.g.mo[loc].insert(pos, wid);
+            next.g.rmw.push((id, wid));
+            if views {
+                next.views.add(&next.g, wid);
+            }
+            last = wid;
+        }
+        next.g.rf[id] = Some(c.w);
+        (id, last)
     }
 
     fn complete(&mut self, mut st: State) {
