@@ -3514,7 +3514,12 @@ fn random_campaign(
         let prog = random_program(rng);
         before(i);
         for &model in models {
-            match compare_with(&format!("{label} #{i}"), &prog, model, 1) {
+            let name = format!("{label} #{i}");
+            // A panic of the explorer's own checks (`verify_incremental`) is a disagreement
+            // too: report the program instead of stopping the campaign.
+            let result = std::panic::catch_unwind(|| compare_with(&name, &prog, model, 1))
+                .unwrap_or_else(|_| Err(format!("{name} under {model}: the explorer panicked\n")));
+            match result {
                 Ok(n) => (0..4).for_each(|k| total[k] += n[k]),
                 Err(e) => failures.push(format!("{e}program: {:#?}", prog.functions)),
             }

@@ -152,10 +152,15 @@ impl Relations {
         let fr = rf.inverse().seq(&mo).filter(|a, b| a != b);
         let eco = rf.union(&mo).union(&fr).plus();
 
-        // rs = [W] ; po|loc? ; [W ⊒ rlx] ; (rf ; rmw)*
+        // rs = [W] ; po|loc? ; [W ⊒ rlx] ; (rf ; rmw)*. Here and in sw's fence parts po is a
+        // thread's own program order: thread creation and joins are in hb (through `po`
+        // below), but a parent's release write does not head a release sequence through its
+        // children's writes, nor does a fence synchronise through another thread's accesses
+        // (what `incremental` computes, and the oracle tests check).
+        let thread_po = po.filter(|a, b| ev[a].thread == ev[b].thread);
         let is_w = |e: usize| ev[e].is_write();
         let same_loc = |a: usize, b: usize| ev[a].loc.is_some() && ev[a].loc == ev[b].loc;
-        let po_loc = po.filter(same_loc);
+        let po_loc = thread_po.filter(same_loc);
         let rs0 = po_loc
             .opt()
             .restrict(is_w, |e| is_w(e) && ev[e].order.is_atomic());
@@ -163,9 +168,9 @@ impl Relations {
         let rs = rs0.union(&rs0.seq(&rf_rmw.plus()));
         // sw = [E ⊒ rel] ; ([F] ; po)? ; rs ; rf ; [R ⊒ rlx] ; (po ; [F])? ; [E ⊒ acq]
         let rel_side = Rel::identity_on(n, |e| ev[e].order.is_release())
-            .union(&po.restrict(|a| ev[a].is_fence() && ev[a].order.is_release(), |_| true));
+            .union(&thread_po.restrict(|a| ev[a].is_fence() && ev[a].order.is_release(), |_| true));
         let acq_side = Rel::identity_on(n, |e| ev[e].order.is_acquire())
-            .union(&po.restrict(|_| true, |b| ev[b].is_fence() && ev[b].order.is_acquire()));
+            .union(&thread_po.restrict(|_| true, |b| ev[b].is_fence() && ev[b].order.is_acquire()));
         let rf_atomic = rf.restrict(|_| true, |r| ev[r].is_read() && ev[r].order.is_atomic());
         let sw = rel_side.seq(&rs).seq(&rf_atomic).seq(&acq_side);
         let hb = po.union(&sw).plus();
