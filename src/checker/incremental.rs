@@ -25,8 +25,9 @@
 //!
 //! For `sc` the same frontier is taken over the backward closure of `po ∪ rf ∪ mo ∪ fr` from the
 //! new event (a breadth-first search), since there is no hb. RC11's SC axiom (psc acyclic) is
-//! still checked on recomputed relations, but only when the new event can add a psc edge (see
-//! [`Views::may_extend_psc`]).
+//! checked only when the new event can add a psc edge (see [`Views::may_extend_psc`]), by
+//! [`Views::psc_acyclic`]: psc's rows of the seq_cst events, computed from the clocks without
+//! closing any relation.
 
 use super::graph::{EventId, EventKind, ExecutionGraph, INIT_THREAD};
 use crate::ir::Loc;
