@@ -735,7 +735,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 let touched = |x: usize| next.views.may_extend_psc(g, x);
                 let rmw_read = g.rmw.iter().find(|&&(_, w)| w == e).map(|&(r, _)| r);
                 if touched(e) || rmw_read.is_some_and(touched) {
-                    self.model.violation(g).is_none()
+                    next.views.psc_acyclic(g)
                 } else {
                     true
                 }

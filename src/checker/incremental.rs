@@ -25,8 +25,9 @@
 //!
 //! For `sc` the same frontier is taken over the backward closure of `po ∪ rf ∪ mo ∪ fr` from the
 //! new event (a breadth-first search), since there is no hb. RC11's SC axiom (psc acyclic) is
-//! still checked on recomputed relations, but only when the new event can add a psc edge (see
-//! [`Views::may_extend_psc`]).
+//! checked only when the new event can add a psc edge (see [`Views::may_extend_psc`]), by
+//! [`Views::psc_acyclic`]: psc's rows of the seq_cst events, computed from the clocks without
+//! closing any relation.
 
 use super::graph::{EventId, EventKind, ExecutionGraph, INIT_THREAD};
 use crate::ir::Loc;
@@ -51,6 +52,20 @@ fn join_into(acc: &mut Vec<u32>, other: &[u32]) {
     for (a, b) in acc.iter_mut().zip(other) {
         *a = (*a).max(*b);
     }
+}
+
+/// The set bits of a bit row, in increasing order.
+fn ones(row: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    row.iter().enumerate().flat_map(|(i, &word)| {
+        let mut rest = word;
+        std::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let b = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                i * 64 + b
+            })
+        })
+    })
 }
 
 /// Per-event views of a partial graph, grown with [`Views::add`].
@@ -420,6 +435,260 @@ impl Views {
             })
     }
 
+    /// Whether RC11's psc (`psc_base ∪ psc_F`, docs/memory-models.md §2) of `g` is acyclic,
+    /// computed exactly as [`super::model::Relations::psc`] defines it but only on the rows of
+    /// the seq_cst events (psc relates nothing else) and with hb read from the clocks: no
+    /// relation is closed, and the work is quadratic in the number of events (the full check
+    /// is cubic). The other RC11 axioms hold by construction (see the module documentation).
+    ///
+    /// For a seq_cst event `a`, `psc(a)` is `R(⋃ scb(L(a)))` ∪ (for a fence)
+    /// `[Fsc] ∩ (hb(a) ∪ hb;eco;hb(a))`, where `L(a)` is `a` and, for a fence, its
+    /// hb-successors, and `R(D)` is the seq_cst events of `D` and the seq_cst fences with an
+    /// hb-predecessor in `D`; `scb = po ∪ po|≠loc;hb;po|≠loc ∪ hb|loc ∪ mo ∪ fr`.
+    pub fn psc_acyclic(&self, g: &ExecutionGraph) -> bool {
+        let n = g.len();
+        let ev = &g.events;
+        let is_sc = |e: usize| {
+            ev[e].thread != INIT_THREAD
+                && ev[e].order.is_sc()
+                && (ev[e].is_access() || ev[e].is_fence())
+        };
+        let sc: Vec<EventId> = (0..n).filter(|&e| is_sc(e)).collect();
+        if sc.is_empty() {
+            return true;
+        }
+        let fences: Vec<EventId> = sc.iter().copied().filter(|&e| ev[e].is_fence()).collect();
+        let w = n.div_ceil(64);
+        let range = |a: usize| a * w..(a + 1) * w;
+        let set = |bits: &mut [u64], b: usize| bits[b / 64] |= 1u64 << (b % 64);
+        let has = |bits: &[u64], b: usize| bits[b / 64] >> (b % 64) & 1 == 1;
+        let or_into = |dst: &mut [u64], src: &[u64]| {
+            for (d, s) in dst.iter_mut().zip(src) {
+                *d |= *s;
+            }
+        };
+        // Strict hb, from the clocks: the events of thread `u` hb-before `b` are the first
+        // `vc[b][u]` of the thread (init events have no row: nothing psc needs starts there).
+        let mut hb = vec![0u64; n * w];
+        for (b, event) in ev.iter().enumerate() {
+            if event.thread == INIT_THREAD {
+                continue;
+            }
+            for (u, tr) in g.threads.iter().enumerate() {
+                let k = self.vc[b].get(slot(u)).map_or(0, |&c| c as usize);
+                for &a in &tr.events[..k.min(tr.events.len())] {
+                    if a != b {
+                        set(&mut hb[range(a)], b);
+                    }
+                }
+            }
+        }
+        let mut loc_mask = vec![0u64; g.num_locs() * w];
+        for (e, event) in ev.iter().enumerate() {
+            if let Some(x) = event.loc {
+                set(&mut loc_mask[x * w..(x + 1) * w], e);
+            }
+        }
+        // po (closed, init rows left empty), in one backward pass: events are added in a
+        // po-respecting order, so every po-successor of an event has a greater id. Immediate
+        // successors: the next event of the thread, a spawned thread's first event, and after
+        // a thread's last event the joins of that thread.
+        let mut joins: Vec<Vec<EventId>> = vec![Vec::new(); g.threads.len()];
+        for (e, event) in ev.iter().enumerate() {
+            if let EventKind::Join { child } = event.kind {
+                joins[child].push(e);
+            }
+        }
+        let mut po = vec![0u64; n * w];
+        let mut next: Vec<EventId> = Vec::new();
+        for a in (0..n).rev() {
+            let t = ev[a].thread;
+            if t == INIT_THREAD {
+                continue;
+            }
+            next.clear();
+            let i = self.index[a] as usize;
+            match g.threads[t].events.get(i + 1) {
+                Some(&s) => next.push(s),
+                None => next.extend(&joins[t]),
+            }
+            if let EventKind::Spawn { child } = ev[a].kind {
+                next.extend(g.threads[child].events.first());
+            }
+            for &s in &next {
+                debug_assert!(a < s, "po-successors are added later");
+                let (head, tail) = po.split_at_mut(s * w);
+                let dst = &mut head[range(a)];
+                or_into(dst, &tail[..w]);
+                set(dst, s);
+            }
+        }
+        // po|≠loc: po to events at another location (or none).
+        let mut pn = po.clone();
+        for a in 0..n {
+            if let Some(x) = ev[a].loc {
+                for (d, m) in pn[range(a)].iter_mut().zip(&loc_mask[x * w..(x + 1) * w]) {
+                    *d &= !*m;
+                }
+            }
+        }
+        // mo and fr successors of an event, and the readers of every write.
+        let mut readers: Vec<Vec<EventId>> = vec![Vec::new(); n];
+        for (r, src) in g.rf.iter().enumerate() {
+            if let Some(src) = src {
+                readers[*src].push(r);
+            }
+        }
+        let mo_after = |e: usize| -> &[EventId] {
+            let Some(x) = ev[e].loc else { return &[] };
+            let of = if ev[e].is_write() {
+                Some(e)
+            } else if ev[e].is_read() {
+                g.rf[e]
+            } else {
+                None
+            };
+            match of.and_then(|v| g.mo[x].iter().position(|&m| m == v)) {
+                Some(p) => &g.mo[x][p + 1..],
+                None => &[],
+            }
+        };
+        // hb ; po|≠loc, per event, computed when first needed.
+        let mut hb_pn = vec![0u64; n * w];
+        let mut hb_pn_done = vec![false; n];
+        let mut scb = |c: usize, dst: &mut [u64]| {
+            or_into(dst, &po[range(c)]);
+            let mut add_hb_pn = |c2: usize, dst: &mut [u64]| {
+                if !std::mem::replace(&mut hb_pn_done[c2], true) {
+                    let mut acc = vec![0u64; w];
+                    for d2 in ones(&hb[range(c2)]) {
+                        or_into(&mut acc, &pn[range(d2)]);
+                    }
+                    hb_pn[range(c2)].copy_from_slice(&acc);
+                }
+                or_into(dst, &hb_pn[range(c2)]);
+            };
+            // po|≠loc ; hb ; po|≠loc. Every po|≠loc-successor of `c` is the first one in its
+            // thread or hb-after it (a spawn or join has no location), so that one's
+            // hb ; po|≠loc contains the others'. Past the thread's end, take them all.
+            let t = ev[c].thread;
+            let first = g.threads[t].events[self.index[c] as usize + 1..]
+                .iter()
+                .copied()
+                .find(|&c2| ev[c2].loc.is_none() || ev[c2].loc != ev[c].loc);
+            match first {
+                Some(c2) => add_hb_pn(c2, dst),
+                None => {
+                    for c2 in ones(&pn[range(c)]) {
+                        add_hb_pn(c2, dst);
+                    }
+                }
+            }
+            if let Some(x) = ev[c].loc {
+                for ((d, h), m) in dst
+                    .iter_mut()
+                    .zip(&hb[range(c)])
+                    .zip(&loc_mask[x * w..(x + 1) * w])
+                {
+                    *d |= *h & *m;
+                }
+            }
+            if ev[c].is_write() || ev[c].is_read() {
+                for &m in mo_after(c) {
+                    set(dst, m);
+                }
+            }
+        };
+        // The hb-predecessors of every seq_cst fence.
+        let hb_pred: Vec<Vec<u64>> = fences
+            .iter()
+            .map(|&f| {
+                let mut col = vec![0u64; w];
+                for d in (0..n).filter(|&d| has(&hb[range(d)], f)) {
+                    set(&mut col, d);
+                }
+                col
+            })
+            .collect();
+        let meets = |a: &[u64], b: &[u64]| a.iter().zip(b).any(|(x, y)| x & y != 0);
+        let mut sc_mask = vec![0u64; w];
+        for &e in &sc {
+            set(&mut sc_mask, e);
+        }
+        let mut succ: Vec<Vec<EventId>> = vec![Vec::new(); n];
+        for &a in &sc {
+            let is_fence = ev[a].is_fence();
+            let mut d = vec![0u64; w];
+            scb(a, &mut d);
+            if is_fence {
+                for c in ones(&hb[range(a)]) {
+                    scb(c, &mut d);
+                }
+            }
+            let mut out = vec![0u64; w];
+            for (o, (x, m)) in out.iter_mut().zip(d.iter().zip(&sc_mask)) {
+                *o = x & m;
+            }
+            for (k, &f) in fences.iter().enumerate() {
+                if meets(&d, &hb_pred[k]) {
+                    set(&mut out, f);
+                }
+            }
+            if is_fence {
+                // psc_F: hb ∪ hb ; eco ; hb between seq_cst fences.
+                let mut eco = vec![0u64; w];
+                for c in ones(&hb[range(a)]) {
+                    let mut targets: Vec<EventId> = mo_after(c).to_vec();
+                    if ev[c].is_write() {
+                        targets.push(c);
+                    } else if !ev[c].is_read() {
+                        targets.clear();
+                    }
+                    for t in targets {
+                        if t != c {
+                            set(&mut eco, t);
+                        }
+                        for &r in &readers[t] {
+                            set(&mut eco, r);
+                        }
+                    }
+                }
+                for (k, &f) in fences.iter().enumerate() {
+                    if has(&hb[range(a)], f) || meets(&eco, &hb_pred[k]) {
+                        set(&mut out, f);
+                    }
+                }
+            }
+            succ[a] = sc.iter().copied().filter(|&b| has(&out, b)).collect();
+        }
+        // Acyclicity of psc on the seq_cst events (a self-loop is a cycle).
+        let mut color = vec![0u8; n]; // 0 unvisited, 1 on the stack, 2 done
+        for &root in &sc {
+            if color[root] != 0 {
+                continue;
+            }
+            let mut stack: Vec<(EventId, usize)> = vec![(root, 0)];
+            color[root] = 1;
+            while let Some(&mut (a, ref mut i)) = stack.last_mut() {
+                if let Some(&b) = succ[a].get(*i) {
+                    *i += 1;
+                    match color[b] {
+                        1 => return false,
+                        0 => {
+                            color[b] = 1;
+                            stack.push((b, 0));
+                        }
+                        _ => {}
+                    }
+                } else {
+                    color[a] = 2;
+                    stack.pop();
+                }
+            }
+        }
+        true
+    }
+
     /// Data races of a complete graph: accesses to one location from different threads, at
     /// least one a write and one non-atomic, unordered by hb.
     pub fn races(&self, g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
@@ -452,5 +721,180 @@ impl Views {
         }
         out.sort_unstable();
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checker::graph::{Event, ThreadTrace};
+    use crate::checker::model::Relations;
+    use crate::ir::MemOrder::{self, *};
+
+    /// One event of a hand-written graph: (thread, kind, location, order).
+    type Spec = (usize, EventKind, Option<Loc>, MemOrder);
+
+    /// One way to place an added event: its rf source or its position in mo.
+    type Choice = Box<dyn Fn(&mut ExecutionGraph, EventId)>;
+
+    fn r(t: usize, x: Loc, o: MemOrder) -> Spec {
+        (t, EventKind::Read, Some(x), o)
+    }
+    fn w(t: usize, x: Loc, o: MemOrder) -> Spec {
+        (t, EventKind::Write, Some(x), o)
+    }
+    fn f(t: usize, o: MemOrder) -> Spec {
+        (t, EventKind::Fence, None, o)
+    }
+
+    /// Adds `specs[i..]` in order, branching over every write a read may read (added before
+    /// it) and every position of a write in mo, and compares `psc_acyclic` with the psc of the
+    /// recomputed relations at every step. Returns (acyclic, cyclic) step counts.
+    fn walk(g: &ExecutionGraph, v: &Views, specs: &[Spec], counts: &mut [u64; 2]) {
+        let Some((&(t, kind, loc, order), rest)) = specs.split_first() else {
+            return;
+        };
+        let ev = Event {
+            thread: t,
+            kind,
+            loc,
+            order,
+            value: 0,
+            stmt: None,
+            slot: None,
+            deps: None,
+        };
+        let mut choices: Vec<Choice> = Vec::new();
+        match (kind, loc) {
+            (EventKind::Read, Some(x)) => {
+                for &src in &g.mo[x] {
+                    choices.push(Box::new(move |g, e| g.rf[e] = Some(src)));
+                }
+            }
+            (EventKind::Write, Some(x)) => {
+                for pos in 1..=g.mo[x].len() {
+                    choices.push(Box::new(move |g, e| g.mo[x].insert(pos, e)));
+                }
+            }
+            _ => choices.push(Box::new(|_, _| {})),
+        }
+        for choose in choices {
+            let mut g = g.clone();
+            let e = g.push(ev.clone());
+            choose(&mut g, e);
+            let mut v = v.clone();
+            v.add(&g, e);
+            let expected = Relations::compute(&g).psc(&g).is_acyclic();
+            assert_eq!(v.psc_acyclic(&g), expected, "{g:?}");
+            counts[usize::from(!expected)] += 1;
+            walk(&g, &v, rest, counts);
+        }
+    }
+
+    fn check(threads: usize, locs: usize, specs: &[Spec]) -> [u64; 2] {
+        let mut g = ExecutionGraph::with_init(&vec![0; locs]);
+        for _ in 0..threads {
+            g.threads.push(ThreadTrace {
+                func: 0,
+                spawned_by: None,
+                events: Vec::new(),
+                slots: Vec::new(),
+                end: None,
+            });
+        }
+        let v = Views::new(&g);
+        let mut counts = [0; 2];
+        walk(&g, &v, specs, &mut counts);
+        assert!(counts[0] > 0 && counts[1] > 0, "both verdicts: {counts:?}");
+        counts
+    }
+
+    #[test]
+    fn psc_agrees_with_the_recomputed_relations() {
+        let (x, y, z) = (0, 1, 2);
+        // Store buffering through seq_cst fences with relaxed accesses: psc_F (hb ; eco ; hb).
+        check(
+            2,
+            2,
+            &[
+                w(0, x, Relaxed),
+                f(0, SeqCst),
+                w(1, y, Relaxed),
+                f(1, SeqCst),
+                r(0, y, Relaxed),
+                r(1, x, Relaxed),
+            ],
+        );
+        // po|≠loc ; hb ; po|≠loc: seq_cst accesses around a release/acquire (or plain) hand-off.
+        check(
+            3,
+            3,
+            &[
+                w(0, x, SeqCst),
+                w(0, y, Release),
+                r(1, y, Acquire),
+                r(1, z, SeqCst),
+                w(2, z, SeqCst),
+                w(1, y, NonAtomic),
+                r(2, x, SeqCst),
+            ],
+        );
+        // hb|loc: two seq_cst reads of one location ordered by a hand-off, and fences on both
+        // sides of a mixed chain.
+        check(
+            3,
+            3,
+            &[
+                w(2, x, SeqCst),
+                r(0, x, SeqCst),
+                w(0, y, Release),
+                r(1, y, Acquire),
+                r(1, x, SeqCst),
+                f(2, SeqCst),
+                w(1, z, Relaxed),
+                r(2, z, Relaxed),
+                f(0, SeqCst),
+            ],
+        );
+        // Fences related only through psc_F's eco (an rf edge between plain accesses, which
+        // does not synchronise), and back through psc_base.
+        check(
+            2,
+            2,
+            &[
+                w(0, y, Relaxed),
+                f(0, SeqCst),
+                w(0, x, NonAtomic),
+                r(1, x, NonAtomic),
+                f(1, SeqCst),
+                w(1, y, Relaxed),
+            ],
+        );
+        // psc_F through eco's mo ; rf (a third thread's relaxed write, read by the other).
+        check(
+            3,
+            2,
+            &[
+                w(0, y, Relaxed),
+                f(0, SeqCst),
+                w(0, x, Relaxed),
+                w(1, x, Relaxed),
+                r(2, x, Relaxed),
+                f(2, SeqCst),
+                w(2, y, Relaxed),
+            ],
+        );
+        // psc_base between seq_cst accesses and a fence on either side (no second fence).
+        check(
+            2,
+            2,
+            &[
+                w(0, y, SeqCst),
+                w(0, x, SeqCst),
+                w(1, x, Relaxed),
+                f(1, SeqCst),
+                r(1, y, Relaxed),
+            ],
+        );
     }
 }
