@@ -392,3 +392,37 @@ fn every_fixture_fix_is_proved_minimal() {
     eprintln!("{proved} fixes proved minimal");
     assert!(proved >= 30, "only {proved} fixtures were fixed");
 }
+
+/// The commands that need every graph refuse `--equiv rf|value` (exit 3) rather than ignore it.
+#[test]
+fn commands_that_need_graphs_refuse_coarser_equivalences() {
+    let sb = root().join("fixtures/litmus/sb.c");
+    let sb = sb.to_str().unwrap();
+    for args in [
+        &["robust", "--equiv", "rf"][..],
+        &["explain", "--equiv", "value"][..],
+        &["check", "--on-hardware", "x86", "--equiv", "value"][..],
+    ] {
+        let mut all = args.to_vec();
+        all.push(sb);
+        let out = fensyn(&all);
+        assert_eq!(out.status.code(), Some(3), "{args:?}");
+        assert!(
+            stderr(&out).contains("use --equiv graph"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        let graph: Vec<&str> = args
+            .iter()
+            .map(|a| {
+                if *a == "rf" || *a == "value" {
+                    "graph"
+                } else {
+                    a
+                }
+            })
+            .chain([sb])
+            .collect();
+        assert_ne!(fensyn(&graph).status.code(), Some(3), "{graph:?}");
+    }
+}

@@ -52,6 +52,13 @@ pub(super) fn cmd_explain(args: &ExplainArgs, common: &FileArgs, out: Out, err: 
         );
         return EXIT_INPUT;
     }
+    if let Err(code) = super::needs_graphs(
+        common,
+        "explain shows a buggy execution graph and its fix",
+        err,
+    ) {
+        return code;
+    }
     let (src, prog) = match load(&common.file, common.lang, err) {
         Ok(x) => x,
         Err(code) => return code,

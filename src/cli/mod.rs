@@ -434,6 +434,23 @@ fn limits(common: &FileArgs) -> Limits {
     }
 }
 
+/// For a command that needs every execution graph (`why` says what it does): an error (exit 3)
+/// when `--equiv rf|value` was asked for.
+fn needs_graphs(common: &FileArgs, why: &str, err: Out) -> Result<(), i32> {
+    match common.equiv {
+        Some(e @ (checker::Equiv::Rf | checker::Equiv::Value)) => {
+            let _ = writeln!(
+                err,
+                "{}:1:1: error: {why}: it needs every execution graph; use --equiv graph, not {}",
+                display_path(&common.file),
+                e.as_str()
+            );
+            Err(EXIT_INPUT)
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The equivalence and model a check explores with (`asked`: `--equiv`, `None` for the
 /// coarsest sound one); an equivalence the model cannot use is an input error (exit 3).
 fn explored_as(
@@ -516,16 +533,9 @@ fn cmd_check(
         Err(code) => return code,
     };
     let name = display_path(&common.file);
-    // `--on-hardware` ranks C11 graphs: it needs them all.
     let asked = if on_hardware.is_some() {
-        if let Some(e @ (checker::Equiv::Rf | checker::Equiv::Value)) = common.equiv {
-            let _ = writeln!(
-                err,
-                "{name}:1:1: error: --on-hardware ranks every C11 execution graph: use it \
-                 with --equiv graph, not {}",
-                e.as_str()
-            );
-            return EXIT_INPUT;
+        if let Err(code) = needs_graphs(common, "--on-hardware ranks the C11 executions", err) {
+            return code;
         }
         Some(checker::Equiv::Graph)
     } else {

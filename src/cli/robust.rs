@@ -49,11 +49,17 @@ pub(super) fn cmd_robust(common: &FileArgs, out: Out, err: Out) -> i32 {
         );
         return super::EXIT_INPUT;
     }
+    if let Err(code) =
+        super::needs_graphs(common, "robust looks for executions that are not SC", err)
+    {
+        return code;
+    }
     let (src, prog) = match load(&common.file, common.lang, err) {
         Ok(x) => x,
         Err(code) => return code,
     };
     let name = display_path(&common.file);
+    // One thread: the smallest non-SC prefix is kept across every execution, in order.
     let lim = Limits {
         goal: Goal::Sc,
         ..limits(common)
