@@ -149,6 +149,23 @@ pub struct ExecutionGraph {
 
 impl ExecutionGraph {
     /// A graph holding only the initialisation writes.
+    /// Test aid: the initialisation writes of `locs` zeroed locations and `threads` empty
+    /// threads running function 0.
+    #[cfg(test)]
+    pub(crate) fn for_tests(locs: usize, threads: usize) -> ExecutionGraph {
+        let mut g = ExecutionGraph::with_init(&vec![0; locs]);
+        for _ in 0..threads {
+            g.threads.push(ThreadTrace {
+                func: 0,
+                spawned_by: None,
+                events: Vec::new(),
+                slots: Vec::new(),
+                end: None,
+            });
+        }
+        g
+    }
+
     pub fn with_init(init_values: &[i64]) -> ExecutionGraph {
         let events = init_values
             .iter()

@@ -727,7 +727,7 @@ impl Views {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checker::graph::{Event, ThreadTrace};
+    use crate::checker::graph::Event;
     use crate::checker::model::Relations;
     use crate::ir::MemOrder::{self, *};
 
@@ -792,16 +792,7 @@ mod tests {
     }
 
     fn check(threads: usize, locs: usize, specs: &[Spec]) -> [u64; 2] {
-        let mut g = ExecutionGraph::with_init(&vec![0; locs]);
-        for _ in 0..threads {
-            g.threads.push(ThreadTrace {
-                func: 0,
-                spawned_by: None,
-                events: Vec::new(),
-                slots: Vec::new(),
-                end: None,
-            });
-        }
+        let g = ExecutionGraph::for_tests(locs, threads);
         let v = Views::new(&g);
         let mut counts = [0; 2];
         walk(&g, &v, specs, &mut counts);

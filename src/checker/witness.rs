@@ -418,21 +418,11 @@ impl Search<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checker::graph::{Event, ThreadTrace};
+    use crate::checker::graph::Event;
     use crate::ir::MemOrder;
 
     fn graph(locs: usize, threads: usize) -> ExecutionGraph {
-        let mut g = ExecutionGraph::with_init(&vec![0; locs]);
-        for _ in 0..threads {
-            g.threads.push(ThreadTrace {
-                func: 0,
-                spawned_by: None,
-                events: Vec::new(),
-                slots: Vec::new(),
-                end: None,
-            });
-        }
-        g
+        ExecutionGraph::for_tests(locs, threads)
     }
 
     fn ev(thread: usize, kind: EventKind, loc: usize, value: i64) -> Event {
