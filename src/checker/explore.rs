@@ -156,6 +156,12 @@ impl Limits {
     pub fn unroll(&self) -> u32 {
         self.unroll.unwrap_or(DEFAULT_UNROLL)
     }
+
+    /// Whether the explorer runs `equiv` rf or value (no mo branching, SC witnesses): only
+    /// under `sc`; any other model explores graphs.
+    fn coarse(&self, model: Model) -> bool {
+        self.equiv != Equiv::Graph && model == Model::Sc
+    }
 }
 
 /// Counters of one exploration.
@@ -314,11 +320,10 @@ fn initial_state(prog: &Program, model: Model, limits: &Limits) -> State {
     let main = &prog.functions[prog.main];
     let views = Views::new(&g);
     let track_deps = limits.dependencies || model.needs_dependencies();
-    let coarse = limits.equiv != Equiv::Graph && model == Model::Sc;
     State {
         views,
         all_sc: true,
-        witness: coarse.then(|| Witness::new(&g)),
+        witness: limits.coarse(model).then(|| Witness::new(&g)),
         g,
         th: vec![ThreadState {
             pc: 0,
@@ -334,7 +339,7 @@ fn initial_state(prog: &Program, model: Model, limits: &Limits) -> State {
 impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     fn new(prog: &'a Program, future: Future, model: Model, limits: Limits, visit: F) -> Self {
         let track_deps = limits.dependencies || model.needs_dependencies();
-        let coarse = limits.equiv != Equiv::Graph && model == Model::Sc;
+        let coarse = limits.coarse(model);
         let by_value = ValuePolicy::new(prog, limits.equiv == Equiv::Value && coarse);
         Explorer {
             prog,
@@ -772,15 +777,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     /// Whether thread `t`'s pending memory instruction is a seq_cst access (all of its parts,
     /// for an RMW or CAS).
     fn pending_is_sc(&self, st: &State, t: usize) -> bool {
-        match self.instr(st, t) {
-            Instr::Load { order, .. } | Instr::Store { order, .. } | Instr::Rmw { order, .. } => {
-                order.is_sc()
-            }
-            Instr::Cas {
-                order, fail_order, ..
-            } => order.is_sc() && fail_order.is_sc(),
-            _ => false,
-        }
+        let ins = self.instr(st, t);
+        ins.access().is_some() && ins.seq_cst() == Some(true)
     }
 
     /// The location of thread `t`'s pending access, already validated by `run_local` (which
@@ -908,16 +906,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     .collect();
                 let mut ev = self.event(&st, t, EventKind::Write, Some(loc), order, v);
                 ev.deps = self.access_deps(&st, t, true);
-                let mut st = Some(st);
+                let mut st = Some(std::borrow::Cow::Owned(st));
                 for (k, &pos) in chosen.iter().enumerate() {
-                    // The last position takes the state itself.
-                    let mut next = if k + 1 == chosen.len() {
-                        st.take().expect("the state is used once")
-                    } else {
-                        st.as_ref()
-                            .expect("the state is kept until the last")
-                            .clone()
-                    };
+                    let mut next = take_last(&mut st, k + 1 == chosen.len());
                     let id = next.g.push(ev.clone());
                     if let Some(w) = &mut next.witness {
                         w.note(id, false);
@@ -1117,11 +1108,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         let n = choices.len();
         let mut state = Some(state);
         for (k, choice) in choices.into_iter().enumerate() {
-            let mut next = if k + 1 == n {
-                state.take().expect("the state is used once").into_owned()
-            } else {
-                State::clone(state.as_ref().expect("kept until the last"))
-            };
+            let mut next = take_last(&mut state, k + 1 == n);
             let (id, last) = Self::push_read(&mut next, loc, &choice, true);
             next.all_sc &= sc_pending;
             for &(r, v) in &choice.sets {
@@ -1373,20 +1360,34 @@ type ReadEffect = (MemOrder, Option<(MemOrder, i64)>, Vec<(usize, i64)>);
 
 /// The possible effects of a pending read that reads `value`: one, except for a weak CAS that
 /// reads the expected value when spurious failures are enabled (success, then failure).
+/// The state for one of several choices made from `slot`: a copy, or for the `last` choice the
+/// state itself (no copy when the caller gave it away).
+fn take_last(slot: &mut Option<std::borrow::Cow<'_, State>>, last: bool) -> State {
+    if last {
+        slot.take().expect("the state is used once").into_owned()
+    } else {
+        State::clone(slot.as_ref().expect("the state is kept until the last"))
+    }
+}
+
 /// The identity of a value class: per thread (named by its spawn path, so that thread numbers
 /// given in different orders compare equal), its function and the values it read, with the
 /// source of every read that is not constrained by value only (its source decides hb), and
 /// which reads are the read of an RMW (a weak CAS that fails spuriously reads the same value).
 fn value_key(g: &ExecutionGraph, w: &Witness) -> String {
-    let path = |mut t: usize| {
-        let mut p = Vec::new();
-        while let Some(sp) = g.threads[t].spawned_by {
-            p.push(g.index_in_thread(sp).unwrap_or(0));
-            t = g.events[sp].thread;
-        }
-        p.reverse();
-        p
-    };
+    // Each thread's spawn path, computed once (a child is spawned by a lower-numbered thread).
+    let mut paths: Vec<Vec<usize>> = Vec::with_capacity(g.threads.len());
+    for tr in &g.threads {
+        let p = match tr.spawned_by {
+            Some(sp) => {
+                let mut p = paths[g.events[sp].thread].clone();
+                p.push(g.index_in_thread(sp).unwrap_or(0));
+                p
+            }
+            None => Vec::new(),
+        };
+        paths.push(p);
+    }
     let name = |e: EventId| {
         let ev = &g.events[e];
         if ev.thread == INIT_THREAD {
@@ -1394,7 +1395,7 @@ fn value_key(g: &ExecutionGraph, w: &Witness) -> String {
         } else {
             format!(
                 "{:?}.{}",
-                path(ev.thread),
+                paths[ev.thread],
                 g.index_in_thread(e).unwrap_or(0)
             )
         }
@@ -1404,7 +1405,7 @@ fn value_key(g: &ExecutionGraph, w: &Witness) -> String {
         .iter()
         .enumerate()
         .map(|(t, tr)| {
-            let mut s = format!("{:?}f{}:", path(t), tr.func);
+            let mut s = format!("{:?}f{}:", paths[t], tr.func);
             for &e in tr.events.iter().filter(|&&e| g.events[e].is_read()) {
                 s.push_str(&g.events[e].value.to_string());
                 // A weak CAS may fail spuriously: the same value, another outcome.
@@ -1567,7 +1568,7 @@ pub fn explore_parallel(
         verify_incremental: false,
         ..limits
     };
-    let value = worker_limits.equiv == Equiv::Value && model == Model::Sc;
+    let value = worker_limits.equiv == Equiv::Value && worker_limits.coarse(model);
     let future = Future::new(prog);
     // Split: expand subtrees level by level until there are enough.
     let mut total = Stats::default();

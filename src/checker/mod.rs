@@ -81,58 +81,45 @@ pub fn resolve_equiv(
     model: Model,
     equiv: Option<Equiv>,
 ) -> Result<(Model, Equiv), EquivError> {
-    let blocker = match model {
+    // What keeps the coarser equivalences out (None: they apply): another model, or under
+    // rc11 the first access or fence that is not seq_cst.
+    let obstacle = match model {
         Model::Sc => None,
-        Model::Rc11 => Some(first_non_sc(prog)),
-        _ => Some(Err(())),
+        Model::Rc11 => first_non_sc(prog).map(Some),
+        _ => Some(None),
     };
-    let coarse_ok = matches!(blocker, None | Some(Ok(None)));
     match equiv {
-        None if coarse_ok => Ok((Model::Sc, Equiv::Value)),
+        None if obstacle.is_none() => Ok((Model::Sc, Equiv::Value)),
         None | Some(Equiv::Graph) => Ok((model, Equiv::Graph)),
-        Some(e) if coarse_ok => Ok((Model::Sc, e)),
-        Some(e) => Err(match blocker {
-            Some(Ok(Some(stmt))) => EquivError {
+        Some(e) => match obstacle {
+            None => Ok((Model::Sc, e)),
+            Some(Some(stmt)) => Err(EquivError {
                 stmt: Some(stmt),
                 message: format!(
                     "--equiv {} needs sequential consistency: use --model sc, or a program whose \
                      accesses and fences are all seq_cst atomics under rc11 (this one is not)",
                     e.as_str()
                 ),
-            },
-            _ => EquivError {
+            }),
+            Some(None) => Err(EquivError {
                 stmt: None,
                 message: format!(
                     "--equiv {} is implemented for --model sc and rc11, not {model}",
                     e.as_str()
                 ),
-            },
-        }),
+            }),
+        },
     }
 }
 
-/// The first memory access or fence of `prog` that is not a seq_cst atomic (`Ok(None)`: all
-/// are).
-fn first_non_sc(prog: &Program) -> Result<Option<crate::ir::StmtId>, ()> {
-    use crate::ir::Instr;
-    for f in &prog.functions {
-        for (pc, ins) in f.body.iter().enumerate() {
-            let sc = match ins {
-                Instr::Load { order, .. }
-                | Instr::Store { order, .. }
-                | Instr::Rmw { order, .. } => order.is_sc(),
-                Instr::Cas {
-                    order, fail_order, ..
-                } => order.is_sc() && fail_order.is_sc(),
-                Instr::Fence { order } => order.is_sc(),
-                _ => true,
-            };
-            if !sc {
-                return Ok(Some(f.stmt_of[pc]));
-            }
-        }
-    }
-    Ok(None)
+/// The first memory access or fence of `prog` that is not a seq_cst atomic (`None`: all are).
+fn first_non_sc(prog: &Program) -> Option<crate::ir::StmtId> {
+    prog.functions.iter().find_map(|f| {
+        f.body
+            .iter()
+            .position(|ins| ins.seq_cst() == Some(false))
+            .map(|pc| f.stmt_of[pc])
+    })
 }
 
 /// The default number of exploration threads: the available cores.

@@ -52,16 +52,7 @@ impl Witness {
 
     /// Whether read `e` is constrained by its value only.
     pub fn by_value(&self, e: EventId) -> bool {
-        self.by_value.get(e).copied().unwrap_or(false)
-    }
-
-    /// Whether read `r` is satisfied when `last` is the latest write to its location.
-    fn satisfied(&self, g: &ExecutionGraph, r: EventId, last: EventId) -> bool {
-        if self.by_value.get(r).copied().unwrap_or(false) {
-            g.events[last].value == g.events[r].value
-        } else {
-            g.rf[r] == Some(last)
-        }
+        is_by_value(&self.by_value, e)
     }
 
     /// Extends the witness with `e`, the last event of `g` (for an RMW, its write part: the
@@ -84,13 +75,13 @@ impl Witness {
         let loc = ev.loc.unwrap_or(0);
         // The earliest position: after the po-predecessor (or the spawn of the thread).
         let tr = &g.threads[ev.thread];
-        let idx = tr.events.iter().position(|&x| x == first).unwrap_or(0);
-        let pred = if idx > 0 {
-            Some(tr.events[idx - 1])
-        } else {
-            tr.spawned_by
+        let pred = match g.index_in_thread(first) {
+            Some(i) if i > 0 => Some(tr.events[i - 1]),
+            _ => tr.spawned_by,
         };
-        if !self.by_value(first) && self.obviously_incoherent(g, first, pred, hb) {
+        if !self.by_value(first)
+            && self.obviously_incoherent(g, first, rmw_read.is_some(), pred, hb)
+        {
             return false;
         }
         let lo = pred
@@ -106,7 +97,7 @@ impl Witness {
         for p in 0..=self.order.len() {
             // Never between the read and the write of an RMW (they are adjacent).
             let splits = p > 0 && rmw_reads[self.order[p - 1]];
-            if p >= lo && !splits && self.satisfied(g, first, last) {
+            if p >= lo && !splits && satisfies(g, &self.by_value, first, last) {
                 let clean = rmw_read.is_none() || self.next_is_write(g, loc, p);
                 if clean {
                     best = Some(p);
@@ -151,8 +142,9 @@ impl Witness {
         }
     }
 
-    /// Cheap refutations of a read `r` with an exact source `w` (`pred`: its po-predecessor or
-    /// spawn; `hb`: happens-before-or-equal on the graph's events), so that the search runs
+    /// Cheap refutations of a read `r` with an exact source `w` (`rmw`: the read of an RMW;
+    /// `pred`: its po-predecessor or spawn; `hb`: happens-before-or-equal on the graph's
+    /// events), so that the search runs
     /// mostly on graphs that have a witness: another RMW already read `w` (atomicity), or some
     /// other write to the location is hb-after `w` and hb-before `r` (hb is contained in
     /// po ∪ rf, which every interleaving respects, so that write falls between them).
@@ -160,6 +152,7 @@ impl Witness {
         &self,
         g: &ExecutionGraph,
         r: EventId,
+        rmw: bool,
         pred: Option<EventId>,
         hb: &dyn Fn(EventId, EventId) -> bool,
     ) -> bool {
@@ -167,7 +160,7 @@ impl Witness {
         let Some(loc) = g.events[r].loc else {
             return false;
         };
-        if g.rmw.iter().any(|&(r2, _)| r2 == r)
+        if rmw
             && g.rmw
                 .iter()
                 .any(|&(r2, _)| r2 != r && g.rf[r2] == Some(w) && !self.by_value(r2))
@@ -212,6 +205,21 @@ impl Witness {
     }
 }
 
+/// Whether read `e` is constrained by its value only (`by_value` is indexed by event).
+fn is_by_value(by_value: &[bool], e: EventId) -> bool {
+    by_value.get(e).copied().unwrap_or(false)
+}
+
+/// Whether read `r` is satisfied when `last` is the latest write to its location: it reads
+/// `last` exactly, or (by value) `last` wrote the value it read.
+fn satisfies(g: &ExecutionGraph, by_value: &[bool], r: EventId, last: EventId) -> bool {
+    if is_by_value(by_value, r) {
+        g.events[last].value == g.events[r].value
+    } else {
+        g.rf[r] == Some(last)
+    }
+}
+
 /// Finds an SC interleaving of `g` (see the module docs) that starts with `prefix` (a prefix
 /// of a valid interleaving of a subgraph), or proves there is none.
 fn search(g: &ExecutionGraph, by_value: &[bool], prefix: &[EventId]) -> Option<Vec<EventId>> {
@@ -222,7 +230,7 @@ fn search(g: &ExecutionGraph, by_value: &[bool], prefix: &[EventId]) -> Option<V
     let mut exact_readers = vec![Vec::new(); g.len()];
     for (r, src) in g.rf.iter().enumerate() {
         if let Some(w) = src {
-            if !by_value.get(r).copied().unwrap_or(false) {
+            if !is_by_value(by_value, r) {
                 exact_readers[*w].push(r);
             }
         }
@@ -285,12 +293,7 @@ impl Search<'_> {
 
     fn satisfied(&self, r: EventId) -> bool {
         let loc = self.g.events[r].loc.unwrap_or(0);
-        let last = self.last[loc];
-        if self.by_value.get(r).copied().unwrap_or(false) {
-            self.g.events[last].value == self.g.events[r].value
-        } else {
-            self.g.rf[r] == Some(last)
-        }
+        satisfies(self.g, self.by_value, r, self.last[loc])
     }
 
     fn step(&self, t: usize) -> Step {

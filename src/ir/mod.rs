@@ -463,6 +463,21 @@ pub enum Instr {
 }
 
 impl Instr {
+    /// For a memory access or fence: whether every order it has (both of a CAS) is seq_cst;
+    /// `None` for other instructions.
+    pub fn seq_cst(&self) -> Option<bool> {
+        match self {
+            Instr::Load { order, .. }
+            | Instr::Store { order, .. }
+            | Instr::Rmw { order, .. }
+            | Instr::Fence { order } => Some(order.is_sc()),
+            Instr::Cas {
+                order, fail_order, ..
+            } => Some(order.is_sc() && fail_order.is_sc()),
+            _ => None,
+        }
+    }
+
     /// The address of a memory access and whether the access is atomic (an RMW or CAS always
     /// is; a load or store when its order is not `NonAtomic`); `None` for other instructions.
     pub fn access(&self) -> Option<(&Addr, bool)> {
