@@ -4,15 +4,6 @@ mod common;
 
 use common::*;
 
-fn tmp_copy(fixture: &str) -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let dst = dir
-        .path()
-        .join(std::path::Path::new(fixture).file_name().unwrap());
-    std::fs::copy(root().join(fixture), &dst).unwrap();
-    (dir, dst)
-}
-
 #[test]
 fn missing_file_is_an_input_error() {
     let out = fensyn(&["check", "no/such/file.c"]);
@@ -116,7 +107,7 @@ fn limits_make_the_result_incomplete() {
 
 #[test]
 fn fix_prints_a_patch_that_git_apply_accepts() {
-    let (dir, path) = tmp_copy("fixtures/litmus/mp.c");
+    let (dir, path) = copy_fixture("fixtures/litmus/mp.c");
     let out = fensyn_in(dir.path(), &["fix", "mp.c"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let diff = stdout(&out);
@@ -145,7 +136,7 @@ fn fix_prints_a_patch_that_git_apply_accepts() {
 
 #[test]
 fn write_replaces_the_file_and_keeps_permissions() {
-    let (dir, path) = tmp_copy("fixtures/litmus/sb.c");
+    let (dir, path) = copy_fixture("fixtures/litmus/sb.c");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -182,7 +173,7 @@ fn write_replaces_the_file_and_keeps_permissions() {
 
 #[test]
 fn write_refuses_a_file_that_changed() {
-    let (dir, path) = tmp_copy("fixtures/litmus/sb.c");
+    let (dir, path) = copy_fixture("fixtures/litmus/sb.c");
     let original = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, format!("{original}// edited\n")).unwrap();
     let res = fensyn::cli::write_atomically(&path, &original, "replacement");

@@ -153,34 +153,14 @@ fn equiv_rf_is_refused_where_it_is_not_implemented() {
     assert_eq!(j["equiv"], "value");
 }
 
-fn fixtures() -> Vec<(PathBuf, Vec<String>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![root().join("fixtures")];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                if p.file_name().is_some_and(|n| n != "bench") {
-                    stack.push(p);
-                }
-                continue;
-            }
-            let Ok(text) = std::fs::read_to_string(p.with_extension("expect.json")) else {
-                continue;
-            };
-            if !p.extension().is_some_and(|x| x != "json" && x != "diff") {
-                continue;
-            }
-            let exp: Value = serde_json::from_str(&text).unwrap();
-            let args = exp["args"]
-                .as_array()
-                .map(|a| a.iter().map(|v| v.as_str().unwrap().to_string()).collect())
-                .unwrap_or_default();
-            out.push((p, args));
-        }
-    }
-    out.sort();
-    out
+/// The fixtures with expectations, outside `fixtures/bench`, with the extra arguments their
+/// expectations ask for.
+fn expected_fixtures() -> Vec<(PathBuf, Vec<String>)> {
+    fixtures()
+        .into_iter()
+        .filter(|p| !rel(p).starts_with("fixtures/bench/"))
+        .filter_map(|p| expect_of(&p).map(|e| (p.clone(), expect_args(&e))))
+        .collect()
 }
 
 /// (exit code, buggy count > 0, sorted error kinds) of `check --format json`.
@@ -206,7 +186,7 @@ fn verdict(file: &Path, args: &[String], extra: &[&str]) -> (Option<i32>, bool, 
 #[test]
 fn every_fixture_has_the_same_verdict_with_every_equivalence_and_every_jobs() {
     let mut problems = Vec::new();
-    for (file, args) in fixtures() {
+    for (file, args) in expected_fixtures() {
         let name = rel(&file);
         let own_model = args.iter().any(|a| a == "--model");
         // Under its own model (rc11 unless the fixture says otherwise): graphs on 1 and 2
@@ -325,7 +305,7 @@ fn fix_rechecks_with_the_equivalence_that_applies() {
 #[test]
 fn every_fixture_reports_the_same_text_on_any_number_of_jobs() {
     let mut problems = Vec::new();
-    for (file, args) in fixtures() {
+    for (file, args) in expected_fixtures() {
         for first in [&[][..], &["--first"][..]] {
             let text = |jobs: &str| {
                 let mut all: Vec<&str> = vec!["check", "-j", jobs];
@@ -350,7 +330,7 @@ fn every_fixture_reports_the_same_text_on_any_number_of_jobs() {
 fn every_fixture_fix_is_proved_minimal() {
     let mut problems = Vec::new();
     let mut proved = 0;
-    for (file, args) in fixtures() {
+    for (file, args) in expected_fixtures() {
         let mut all: Vec<&str> = vec![
             "fix",
             "--prove-optimal",

@@ -15,22 +15,13 @@ use common::*;
 use serde_json::Value;
 use std::path::Path;
 
-fn expect_of(c: &Path) -> Option<Value> {
-    let p = c.with_extension("expect.json");
-    let text = std::fs::read_to_string(&p).ok()?;
-    Some(serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
-}
-
 fn check_one(c: &Path, exp: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     let name = rel(c);
     let mut fail = |msg: String| problems.push(format!("{name}: {msg}"));
 
     // Extra arguments for both commands (e.g. `--unroll`).
-    let extra: Vec<String> = exp["args"]
-        .as_array()
-        .map(|a| a.iter().map(|v| v.as_str().unwrap().to_string()).collect())
-        .unwrap_or_default();
+    let extra = expect_args(exp);
     let with = |mut base: Vec<&'static str>| -> Vec<String> {
         let mut v: Vec<String> = base.drain(..).map(String::from).collect();
         v.extend(extra.iter().cloned());

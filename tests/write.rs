@@ -5,22 +5,13 @@ mod common;
 
 use common::*;
 
-fn copy(fixture: &str) -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let dst = dir
-        .path()
-        .join(std::path::Path::new(fixture).file_name().unwrap());
-    std::fs::copy(root().join(fixture), &dst).unwrap();
-    (dir, dst)
-}
-
 fn entries(dir: &std::path::Path) -> usize {
     std::fs::read_dir(dir).unwrap().count()
 }
 
 #[test]
 fn a_read_only_file_is_not_written() {
-    let (dir, path) = copy("fixtures/litmus/mp.c");
+    let (dir, path) = copy_fixture("fixtures/litmus/mp.c");
     let before = std::fs::read(&path).unwrap();
     let mut perms = std::fs::metadata(&path).unwrap().permissions();
     perms.set_readonly(true);
@@ -39,7 +30,7 @@ fn a_read_only_file_is_not_written() {
 
 #[test]
 fn write_atomically_refuses_read_only_and_changed_files() {
-    let (dir, path) = copy("fixtures/litmus/sb.c");
+    let (dir, path) = copy_fixture("fixtures/litmus/sb.c");
     let original = std::fs::read_to_string(&path).unwrap();
 
     let mut perms = std::fs::metadata(&path).unwrap().permissions();

@@ -32,6 +32,29 @@ pub fn fixtures() -> Vec<PathBuf> {
     out
 }
 
+/// The expectations of fixture `c` (`NAME.expect.json`), if it has any.
+pub fn expect_of(c: &Path) -> Option<serde_json::Value> {
+    let p = c.with_extension("expect.json");
+    let text = std::fs::read_to_string(&p).ok()?;
+    Some(serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+}
+
+/// The extra command-line arguments a fixture's expectations ask for (`"args"`).
+pub fn expect_args(exp: &serde_json::Value) -> Vec<String> {
+    exp["args"]
+        .as_array()
+        .map(|a| a.iter().map(|v| v.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// A copy of `fixture` (a path from the crate root) in a new temporary directory.
+pub fn copy_fixture(fixture: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let dst = dir.path().join(Path::new(fixture).file_name().unwrap());
+    std::fs::copy(root().join(fixture), &dst).unwrap();
+    (dir, dst)
+}
+
 /// Runs `fensyn ARGS` in `dir` and returns its output.
 pub fn fensyn_in(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_fensyn"))
