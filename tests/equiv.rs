@@ -8,25 +8,20 @@ mod common;
 
 use common::families::*;
 use common::*;
-use fensyn::checker::{self, CheckOptions, Equiv, Limits, Model};
+use fensyn::checker::{self, Equiv, Limits, Model};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// (executions, blocked) of `src` under `model` with `equiv` on `jobs` threads.
 fn classes(src: &str, model: Model, equiv: Equiv, jobs: usize, unroll: u32) -> (u64, u64) {
-    let prog = fensyn::frontend::parse_c("family.c", src).expect("family parses");
+    let prog = parse_family(src);
     let (model, equiv) = checker::resolve_equiv(&prog, model, Some(equiv)).expect("resolves");
-    let opts = CheckOptions {
-        model,
-        limits: Limits {
-            unroll: Some(unroll),
-            equiv,
-            jobs,
-            ..Limits::default()
-        },
-        ..CheckOptions::default()
+    let limits = Limits {
+        equiv,
+        jobs,
+        ..unrolled(unroll)
     };
-    let res = checker::check(&prog, &opts);
+    let res = check_program(&prog, model, limits, false);
     assert!(res.complete(), "incomplete: {:?}", res.stats);
     assert_eq!(res.stats.bounded, 0);
     assert_eq!(res.stats.buggy, 0, "the families have no bugs");
@@ -221,17 +216,11 @@ fn every_fixture_has_the_same_verdict_with_every_equivalence_and_every_jobs() {
 
 /// Executions explored until the first bug (`check --first`).
 fn executions_to_first_bug(src: &str, equiv: Equiv) -> u64 {
-    let prog = fensyn::frontend::parse_c("reorder.c", src).expect("parses");
-    let opts = CheckOptions {
-        model: Model::Sc,
-        limits: Limits {
-            equiv,
-            ..Limits::default()
-        },
-        first: true,
-        ..CheckOptions::default()
+    let limits = Limits {
+        equiv,
+        ..Limits::default()
     };
-    let res = checker::check(&prog, &opts);
+    let res = check_family(src, Model::Sc, limits, true);
     assert_eq!(res.buggy.len(), 1, "reorder has a bug");
     res.stats.executions
 }

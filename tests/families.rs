@@ -5,19 +5,10 @@
 mod common;
 
 use common::families::*;
-use fensyn::checker::{self, CheckOptions, Limits, Model};
+use fensyn::checker::Model;
 
 fn count(src: &str, model: Model, unroll: u32) -> u64 {
-    let prog = fensyn::frontend::parse_c("family.c", src).expect("family parses");
-    let opts = CheckOptions {
-        model,
-        limits: Limits {
-            unroll: Some(unroll),
-            ..Limits::default()
-        },
-        ..CheckOptions::default()
-    };
-    let res = checker::check(&prog, &opts);
+    let res = check_family(src, model, unrolled(unroll), false);
     assert!(res.complete(), "incomplete: {:?}", res.stats);
     assert_eq!(res.stats.blocked + res.stats.bounded, 0);
     res.stats.executions
@@ -60,16 +51,7 @@ fn explorer_work_on_families() {
         ("lastzero(9)", lastzero(9), 11),
         ("lastzero(10)", lastzero(10), 12),
     ] {
-        let prog = fensyn::frontend::parse_c("family.c", &src).unwrap();
-        let opts = CheckOptions {
-            model: Model::Sc,
-            limits: Limits {
-                unroll: Some(unroll),
-                ..Limits::default()
-            },
-            ..CheckOptions::default()
-        };
-        let st = checker::check(&prog, &opts).stats;
+        let st = check_family(&src, Model::Sc, unrolled(unroll), false).stats;
         eprintln!(
             "{name}: {} executions, {} states, {} dead ends",
             st.executions, st.states, st.dead_ends
@@ -84,16 +66,7 @@ fn explorer_work_on_families() {
 
 /// Counts of every kind (executions, blocked, cut by the loop bound).
 fn counts(src: &str, model: Model, unroll: u32) -> [u64; 3] {
-    let prog = fensyn::frontend::parse_c("family.c", src).expect("family parses");
-    let opts = CheckOptions {
-        model,
-        limits: Limits {
-            unroll: Some(unroll),
-            ..Limits::default()
-        },
-        ..CheckOptions::default()
-    };
-    let st = checker::check(&prog, &opts).stats;
+    let st = check_family(src, model, unrolled(unroll), false).stats;
     assert!(
         st.incomplete.is_none() || st.bounded > 0,
         "{:?}",

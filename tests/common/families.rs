@@ -13,6 +13,39 @@
 
 #![allow(dead_code)]
 
+use fensyn::checker::{self, CheckOptions, CheckResult, Limits, Model};
+use fensyn::ir::Program;
+
+/// Parses the family program `src` (C).
+pub fn parse_family(src: &str) -> Program {
+    fensyn::frontend::parse_c("family.c", src).expect("family parses")
+}
+
+/// Parses the family program `src` and checks it under `model` with `limits` (stopping at the
+/// first bug when `first`).
+pub fn check_family(src: &str, model: Model, limits: Limits, first: bool) -> CheckResult {
+    check_program(&parse_family(src), model, limits, first)
+}
+
+/// [`check_family`] on a parsed program.
+pub fn check_program(prog: &Program, model: Model, limits: Limits, first: bool) -> CheckResult {
+    let opts = CheckOptions {
+        model,
+        limits,
+        first,
+        ..CheckOptions::default()
+    };
+    checker::check(prog, &opts)
+}
+
+/// `Limits` with a loop bound.
+pub fn unrolled(unroll: u32) -> Limits {
+    Limits {
+        unroll: Some(unroll),
+        ..Limits::default()
+    }
+}
+
 /// `readers(n)`.
 pub fn readers(n: usize) -> String {
     let mut s = String::from(
