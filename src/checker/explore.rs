@@ -37,6 +37,8 @@ use crate::ir::{Instr, MemOrder, Program};
 use std::sync::Arc;
 use std::time::Instant;
 
+mod revisit;
+
 /// Local instructions a thread may execute between two events before the explorer gives up
 /// (guards against a non-terminating local loop).
 const LOCAL_STEP_LIMIT: usize = 1_000_000;
@@ -97,6 +99,10 @@ pub struct Limits {
     /// Exploration threads for [`crate::checker::check`] (0 or 1: this thread only; see
     /// [`explore_parallel`]). Ignored by [`explore`] itself.
     pub jobs: usize,
+    /// Explore graphs in canonical order with waiting reads (the explorer used before TruSt;
+    /// it is how `--equiv rf|value` runs) instead of TruSt. A test and benchmark aid: both
+    /// visit the same graphs.
+    pub canonical: bool,
 }
 
 /// The equivalence between executions the explorer visits one representative of.
@@ -231,6 +237,18 @@ struct State {
     all_sc: bool,
     /// Under `--equiv rf|value`: an SC interleaving of `g` (see `witness`).
     witness: Option<Witness>,
+    /// When each event of `g` was added (TruSt's order, see `revisit`).
+    added: revisit::Added,
+}
+
+impl State {
+    /// Appends `ev` to `g` as the latest event; `alt`: a read that took the second outcome of
+    /// its source (a weak CAS failing spuriously).
+    fn push(&mut self, ev: Event, alt: bool) -> EventId {
+        let id = self.g.push(ev);
+        self.added.push(alt);
+        id
+    }
 }
 
 struct Explorer<'a, F: FnMut(&ExecutionGraph) -> Control> {
@@ -247,6 +265,9 @@ struct Explorer<'a, F: FnMut(&ExecutionGraph) -> Control> {
     track_deps: bool,
     /// `--equiv rf|value` under `sc`: no mo branching, consistency by SC witness.
     coarse: bool,
+    /// Graphs are explored by TruSt (reads take every source, writes revisit earlier reads),
+    /// not in canonical order (see the module docs).
+    trust: bool,
     /// Under `--equiv value`: which reads are constrained by their value only.
     by_value: ValuePolicy,
     /// Under `--equiv value`: the value classes visited so far.
@@ -272,6 +293,11 @@ struct ReadChoice {
     wev: Option<Event>,
     by_value: bool,
     sets: Vec<(usize, i64)>,
+    /// Not the first outcome for this source (a weak CAS failing spuriously).
+    alt: bool,
+    /// False for an RMW reading a write another RMW read (TruSt only): the graph is
+    /// inconsistent and only its write part's revisits are explored.
+    forward: bool,
 }
 
 /// A subtree of the exploration: a partial graph to explore, or a complete one to visit.
@@ -324,6 +350,7 @@ fn initial_state(prog: &Program, model: Model, limits: &Limits) -> State {
         views,
         all_sc: true,
         witness: limits.coarse(model).then(|| Witness::new(&g)),
+        added: revisit::Added::new(g.len()),
         g,
         th: vec![ThreadState {
             pc: 0,
@@ -340,6 +367,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     fn new(prog: &'a Program, future: Future, model: Model, limits: Limits, visit: F) -> Self {
         let track_deps = limits.dependencies || model.needs_dependencies();
         let coarse = limits.coarse(model);
+        let trust = !coarse && !limits.canonical;
         let by_value = ValuePolicy::new(prog, limits.equiv == Equiv::Value && coarse);
         Explorer {
             prog,
@@ -351,6 +379,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             seen: Default::default(),
             track_deps,
             coarse,
+            trust,
             by_value,
             seen_values: Default::default(),
             tasks: None,
@@ -411,6 +440,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             if st.g.threads.iter().map(|t| t.end).eq(before) {
                 break;
             }
+        }
+        if self.trust {
+            return self.step_trust(st);
         }
         // Collect the canonical choices. A write, fence, spawn or ready join ends the scan; it
         // is added after it, from the state itself (no copy when it is the only choice).
@@ -473,6 +505,26 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             self.stats.dead_ends += 1;
         }
         // Otherwise: nothing could move canonically; this prefix is a duplicate. Drop it.
+    }
+
+    /// TruSt's step: the lowest thread with an enabled event adds it (a read branches on its
+    /// sources, a write on its mo positions and on the reads it revisits); with none, the
+    /// graph is complete.
+    fn step_trust(&mut self, st: State) {
+        for t in 0..st.th.len() {
+            if st.th[t].status != Status::Running {
+                continue;
+            }
+            match self.pending(&st, t) {
+                Pending::Other | Pending::Join { ready: true } => return self.add_other(st, t),
+                Pending::Join { ready: false } => {}
+                Pending::Read => {
+                    self.add_read(std::borrow::Cow::Owned(st), t);
+                    return;
+                }
+            }
+        }
+        self.complete(st);
     }
 
     /// Executes thread-local instructions of `t` until it is at an event or done.
@@ -870,79 +922,124 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     }
 
     fn add_other(&mut self, st: State, t: usize) {
-        let ins = self.instr(&st, t).clone();
-        match ins {
-            Instr::Store { val, order, .. } => {
-                let v = val.eval(&st.th[t].regs).unwrap_or(0);
-                let Some(loc) = self.pending_loc(&st, t) else {
-                    unreachable!("a store has an address")
-                };
-                let positions = st.g.mo[loc].len();
-                // Coherence: the write goes after every write its hb-prefix has seen. Under
-                // `--equiv rf|value` mo is not branched on: the witness decides it at the end.
-                let first = if self.coarse {
-                    positions
-                } else {
-                    self.frontier(&st, t, loc) + 1
-                };
-                if self.limits.verify_incremental && !self.coarse {
-                    // Positions skipped by the incremental check must be inconsistent.
-                    for pos in 1..=positions {
-                        if pos >= first && st.views.may_insert_at(&st.g, loc, pos) {
-                            continue;
-                        }
-                        let mut next = st.clone();
-                        let ev = self.event(&st, t, EventKind::Write, Some(loc), order, v);
-                        let id = next.g.push(ev);
-                        next.g.mo[loc].insert(pos, id);
-                        assert!(
-                            self.model.prefix_violation(&next.g).is_some(),
-                            "incremental check skipped a consistent mo position"
-                        );
-                    }
-                }
-                let chosen: Vec<usize> = (first..=positions)
-                    .filter(|&pos| st.views.may_insert_at(&st.g, loc, pos))
-                    .collect();
-                let mut ev = self.event(&st, t, EventKind::Write, Some(loc), order, v);
-                ev.deps = self.access_deps(&st, t, true);
-                let mut st = Some(std::borrow::Cow::Owned(st));
-                for (k, &pos) in chosen.iter().enumerate() {
-                    let mut next = take_last(&mut st, k + 1 == chosen.len());
-                    let id = next.g.push(ev.clone());
-                    if let Some(w) = &mut next.witness {
-                        w.note(id, false);
-                    }
-                    next.g.mo[loc].insert(pos, id);
-                    next.views.add(&next.g, id);
-                    next.all_sc &= order.is_sc();
-                    Self::note_move(&mut next, t, id);
-                    if self.consistent(&mut next, id) {
-                        self.run(next);
-                    }
-                    if self.should_stop() {
-                        return;
-                    }
+        let Instr::Store { .. } = self.instr(&st, t) else {
+            // A fence, spawn or join: one way to add it.
+            let mut next = st;
+            let (id, check) = self.apply_other(&mut next, t);
+            if !check || self.consistent(&mut next, id) {
+                self.run(next);
+            }
+            return;
+        };
+        let Some(loc) = self.pending_loc(&st, t) else {
+            unreachable!("a store has an address")
+        };
+        let chosen = self.store_positions(&st, t, loc);
+        // TruSt: the reads this write may revisit, found on the graph before the write (its
+        // porf-prefix is its thread's).
+        let revisits = if self.trust {
+            let roots: Vec<EventId> = self.last_event(&st.g, t).into_iter().collect();
+            revisit::candidates(&st.g, &st.added, loc, &roots, None)
+        } else {
+            Vec::new()
+        };
+        let before = (!revisits.is_empty()).then(|| (st.g.clone(), st.added.clone()));
+        let mut st = Some(std::borrow::Cow::Owned(st));
+        for (k, &pos) in chosen.iter().enumerate() {
+            let mut next = take_last(&mut st, k + 1 == chosen.len());
+            let id = self.apply_store(&mut next, t, loc, pos);
+            if self.consistent(&mut next, id) {
+                self.run(next);
+            }
+            if self.should_stop() {
+                return;
+            }
+        }
+        if let Some((g, added)) = before {
+            for r in revisits {
+                self.revisit(&g, &added, r, revisit::Writer::Store { thread: t });
+                if self.should_stop() {
+                    return;
                 }
             }
+        }
+    }
+
+    /// The mo positions thread `t`'s pending store to `loc` may take: after every write its
+    /// hb-prefix has seen (coherence), never between an RMW and its source. Under `--equiv
+    /// rf|value` mo is not branched on: the witness decides it at the end.
+    fn store_positions(&self, st: &State, t: usize, loc: usize) -> Vec<usize> {
+        let positions = st.g.mo[loc].len();
+        let first = if self.coarse {
+            positions
+        } else {
+            self.frontier(st, t, loc) + 1
+        };
+        if self.limits.verify_incremental && !self.coarse {
+            // Positions skipped by the incremental check must be inconsistent.
+            let Instr::Store { val, order, .. } = self.instr(st, t) else {
+                unreachable!("store_positions of a store")
+            };
+            let v = val.eval(&st.th[t].regs).unwrap_or(0);
+            for pos in 1..=positions {
+                if pos >= first && st.views.may_insert_at(&st.g, loc, pos) {
+                    continue;
+                }
+                let mut next = st.clone();
+                let ev = self.event(st, t, EventKind::Write, Some(loc), *order, v);
+                let id = next.push(ev, false);
+                next.g.mo[loc].insert(pos, id);
+                assert!(
+                    self.model.prefix_violation(&next.g).is_some(),
+                    "incremental check skipped a consistent mo position"
+                );
+            }
+        }
+        (first..=positions)
+            .filter(|&pos| st.views.may_insert_at(&st.g, loc, pos))
+            .collect()
+    }
+
+    /// Adds thread `t`'s pending store to `loc` at mo position `pos`; returns its id.
+    fn apply_store(&self, next: &mut State, t: usize, loc: usize, pos: usize) -> EventId {
+        let Instr::Store { val, order, .. } = self.instr(next, t) else {
+            unreachable!("apply_store of a store")
+        };
+        let order = *order;
+        let v = val.eval(&next.th[t].regs).unwrap_or(0);
+        let mut ev = self.event(next, t, EventKind::Write, Some(loc), order, v);
+        ev.deps = self.access_deps(next, t, true);
+        let id = next.push(ev, false);
+        if let Some(w) = &mut next.witness {
+            w.note(id, false);
+        }
+        next.g.mo[loc].insert(pos, id);
+        next.views.add(&next.g, id);
+        next.all_sc &= order.is_sc();
+        Self::note_move(next, t, id);
+        id
+    }
+
+    /// Adds thread `t`'s pending fence, spawn or join; returns its id and whether the graph's
+    /// consistency must be checked (a fence may add an edge; spawns and joins add none).
+    fn apply_other(&self, next: &mut State, t: usize) -> (EventId, bool) {
+        let ins = self.instr(next, t).clone();
+        match ins {
             Instr::Fence { order } => {
-                let ev = self.event(&st, t, EventKind::Fence, None, order, 0);
-                let mut next = st;
-                let id = next.g.push(ev);
+                let ev = self.event(next, t, EventKind::Fence, None, order, 0);
+                let id = next.push(ev, false);
                 next.views.add(&next.g, id);
                 next.all_sc = false;
-                Self::note_move(&mut next, t, id);
-                if self.consistent(&mut next, id) {
-                    self.run(next);
-                }
+                Self::note_move(next, t, id);
+                (id, true)
             }
             Instr::Spawn { func, arg, dst } => {
-                let child = st.th.len();
+                let child = next.th.len();
                 let child_dep = self
                     .track_deps
                     .then(|| DepState::new(self.prog.functions[func].reg_names.len()));
                 let ev = self.event(
-                    &st,
+                    next,
                     t,
                     EventKind::Spawn { child },
                     None,
@@ -952,10 +1049,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 let f = &self.prog.functions[func];
                 let mut regs = vec![0; f.reg_names.len()];
                 if let Some(p) = f.param {
-                    regs[p] = arg.eval(&st.th[t].regs).unwrap_or(0);
+                    regs[p] = arg.eval(&next.th[t].regs).unwrap_or(0);
                 }
-                let mut next = st;
-                let id = next.g.push(ev);
+                let id = next.push(ev, false);
                 next.views.add(&next.g, id);
                 if let Some(d) = dst {
                     next.th[t].regs[d] = child as i64;
@@ -978,32 +1074,31 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     loops: Default::default(),
                     dep: child_dep,
                 });
-                Self::note_move(&mut next, t, id);
+                Self::note_move(next, t, id);
                 if let Some(w) = &mut next.witness {
                     w.extend(&next.g, id, &|_, _| false);
                 }
-                self.run(next);
+                (id, false)
             }
             Instr::Join { tid } => {
-                let child = tid.eval(&st.th[t].regs).unwrap_or(0) as usize;
+                let child = tid.eval(&next.th[t].regs).unwrap_or(0) as usize;
                 let ev = self.event(
-                    &st,
+                    next,
                     t,
                     EventKind::Join { child },
                     None,
                     MemOrder::NonAtomic,
                     0,
                 );
-                let mut next = st;
-                let id = next.g.push(ev);
+                let id = next.push(ev, false);
                 next.views.add(&next.g, id);
-                Self::note_move(&mut next, t, id);
+                Self::note_move(next, t, id);
                 if let Some(w) = &mut next.witness {
                     w.extend(&next.g, id, &|_, _| false);
                 }
-                self.run(next);
+                (id, false)
             }
-            _ => unreachable!("add_other called on a non-event instruction"),
+            _ => unreachable!("apply_other called on a non-event instruction"),
         }
     }
 
@@ -1011,17 +1106,51 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     /// RMW or CAS). Returns whether any source was allowed by the canonical-order bound.
     fn add_read(&mut self, state: std::borrow::Cow<'_, State>, t: usize) -> bool {
         let st: &State = &state;
-        let ins = self.instr(st, t).clone();
         let Some(loc) = self.pending_loc(st, t) else {
             unreachable!("add_read called on a non-read")
         };
-        let bound = st.th[t].bound;
-        let mut sources: Vec<usize> = st.g.mo[loc]
+        // TruSt has no bound: a read takes every source now, later writes revisit it.
+        let bound = if self.trust { 0 } else { st.th[t].bound };
+        let sources: Vec<usize> = st.g.mo[loc]
             .iter()
             .copied()
             .filter(|&w| w >= bound)
             .collect();
         let any = !sources.is_empty();
+        let choices = self.read_choices(st, t, loc, sources);
+        let sc_pending = self.pending_is_sc(st, t);
+        let n = choices.len();
+        let mut state = Some(state);
+        for (k, choice) in choices.into_iter().enumerate() {
+            let mut next = take_last(&mut state, k + 1 == n);
+            let (_, last) = self.apply_read(&mut next, t, loc, &choice, sc_pending);
+            if !choice.forward {
+                self.after_rmw(next, last, false);
+            } else if self.consistent(&mut next, last) {
+                if self.trust && choice.wev.is_some() {
+                    self.after_rmw(next, last, true);
+                } else {
+                    self.run(next);
+                }
+            }
+            if self.should_stop() {
+                break;
+            }
+        }
+        any
+    }
+
+    /// Every allowed way thread `t`'s pending read of `loc` can read from one of `sources`
+    /// (a weak CAS that may fail spuriously has two per source), prepared from the state
+    /// before any is explored.
+    fn read_choices(
+        &self,
+        st: &State,
+        t: usize,
+        loc: usize,
+        mut sources: Vec<usize>,
+    ) -> Vec<ReadChoice> {
+        let ins = self.instr(st, t).clone();
         // Under `--equiv rf|value`: a source with another write to the location hb-between it
         // and this read can never be read (the witness would refute it after a clone).
         let exact = !self.by_value.instr(&ins);
@@ -1045,11 +1174,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         } else {
             self.frontier(st, t, loc)
         };
-        let sc_pending = self.pending_is_sc(st, t);
-        let allowed: Vec<usize> = st.g.mo[loc][frontier..].to_vec();
+        let allowed = &st.g.mo[loc][frontier..];
         let regs = &st.th[t].regs;
-        // Every allowed (source, outcome) pair, prepared from the state before any is explored:
-        // the last one takes the state itself when the caller gave it away.
         let mut choices = Vec::new();
         for w in sources {
             let value = st.g.events[w].value;
@@ -1058,13 +1184,17 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             } else {
                 allowed.contains(&w)
             };
-            for (read_order, write, sets) in
+            for (k, (read_order, write, sets)) in
                 read_effects(&ins, regs, value, self.limits.spurious_cas)
+                    .into_iter()
+                    .enumerate()
             {
                 // Atomicity: no two RMWs read from the same write (the witness checks it
                 // under `--equiv rf|value`, where the source may stand for others).
-                let ok = coherent
-                    && (write.is_none() || (self.coarse && !exact) || st.views.free_for_rmw(w));
+                let free = write.is_none() || (self.coarse && !exact) || st.views.free_for_rmw(w);
+                // Under TruSt an RMW may read a write another RMW read: that graph is
+                // inconsistent, but its write part may still revisit the other RMW's read.
+                let ok = coherent && (free || self.trust);
                 if !ok && !self.limits.verify_incremental {
                     continue;
                 }
@@ -1082,6 +1212,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     wev,
                     by_value,
                     sets,
+                    alt: k > 0,
+                    forward: free,
                 };
                 if ok {
                     choices.push(choice);
@@ -1105,34 +1237,36 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 );
             }
         }
-        let n = choices.len();
-        let mut state = Some(state);
-        for (k, choice) in choices.into_iter().enumerate() {
-            let mut next = take_last(&mut state, k + 1 == n);
-            let (id, last) = Self::push_read(&mut next, loc, &choice, true);
-            next.all_sc &= sc_pending;
-            for &(r, v) in &choice.sets {
-                next.th[t].regs[r] = v;
-                if let Some(d) = &mut next.th[t].dep {
-                    d.regs[r] = vec![id];
-                }
-            }
-            Self::note_move(&mut next, t, id);
-            if self.consistent(&mut next, last) {
-                self.run(next);
-            }
-            if self.should_stop() {
-                break;
+        choices
+    }
+
+    /// Adds the read (and RMW write) of `choice` as thread `t`'s next event and sets the
+    /// registers it reads into; returns the read's id and the last event added.
+    fn apply_read(
+        &self,
+        next: &mut State,
+        t: usize,
+        loc: usize,
+        choice: &ReadChoice,
+        sc_pending: bool,
+    ) -> (EventId, EventId) {
+        let (id, last) = Self::push_read(next, loc, choice, true);
+        next.all_sc &= sc_pending;
+        for &(r, v) in &choice.sets {
+            next.th[t].regs[r] = v;
+            if let Some(d) = &mut next.th[t].dep {
+                d.regs[r] = vec![id];
             }
         }
-        any
+        Self::note_move(next, t, id);
+        (id, last)
     }
 
     /// Adds the read of `choice` (and the write of an RMW, immediately mo-after the write it
     /// read from) to `next`; `views`: record them in the hb views. Returns the read's id and
     /// the last event added.
     fn push_read(next: &mut State, loc: usize, c: &ReadChoice, views: bool) -> (EventId, EventId) {
-        let id = next.g.push(c.ev.clone());
+        let id = next.push(c.ev.clone(), c.alt);
         // A read that goes by value contributes no hb through its source (which is only a
         // representative): hb stays within the real po ∪ rf.
         next.g.rf[id] = (!c.by_value).then_some(c.w);
@@ -1144,7 +1278,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             next.views.add(&next.g, id);
         }
         if let Some(wev) = &c.wev {
-            let wid = next.g.push(wev.clone());
+            let wid = next.push(wev.clone(), false);
             let pos = next.g.mo[loc].iter().position(|&x| x == c.w).unwrap_or(0) + 1;
             next.g.mo[loc].insert(pos, wid);
             next.g.rmw.push((id, wid));

@@ -1,0 +1,353 @@
+//! Backward revisits: how TruSt (Kokologiannakis, Marmanis, Gladstein and Vafeiadis, "Truly
+//! Stateless, Optimal Dynamic Partial Order Reduction", POPL 2022) reaches every graph once
+//! without waiting reads and without remembering visited graphs.
+//!
+//! # The algorithm
+//!
+//! Events are added one at a time, each after its po-predecessor (the lowest thread with an
+//! enabled event moves). A read branches on every write it may read *now*. A write `a` branches
+//! on its mo positions (forward) and, for every read `r` of its location that is not in `a`'s
+//! porf-prefix, on a **backward revisit**: the graph is restricted to the events added before
+//! `r` plus `a`'s porf-prefix, `r` reads from `a`, and the exploration goes on from there.
+//!
+//! A revisit happens only if `r` and every deleted event were **maximally added**: a read reads
+//! from the mo-latest write among the events added before it and `a`'s porf-prefix (and took
+//! its source's first outcome), a write is mo-latest among them and no read among them reads
+//! from it. Of all graphs that restrict to the same revisited graph, exactly one has its
+//! deleted part maximal, so each graph is produced once; the paper proves it for every model
+//! whose consistency is prefix-closed and in which a maximally added event keeps a graph
+//! consistent (SC, TSO, PSO, RC11 without load buffering; we also run ARMv8 and C11 this way,
+//! both without load buffering, and the brute-force oracle checks the counts).
+//!
+//! # How the restricted graph is built
+//!
+//! Event ids stay a linearisation of po ∪ rf (the incremental views need a read's source
+//! before the read), so "added before" is kept separately as a stamp per event ([`Added`]); a
+//! revisited read keeps its stamp while its new source gets a later one. The restricted state
+//! is rebuilt by **replaying** the kept events, in their old id order, from the initial state:
+//! each thread's local code is re-run up to its next kept event, which is added with the same
+//! source and mo order as before. This re-derives registers, loop counts, blocked threads and
+//! bugs of the smaller graph without storing any of them. The kept events are a porf-prefix of
+//! a consistent graph (hence consistent), so only `a` (at each mo position) and `r` are checked.
+
+use super::{Explorer, ReadChoice, State, Status};
+use crate::checker::graph::{EventId, EventKind, ExecutionGraph};
+use crate::checker::{Control, Incomplete};
+
+/// When each event was added (TruSt's `≤G`), and which reads took the second outcome of their
+/// source (a weak CAS failing spuriously).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Added {
+    stamp: Vec<u32>,
+    alt: Vec<bool>,
+    next: u32,
+}
+
+impl Added {
+    /// The stamps of a graph of `init` initialisation writes.
+    pub(super) fn new(init: usize) -> Added {
+        Added {
+            stamp: (0..init as u32).collect(),
+            alt: vec![false; init],
+            next: init as u32,
+        }
+    }
+
+    /// Stamps the event just appended as the latest one.
+    pub(super) fn push(&mut self, alt: bool) {
+        self.stamp.push(self.next);
+        self.alt.push(alt);
+        self.next += 1;
+    }
+}
+
+/// The write doing a backward revisit.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Writer {
+    /// The pending store of `thread`, not yet in the graph (its mo position is branched on).
+    Store { thread: usize },
+    /// The write part of an RMW, in the graph (right after the write its read part read).
+    Rmw { write: EventId },
+}
+
+/// The reads of `loc` a new write may revisit, latest first. `roots`: the write's porf
+/// predecessors in `g` (its thread's last event, or the write itself for an RMW's, whose
+/// read part is in `g`); `a`: the write when it is in `g`.
+pub(super) fn candidates(
+    g: &ExecutionGraph,
+    added: &Added,
+    loc: usize,
+    roots: &[EventId],
+    a: Option<EventId>,
+) -> Vec<EventId> {
+    let n = g.len();
+    let reads = (g.num_locs()..n).any(|e| g.events[e].is_read() && g.events[e].loc == Some(loc));
+    if !reads {
+        return Vec::new();
+    }
+    let porf = g.porf_prefix(roots);
+    let mut outside: Vec<EventId> = (g.num_locs()..n).filter(|&e| !porf[e]).collect();
+    outside.sort_unstable_by_key(|&e| std::cmp::Reverse(added.stamp[e]));
+    let mut found = Vec::new();
+    // Each event's maximality does not depend on the read revisited: walk back from the
+    // latest event; the first one not maximally added ends the candidates (it would be
+    // deleted by any earlier read's revisit).
+    for e in outside {
+        if !maximal(g, added, &porf, a, e) {
+            break;
+        }
+        let ev = &g.events[e];
+        if ev.is_read() && ev.loc == Some(loc) {
+            found.push(e);
+        }
+    }
+    found
+}
+
+/// Whether `e` was maximally added with respect to the events added no later than it and the
+/// revisiting write's porf-prefix (`a` itself excluded).
+fn maximal(
+    g: &ExecutionGraph,
+    added: &Added,
+    porf: &[bool],
+    a: Option<EventId>,
+    e: EventId,
+) -> bool {
+    let stamp = added.stamp[e];
+    let previous = |x: EventId| Some(x) != a && (added.stamp[x] <= stamp || porf[x]);
+    let ev = &g.events[e];
+    let latest = |w: EventId| {
+        let mo = &g.mo[ev.loc.expect("an access has a location")];
+        let pos = mo.iter().position(|&x| x == w).expect("a write is in mo");
+        mo[pos + 1..].iter().all(|&x| !previous(x))
+    };
+    match ev.kind {
+        EventKind::Read => {
+            if added.alt[e] {
+                return false;
+            }
+            let w = g.rf[e].expect("a read has a source");
+            previous(w) && latest(w)
+        }
+        EventKind::Write => {
+            latest(e) && !(0..g.len()).any(|x| g.rf[x] == Some(e) && previous(x))
+        }
+        _ => true,
+    }
+}
+
+impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
+    /// Continues from `next`, whose last event `w` is an RMW's write: forward (unless `next`
+    /// is known inconsistent), then revisiting every read `w` may revisit.
+    pub(super) fn after_rmw(&mut self, next: State, w: EventId, forward: bool) {
+        let loc = next.g.events[w].loc.expect("a write has a location");
+        let revisits = candidates(&next.g, &next.added, loc, &[w], Some(w));
+        if revisits.is_empty() {
+            if forward {
+                self.run(next);
+            }
+            return;
+        }
+        let (g, added) = (next.g.clone(), next.added.clone());
+        if forward {
+            self.run(next);
+        }
+        for r in revisits {
+            if self.should_stop() {
+                return;
+            }
+            self.revisit(&g, &added, r, Writer::Rmw { write: w });
+        }
+    }
+
+    /// The backward revisit of read `r` of `g` by `a`: the events added before `r` and `a`'s
+    /// porf-prefix are replayed, then `r` reads from `a`.
+    pub(super) fn revisit(&mut self, g: &ExecutionGraph, added: &Added, r: EventId, a: Writer) {
+        let roots: Vec<EventId> = match a {
+            Writer::Store { thread } => g.threads[thread]
+                .events
+                .last()
+                .copied()
+                .or(g.threads[thread].spawned_by)
+                .into_iter()
+                .collect(),
+            Writer::Rmw { write } => vec![write],
+        };
+        let porf = g.porf_prefix(&roots);
+        let limit = added.stamp[r];
+        let rmw_write: std::collections::HashMap<EventId, EventId> = g.rmw.iter().copied().collect();
+        let write_parts: std::collections::HashSet<EventId> =
+            g.rmw.iter().map(|&(_, w)| w).collect();
+        let mut st = super::initial_state(self.prog, self.model, &self.limits);
+        let mut threads = vec![usize::MAX; g.threads.len()];
+        threads[0] = 0;
+        let mut ids = vec![usize::MAX; g.len()];
+        for (i, id) in ids.iter_mut().enumerate().take(g.num_locs()) {
+            *id = i;
+        }
+        for x in g.num_locs()..g.len() {
+            if x == r || write_parts.contains(&x) || !(added.stamp[x] < limit || porf[x]) {
+                continue;
+            }
+            let t = threads[g.events[x].thread];
+            if !self.replay_step(&mut st, g, x, t, &ids, added.alt[x]) {
+                return;
+            }
+            let id = st.g.len() - 1 - usize::from(rmw_write.contains_key(&x));
+            ids[x] = id;
+            st.added.stamp[id] = added.stamp[x];
+            st.added.alt[id] = added.alt[x];
+            if let Some(&w) = rmw_write.get(&x) {
+                ids[w] = id + 1;
+                st.added.stamp[id + 1] = added.stamp[w];
+            }
+            if let EventKind::Spawn { child } = g.events[x].kind {
+                threads[child] = st.th.len() - 1;
+            }
+        }
+        st.added.next = added.next;
+        let rt = threads[g.events[r].thread];
+        match a {
+            Writer::Rmw { write } => {
+                // The RMW was checked only as part of a graph it may have been inconsistent
+                // with (another RMW read its source): check it in the smaller graph.
+                let a = ids[write];
+                if self.consistent(&mut st, a) {
+                    self.read_from(st, rt, a, limit);
+                }
+            }
+            Writer::Store { thread } => {
+                let t = threads[thread];
+                if !self.local(&mut st, t) {
+                    return;
+                }
+                let loc = self.pending_loc(&st, t).expect("the revisiting store");
+                let positions = self.store_positions(&st, t, loc);
+                let mut slot = Some(std::borrow::Cow::Owned(st));
+                for (k, &pos) in positions.iter().enumerate() {
+                    let mut next = super::take_last(&mut slot, k + 1 == positions.len());
+                    let id = self.apply_store(&mut next, t, loc, pos);
+                    if self.consistent(&mut next, id) {
+                        self.read_from(next, rt, id, limit);
+                    }
+                    if self.should_stop() {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs thread `t`'s local code up to its next event; false when the exploration must
+    /// stop (a local loop that never reaches an event).
+    fn local(&mut self, st: &mut State, t: usize) -> bool {
+        match self.run_local(st, t) {
+            Ok(()) => true,
+            Err(inc) => {
+                self.stats.incomplete = Some::<Incomplete>(inc);
+                false
+            }
+        }
+    }
+
+    /// Adds old event `x` of `g` again as thread `t`'s next event in `st`, with the same
+    /// source (renamed by `ids`) and outcome (`alt`), or the same place in mo among the
+    /// events replayed so far. False when the exploration must stop, or when the replayed
+    /// graph cannot be consistent (two kept RMWs read the same write).
+    fn replay_step(
+        &mut self,
+        st: &mut State,
+        g: &ExecutionGraph,
+        x: EventId,
+        t: usize,
+        ids: &[EventId],
+        alt: bool,
+    ) -> bool {
+        if !self.local(st, t) {
+            return false;
+        }
+        debug_assert_eq!(st.th[t].status, Status::Running, "replayed thread stopped");
+        let old = &g.events[x];
+        match old.kind {
+            EventKind::Read => {
+                let loc = self.pending_loc(st, t).expect("a replayed read");
+                debug_assert_eq!(Some(loc), old.loc, "replay diverged");
+                let w = ids[g.rf[x].expect("a read has a source")];
+                if g.rmw.iter().any(|&(rd, _)| rd == x) && !st.views.free_for_rmw(w) {
+                    // Another kept RMW read the same write: no consistent graph.
+                    return false;
+                }
+                let sc = self.pending_is_sc(st, t);
+                let choice = self.forced_choice(st, t, loc, w, usize::from(alt));
+                self.apply_read(st, t, loc, &choice, sc);
+            }
+            EventKind::Write => {
+                let loc = old.loc.expect("a write has a location");
+                let before = g.mo[loc].iter().position(|&y| y == x).expect("in mo");
+                let pos = g.mo[loc][..before]
+                    .iter()
+                    .filter(|&&y| ids[y] != usize::MAX)
+                    .count();
+                self.apply_store(st, t, loc, pos);
+            }
+            EventKind::Fence | EventKind::Spawn { .. } | EventKind::Join { .. } => {
+                self.apply_other(st, t);
+            }
+            EventKind::Init => unreachable!("init events are not replayed"),
+        }
+        true
+    }
+
+    /// The way thread `t`'s pending read of `loc` reads from `w` with its `k`-th outcome.
+    fn forced_choice(&self, st: &State, t: usize, loc: usize, w: EventId, k: usize) -> ReadChoice {
+        let ins = self.instr(st, t).clone();
+        let value = st.g.events[w].value;
+        let effects = super::read_effects(&ins, &st.th[t].regs, value, self.limits.spurious_cas);
+        let (read_order, write, sets) = effects.into_iter().nth(k).expect("replayed outcome");
+        let mut ev = self.event(st, t, EventKind::Read, Some(loc), read_order, value);
+        ev.deps = self.access_deps(st, t, false);
+        let wev = write.map(|(wo, v)| {
+            let mut wev = self.event(st, t, EventKind::Write, Some(loc), wo, v);
+            wev.deps = self.access_deps(st, t, true);
+            wev
+        });
+        ReadChoice {
+            w,
+            ev,
+            wev,
+            by_value: false,
+            sets,
+            alt: k > 0,
+            forward: true,
+        }
+    }
+
+    /// Thread `t`'s pending read (the revisited one, stamped `stamp`) reads from `a`: each
+    /// coherent outcome is explored (an RMW's write part may revisit in turn).
+    fn read_from(&mut self, mut st: State, t: usize, a: EventId, stamp: u32) {
+        if !self.local(&mut st, t) {
+            return;
+        }
+        let loc = self.pending_loc(&st, t).expect("the revisited read");
+        let choices = self.read_choices(&st, t, loc, vec![a]);
+        let sc = self.pending_is_sc(&st, t);
+        let n = choices.len();
+        let mut slot = Some(std::borrow::Cow::Owned(st));
+        for (k, choice) in choices.into_iter().enumerate() {
+            let mut next = super::take_last(&mut slot, k + 1 == n);
+            let (id, last) = self.apply_read(&mut next, t, loc, &choice, sc);
+            // The revisited read keeps its place in the order of additions.
+            next.added.stamp[id] = stamp;
+            if self.consistent(&mut next, last) {
+                if choice.wev.is_some() {
+                    self.after_rmw(next, last, true);
+                } else {
+                    self.run(next);
+                }
+            }
+            if self.should_stop() {
+                return;
+            }
+        }
+    }
+}
