@@ -100,14 +100,33 @@ fn explore_families(c: &mut Criterion) {
         let count = expect["check"]["executions"].as_u64().expect("executions");
         cases.push((name.into(), src, checker::DEFAULT_UNROLL, count));
     }
-    for model in [Model::Sc, Model::Rc11] {
-        let mut group = c.benchmark_group(format!("explore-{model}"));
+    // TruSt (the explorer) and, as the baseline measured in the same run, the canonical-order
+    // explorer it replaced (`Limits::canonical`), which waits for writes and has dead ends
+    // (indexer-12 is left out of the canonical group: exponential there).
+    cases.push((
+        "indexer-12".into(),
+        families::indexer(12),
+        13,
+        families::indexer_count(12),
+    ));
+    for (model, canonical) in [
+        (Model::Sc, false),
+        (Model::Rc11, false),
+        (Model::Sc, true),
+        (Model::Rc11, true),
+    ] {
+        let suffix = if canonical { "-canonical" } else { "" };
+        let mut group = c.benchmark_group(format!("explore-{model}{suffix}"));
         for (name, src, unroll, count) in &cases {
+            if canonical && name == "indexer-12" {
+                continue;
+            }
             let prog = fensyn::frontend::parse_c("family.c", src).expect("parses");
             let opts = CheckOptions {
                 model,
                 limits: Limits {
                     unroll: Some(*unroll),
+                    canonical,
                     ..Limits::default()
                 },
                 ..CheckOptions::default()

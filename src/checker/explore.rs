@@ -3,10 +3,19 @@
 //! # How every graph is visited once
 //!
 //! A consistent graph has an acyclic `po ∪ rf` (no thin air), so its events can be added one by
-//! one such that each event's po-predecessor and rf-source are already present. Among all such
-//! orders we generate only the **canonical** one: at every step, the enabled event of the
-//! lowest-numbered thread is added (an event is enabled when its po-predecessor, its rf source
-//! and, for a join, the joined thread's last event are present). The explorer branches on
+//! one, each after its po-predecessor. Graphs are explored by **TruSt** (Kokologiannakis et al.,
+//! POPL 2022; see `revisit`): the lowest thread with an enabled event adds it; a read branches
+//! on every write it may read now, a write on its mo positions and on **backward revisits** of
+//! earlier reads of its location, allowed only when the events the revisit deletes were
+//! maximally added. Nothing is remembered between branches (memory is the current path), and
+//! no branch is a dead end: every leaf is a consistent complete graph, blocked or cut ones
+//! included.
+//!
+//! Under `--equiv rf|value` (and with [`Limits::canonical`]) the explorer runs in **canonical
+//! order** instead, which the SC witness of `witness` needs (a witness is extended event by
+//! event and never shrinks): at every step the enabled event of the lowest-numbered thread is
+//! added (an event is enabled when its po-predecessor, its rf source and, for a join, the
+//! joined thread's last event are present). It branches on
 //!
 //! * which thread moves next — a thread may only move if no lower thread has an enabled event;
 //!   a lower thread whose next event is a read may wait, but then its read must later read from
@@ -16,7 +25,8 @@
 //! * the mo position of each new write among the existing writes to its location.
 //!
 //! Each choice sequence yields a different graph, and every consistent graph's canonical order
-//! is one of the sequences, so every graph is produced exactly once. Partial graphs are checked
+//! is one of the sequences, so every graph is produced exactly once; a waiting read whose write
+//! never comes is a dead end (`Stats::dead_ends`). In both modes partial graphs are checked
 //! for consistency after every memory event: RC11 and SC consistency are preserved by taking
 //! po ∪ rf-prefixes, so an inconsistent prefix can be cut without losing graphs.
 //!
@@ -191,7 +201,8 @@ pub struct Stats {
     /// Partial graphs explored (each a consistent prefix of some execution).
     pub states: u64,
     /// Prefixes dropped because no thread could move in canonical order (they are explored
-    /// as other prefixes already): the explorer's redundant work.
+    /// as other prefixes already): the canonical explorer's redundant work. Always 0 under
+    /// TruSt, which has no dead ends.
     pub dead_ends: u64,
 }
 

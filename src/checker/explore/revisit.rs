@@ -129,9 +129,7 @@ fn maximal(
             let w = g.rf[e].expect("a read has a source");
             previous(w) && latest(w)
         }
-        EventKind::Write => {
-            latest(e) && !(0..g.len()).any(|x| g.rf[x] == Some(e) && previous(x))
-        }
+        EventKind::Write => latest(e) && !(0..g.len()).any(|x| g.rf[x] == Some(e) && previous(x)),
         _ => true,
     }
 }
@@ -175,7 +173,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         };
         let porf = g.porf_prefix(&roots);
         let limit = added.stamp[r];
-        let rmw_write: std::collections::HashMap<EventId, EventId> = g.rmw.iter().copied().collect();
+        let rmw_write: std::collections::HashMap<EventId, EventId> =
+            g.rmw.iter().copied().collect();
         let write_parts: std::collections::HashSet<EventId> =
             g.rmw.iter().map(|&(_, w)| w).collect();
         let mut st = super::initial_state(self.prog, self.model, &self.limits);
