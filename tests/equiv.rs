@@ -145,7 +145,7 @@ fn equiv_rf_is_refused_where_it_is_not_implemented() {
     assert_eq!(j["equiv"], "graph");
     let out = fensyn(&["check", "--format", "json", "--model", "sc", path]);
     let j: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert_eq!(j["equiv"], "value");
+    assert_eq!(j["equiv"], "rf");
 }
 
 /// The fixtures with expectations, outside `fixtures/bench`, with the extra arguments their

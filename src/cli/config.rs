@@ -266,7 +266,7 @@ pub struct Settings {
     pub spurious_cas: bool,
     /// Whether inserted fences get an explanatory comment (`comments` in the configuration).
     pub comments: bool,
-    /// `None`: the coarsest equivalence sound for the question (see `checker::resolve_equiv`).
+    /// `None`: rf where it is sound, else graph (see `checker::resolve_equiv`).
     pub equiv: Option<crate::checker::Equiv>,
     /// Exploration threads.
     pub jobs: usize,

@@ -177,7 +177,7 @@ pub struct CommonArgs {
     /// fixed program; synthesis always uses graphs): `graph` one per execution graph, `rf` one
     /// per reads-from class, `value` one per vector of values read. rf and value need
     /// sequential consistency (`--model sc`, or an rc11 program whose accesses are all
-    /// seq_cst) [default: value where it applies, else graph]
+    /// seq_cst) [default: rf where it applies, else graph]
     #[arg(long, value_enum)]
     pub equiv: Option<checker::Equiv>,
     /// Exploration threads; results and their order do not depend on it [default: the
@@ -225,7 +225,7 @@ pub struct FileArgs {
     pub timeout: Option<f64>,
     pub unroll: u32,
     pub spurious_cas: bool,
-    /// `None`: the coarsest sound equivalence.
+    /// `None`: rf where it is sound, else graph.
     pub equiv: Option<checker::Equiv>,
     pub jobs: usize,
 }
@@ -452,7 +452,7 @@ fn needs_graphs(common: &FileArgs, why: &str, err: Out) -> Result<(), i32> {
 }
 
 /// The equivalence and model a check explores with (`asked`: `--equiv`, `None` for the
-/// coarsest sound one); an equivalence the model cannot use is an input error (exit 3).
+/// rf where it is sound, else graph); an equivalence the model cannot use is an input error (exit 3).
 fn explored_as(
     prog: &Program,
     common: &FileArgs,
@@ -933,8 +933,8 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         cost,
         optimal_limit,
     };
-    // The equivalence of the re-check of the fixed program (`--equiv`, default: the coarsest
-    // that applies); an explicit one that does not apply to the input is an input error.
+    // The equivalence of the re-check of the fixed program (`--equiv`, default: rf
+    // where it applies); an explicit one that does not apply to the input is an input error.
     let recheck = match explored_as(&prog, common, common.equiv, &name, err) {
         Ok(s) => s.equiv,
         Err(code) => return code,
