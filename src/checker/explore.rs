@@ -204,6 +204,9 @@ pub struct Stats {
     /// as other prefixes already): the canonical explorer's redundant work. Always 0 under
     /// TruSt, which has no dead ends.
     pub dead_ends: u64,
+    /// Backward revisits (TruSt): restricted graphs rebuilt by replay, each the root of a
+    /// subtree of new graphs.
+    pub revisits: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -221,6 +224,9 @@ struct ThreadState {
     bound: usize,
     /// How often each loop head was reached.
     loops: std::collections::BTreeMap<usize, u32>,
+    /// `run_local` stopped at the thread's next event (an access, fence or spawn, already
+    /// validated): running it again would change nothing. Cleared when the thread moves.
+    at_event: bool,
     /// Dependency tracking (see `deps`), when on.
     dep: Option<DepState>,
 }
@@ -253,6 +259,15 @@ struct State {
 }
 
 impl State {
+    /// Room for `n` events in every per-event vector.
+    fn reserve(&mut self, n: usize) {
+        let more = n.saturating_sub(self.g.len());
+        self.g.events.reserve(more);
+        self.g.rf.reserve(more);
+        self.views.reserve(more);
+        self.added.reserve(more);
+    }
+
     /// Appends `ev` to `g` as the latest event; `alt`: a read that took the second outcome of
     /// its source (a weak CAS failing spuriously).
     fn push(&mut self, ev: Event, alt: bool) -> EventId {
@@ -369,6 +384,7 @@ fn initial_state(prog: &Program, model: Model, limits: &Limits) -> State {
             status: Status::Running,
             bound: 0,
             loops: Default::default(),
+            at_event: false,
             dep: track_deps.then(|| DepState::new(main.reg_names.len())),
         }],
     }
@@ -441,14 +457,16 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         // Run every thread up to its next event. A thread that stops can make another stop too
         // (a join of a failed thread waits forever), so repeat until nothing changes.
         loop {
-            let before: Vec<Option<ThreadEnd>> = st.g.threads.iter().map(|t| t.end).collect();
+            // A thread's end only goes from None to Some: counting them tells a change.
+            let ended = |st: &State| st.g.threads.iter().filter(|t| t.end.is_some()).count();
+            let before = ended(&st);
             for t in 0..st.th.len() {
                 if let Err(inc) = self.run_local(&mut st, t) {
                     self.stats.incomplete = Some(inc);
                     return;
                 }
             }
-            if st.g.threads.iter().map(|t| t.end).eq(before) {
+            if ended(&st) == before {
                 break;
             }
         }
@@ -542,6 +560,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     fn run_local(&mut self, st: &mut State, t: usize) -> Result<(), Incomplete> {
         let func_id = st.g.threads[t].func;
         let func = &self.prog.functions[func_id];
+        if st.th[t].at_event {
+            return Ok(());
+        }
         let mut steps = 0usize;
         loop {
             if st.th[t].status != Status::Running {
@@ -656,7 +677,10 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                         }
                     }
                 }
-                Instr::Fence { .. } => return Ok(()),
+                Instr::Fence { .. } => {
+                    st.th[t].at_event = true;
+                    return Ok(());
+                }
                 // A memory access becomes pending; a bad address or a division by zero in its
                 // operands stops the thread before it (see `check_access`).
                 Instr::Load { .. }
@@ -664,6 +688,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 | Instr::Cas { .. }
                 | Instr::Store { .. } => {
                     self.check_access(st, t, pc);
+                    st.th[t].at_event = true;
                     return Ok(());
                 }
                 Instr::Assume { cond } => match cond.eval(regs) {
@@ -694,11 +719,10 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 }
                 Instr::Spawn { arg, .. } => {
                     if arg.eval(regs).is_err() {
-                        {
-                            self.fail_ub(st, t, pc);
-                            return Ok(());
-                        };
+                        self.fail_ub(st, t, pc);
+                        return Ok(());
                     }
+                    st.th[t].at_event = true;
                     return Ok(());
                 }
             }
@@ -930,6 +954,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         }
         st.th[t].bound = 0;
         st.th[t].pc += 1;
+        st.th[t].at_event = false;
     }
 
     fn add_other(&mut self, st: State, t: usize) {
@@ -954,7 +979,13 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         } else {
             Vec::new()
         };
-        let before = (!revisits.is_empty()).then(|| (st.g.clone(), st.added.clone()));
+        // Revisits first, from the graph before the write (no copy of it is kept).
+        for r in revisits {
+            self.revisit(&st.g, &st.added, r, revisit::Writer::Store { thread: t });
+            if self.should_stop() {
+                return;
+            }
+        }
         let mut st = Some(std::borrow::Cow::Owned(st));
         for (k, &pos) in chosen.iter().enumerate() {
             let mut next = take_last(&mut st, k + 1 == chosen.len());
@@ -964,14 +995,6 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             }
             if self.should_stop() {
                 return;
-            }
-        }
-        if let Some((g, added)) = before {
-            for r in revisits {
-                self.revisit(&g, &added, r, revisit::Writer::Store { thread: t });
-                if self.should_stop() {
-                    return;
-                }
             }
         }
     }
@@ -1083,6 +1106,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     status: Status::Running,
                     bound: 0,
                     loops: Default::default(),
+                    at_event: false,
                     dep: child_dep,
                 });
                 Self::note_move(next, t, id);
@@ -1740,6 +1764,8 @@ pub fn explore_parallel(
                 }
                 if splitter.stats.incomplete.is_some() {
                     total.states = splitter.stats.states;
+                    total.revisits = splitter.stats.revisits;
+                    total.revisits = splitter.stats.revisits;
                     total.dead_ends = splitter.stats.dead_ends;
                     total.incomplete = splitter.stats.incomplete.clone();
                     return (total, Vec::new());
@@ -1748,6 +1774,7 @@ pub fn explore_parallel(
             tasks = next;
         }
         total.states = splitter.stats.states;
+        total.revisits = splitter.stats.revisits;
         total.dead_ends = splitter.stats.dead_ends;
     }
     let n = tasks.len();
@@ -1838,6 +1865,7 @@ pub fn explore_parallel(
                 at += 1;
                 total.states += r.stats.states;
                 total.dead_ends += r.stats.dead_ends;
+                total.revisits += r.stats.revisits;
                 match r.visits {
                     Some(visits) => {
                         let mut graphs = r.buggy.into_iter();

@@ -271,11 +271,7 @@ impl ExecutionGraph {
                     stack.push(sp);
                 }
             }
-            for &(r, w) in &self.rmw {
-                if w == e {
-                    stack.push(r);
-                }
-            }
+            // An RMW's read is its write's po-predecessor: covered above.
         }
         keep
     }

@@ -103,6 +103,16 @@ impl Views {
         }
     }
 
+    /// Room for `more` events.
+    pub fn reserve(&mut self, more: usize) {
+        self.vc.reserve(more);
+        self.index.reserve(more);
+        self.msg.reserve(more);
+        self.reads_msg.reserve(more);
+        self.rel_fence.reserve(more);
+        self.rmw_read.reserve(more);
+    }
+
     /// The views of a graph that holds only initialisation writes.
     pub fn new(g: &ExecutionGraph) -> Views {
         let n = g.len();

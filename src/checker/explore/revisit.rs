@@ -53,6 +53,11 @@ impl Added {
         }
     }
 
+    pub(super) fn reserve(&mut self, more: usize) {
+        self.stamp.reserve(more);
+        self.alt.reserve(more);
+    }
+
     /// Stamps the event just appended as the latest one.
     pub(super) fn push(&mut self, alt: bool) {
         self.stamp.push(self.next);
@@ -135,8 +140,8 @@ fn maximal(
 }
 
 impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
-    /// Continues from `next`, whose last event `w` is an RMW's write: forward (unless `next`
-    /// is known inconsistent), then revisiting every read `w` may revisit.
+    /// Continues from `next`, whose last event `w` is an RMW's write: revisiting every read `w`
+    /// may revisit, then forward (unless `next` is known inconsistent).
     pub(super) fn after_rmw(&mut self, next: State, w: EventId, forward: bool) {
         let loc = next.g.events[w].loc.expect("a write has a location");
         let revisits = candidates(&next.g, &next.added, loc, &[w], Some(w));
@@ -146,15 +151,15 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             }
             return;
         }
-        let (g, added) = (next.g.clone(), next.added.clone());
-        if forward {
-            self.run(next);
-        }
+        // Revisits first, from `next` itself (no copy of it is kept).
         for r in revisits {
+            self.revisit(&next.g, &next.added, r, Writer::Rmw { write: w });
             if self.should_stop() {
                 return;
             }
-            self.revisit(&g, &added, r, Writer::Rmw { write: w });
+        }
+        if forward {
+            self.run(next);
         }
     }
 
@@ -173,11 +178,13 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         };
         let porf = g.porf_prefix(&roots);
         let limit = added.stamp[r];
+        self.stats.revisits += 1;
         let rmw_write: std::collections::HashMap<EventId, EventId> =
             g.rmw.iter().copied().collect();
         let write_parts: std::collections::HashSet<EventId> =
             g.rmw.iter().map(|&(_, w)| w).collect();
         let mut st = super::initial_state(self.prog, self.model, &self.limits);
+        st.reserve(g.len() + 2);
         let mut threads = vec![usize::MAX; g.threads.len()];
         threads[0] = 0;
         let mut ids = vec![usize::MAX; g.len()];
