@@ -358,3 +358,63 @@ fn random_litmus_programs_are_fixed_optimally() {
     eprintln!("{fixed} random programs fixed optimally, {clean} without a weak-only outcome");
     assert!(fixed >= 20 && clean >= 5, "fixed {fixed}, clean {clean}");
 }
+
+/// `Requirement::fixed_by` under rc11 (the explorer's incremental check: vector clocks, the
+/// coherence frontier, psc on the seq_cst rows) gives the verdict of the recomputed relations
+/// (`fixed_by_relations`) — fixed or not, and how — for every requirement of every fixture
+/// buggy under rc11 (its first 24), under every assignment of one candidate site (two where a
+/// fixture has at most 12 sites), all orders, and under each order at every site at once.
+#[test]
+fn fast_rc11_verdicts_match_the_relations() {
+    let mut compared = 0u64;
+    let mut fixed = 0u64;
+    for path in fixtures() {
+        if model_of(&path) != Model::Rc11 || rel(&path).starts_with("fixtures/bench/") {
+            continue;
+        }
+        let (name, _src, prog) = load(&path);
+        let opts = CheckOptions {
+            model: Model::Rc11,
+            limits: limits_of(&path),
+            ..CheckOptions::default()
+        };
+        let res = checker::check(&prog, &opts);
+        if res.buggy.is_empty() || res.stats.incomplete.is_some() {
+            continue;
+        }
+        let reqs = requirements(&res.buggy, Model::Rc11);
+        let sites = candidate_sites(&prog, &reqs);
+        let mut check = |a: &Assignment| {
+            for r in reqs.iter().take(24) {
+                let fast = r.fixed_by(a, Model::Rc11);
+                let slow = r.fixed_by_relations(a, Model::Rc11);
+                assert_eq!(fast, slow, "{name}: {:?} under {:?}", r.bug, a.orders);
+                compared += 1;
+                fixed += u64::from(fast.is_some());
+            }
+        };
+        // Pairs of sites where there are few (the number of pairs grows fast).
+        let k = if sites.len() <= 12 { 2 } else { 1 };
+        assignments(&sites, k, 0, &mut Assignment::default(), &mut check);
+        for o in [
+            MemOrder::Acquire,
+            MemOrder::Release,
+            MemOrder::AcqRel,
+            MemOrder::SeqCst,
+        ] {
+            let mut all = Assignment::default();
+            for c in &sites {
+                if c.orders.contains(&o) {
+                    all.set(c.site, o);
+                }
+            }
+            check(&all);
+        }
+    }
+    eprintln!("{fixed} of {compared} verdicts were fixes");
+    assert!(compared > 50_000, "only {compared} verdicts compared");
+    assert!(
+        fixed > 1_000 && fixed < compared,
+        "{fixed} of {compared} fixed"
+    );
+}

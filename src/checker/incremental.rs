@@ -113,6 +113,60 @@ impl Views {
         self.rmw_read.reserve(more);
     }
 
+    /// RC11 consistency of a complete graph whose event ids are a po ∪ rf order (as the
+    /// explorer builds them, fences inserted by `with_fences` included), checked the way the
+    /// explorer checks each step: hb by vector clocks, coherence by the frontier rule of every
+    /// access, then psc on the seq_cst rows. Quadratic, where recomputing the relations
+    /// (`model::Relations`) is cubic. Atomicity and no-thin-air are not checked (they hold for
+    /// any graph the explorer visited, with or without extra fences). Returns the axiom that
+    /// fails, if any, and the views (for hb queries on `g`).
+    pub fn rc11_verdict(g: &ExecutionGraph) -> (Option<super::model::Axiom>, Views) {
+        use super::model::Axiom;
+        let inits = g.num_locs();
+        let mut h = ExecutionGraph {
+            events: g.events[..inits].to_vec(),
+            threads: g
+                .threads
+                .iter()
+                .map(|t| super::graph::ThreadTrace {
+                    events: Vec::with_capacity(t.events.len()),
+                    ..t.clone()
+                })
+                .collect(),
+            rf: vec![None; inits],
+            mo: g.mo.clone(),
+            rmw: g.rmw.clone(),
+            bugs: Vec::new(),
+        };
+        let mut views = Views::new(&h);
+        views.reserve(g.len());
+        let position = |x: Loc, w: EventId| g.mo[x].iter().position(|&y| y == w);
+        for e in inits..g.len() {
+            let ev = &g.events[e];
+            if let Some(x) = ev.loc.filter(|_| ev.is_access()) {
+                // The coherence frontier of the accesses hb-before `e` (its po-predecessors'
+                // clock: an acquire's own sw only adds writes at or before its source).
+                let pre = views.pre_clock(&h, ev.thread);
+                let f = views.frontier(&h, &pre, x);
+                let ok = match ev.kind {
+                    EventKind::Read => g.rf[e].and_then(|w| position(x, w)).is_some_and(|p| p >= f),
+                    _ => position(x, e).is_some_and(|p| p > f),
+                };
+                if !ok {
+                    return (Some(Axiom::Coherence), views);
+                }
+            }
+            let id = h.push(ev.clone());
+            debug_assert_eq!(id, e);
+            h.rf[id] = g.rf[e];
+            views.add(&h, id);
+        }
+        if !views.psc_acyclic(&h) {
+            return (Some(Axiom::Psc), views);
+        }
+        (None, views)
+    }
+
     /// The views of a graph that holds only initialisation writes.
     pub fn new(g: &ExecutionGraph) -> Views {
         let n = g.len();

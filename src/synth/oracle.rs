@@ -1,7 +1,8 @@
 //! "Does this assignment fix that requirement?", answered once.
 //!
-//! [`Requirement::fixed_by`] rebuilds the requirement's graph with the fences and recomputes every
-//! relation; the synthesis asks it many times (each solver round scans the requirements, clause
+//! [`Requirement::fixed_by`] rebuilds the requirement's graph with the fences and checks it
+//! (under rc11 with the explorer's incremental check, quadratic; under the other models by
+//! recomputing every relation); the synthesis asks it many times (each solver round scans the requirements, clause
 //! growth tries one site at a time, and the solution's description asks again per fence). Two
 //! facts make most of those questions free:
 //!

@@ -86,6 +86,33 @@ pub struct Requirement {
 impl Requirement {
     /// Whether `a` fixes this requirement under `model`, and how.
     pub fn fixed_by(&self, a: &Assignment, model: Model) -> Option<Violation> {
+        if model != Model::Rc11 {
+            return self.fixed_by_relations(a, model);
+        }
+        // RC11: the explorer's incremental check on the whole graph (quadratic), instead of
+        // recomputing every relation (cubic); `fixed_by_relations` is the reference (tests
+        // compare the two).
+        let (g, map) = self
+            .graph
+            .with_fences(&|s| a.get(Site::Slot(s)), &|st| a.get(Site::Existing(st)));
+        let (axiom, views) = crate::checker::incremental::Views::rc11_verdict(&g);
+        match axiom {
+            Some(Axiom::Coherence) => return Some(Violation::Weak),
+            Some(Axiom::Psc) => return Some(Violation::Strong),
+            Some(_) => return Some(Violation::Other),
+            None => {}
+        }
+        if let (BugKind::Race, Some((x, y))) = (self.bug.kind, self.bug.race) {
+            let (x, y) = (map[x], map[y]);
+            if views.hb_eq(&g, x, y) || views.hb_eq(&g, y, x) {
+                return Some(Violation::RaceOrdered);
+            }
+        }
+        None
+    }
+
+    /// [`Requirement::fixed_by`] on the relations recomputed from the axioms (every model).
+    pub fn fixed_by_relations(&self, a: &Assignment, model: Model) -> Option<Violation> {
         let (g, map) = self
             .graph
             .with_fences(&|s| a.get(Site::Slot(s)), &|st| a.get(Site::Existing(st)));
