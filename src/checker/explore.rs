@@ -417,7 +417,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     }
 }
 
-impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
+impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     fn should_stop(&mut self) -> bool {
         if self.stats.stopped || self.stats.incomplete.is_some() {
             return true;
@@ -878,8 +878,10 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         )
     }
 
-    fn instr<'s>(&'s self, st: &State, t: usize) -> &'s Instr {
-        &self.prog.functions[st.g.threads[t].func].body[st.th[t].pc]
+    /// Thread `t`'s next instruction (borrowed from the program, not from the explorer).
+    fn instr(&self, st: &State, t: usize) -> &'a Instr {
+        let prog: &'a Program = self.prog;
+        &prog.functions[st.g.threads[t].func].body[st.th[t].pc]
     }
 
     fn pending(&self, st: &State, t: usize) -> Pending {
@@ -1057,8 +1059,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     /// Adds thread `t`'s pending fence, spawn or join; returns its id and whether the graph's
     /// consistency must be checked (a fence may add an edge; spawns and joins add none).
     fn apply_other(&self, next: &mut State, t: usize) -> (EventId, bool) {
-        let ins = self.instr(next, t).clone();
-        match ins {
+        let ins = self.instr(next, t);
+        match *ins {
             Instr::Fence { order } => {
                 let ev = self.event(next, t, EventKind::Fence, None, order, 0);
                 let id = next.push(ev, false);
@@ -1067,7 +1069,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 Self::note_move(next, t, id);
                 (id, true)
             }
-            Instr::Spawn { func, arg, dst } => {
+            Instr::Spawn { func, ref arg, dst } => {
                 let child = next.th.len();
                 let child_dep = self
                     .track_deps
@@ -1115,7 +1117,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 }
                 (id, false)
             }
-            Instr::Join { tid } => {
+            Instr::Join { ref tid } => {
                 let child = tid.eval(&next.th[t].regs).unwrap_or(0) as usize;
                 let ev = self.event(
                     next,
@@ -1185,7 +1187,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         loc: usize,
         mut sources: Vec<usize>,
     ) -> Vec<ReadChoice> {
-        let ins = self.instr(st, t).clone();
+        let ins = self.instr(st, t);
         // Under `--equiv rf|value`: a source with another write to the location hb-between it
         // and this read can never be read (the witness would refute it after a clone).
         let exact = !self.by_value.instr(&ins);

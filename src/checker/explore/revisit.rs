@@ -306,7 +306,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
 
     /// The way thread `t`'s pending read of `loc` reads from `w` with its `k`-th outcome.
     fn forced_choice(&self, st: &State, t: usize, loc: usize, w: EventId, k: usize) -> ReadChoice {
-        let ins = self.instr(st, t).clone();
+        let ins = self.instr(st, t);
         let value = st.g.events[w].value;
         let effects = super::read_effects(&ins, &st.th[t].regs, value, self.limits.spurious_cas);
         let (read_order, write, sets) = effects.into_iter().nth(k).expect("replayed outcome");
