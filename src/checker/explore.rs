@@ -1190,7 +1190,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         let ins = self.instr(st, t);
         // Under `--equiv rf|value`: a source with another write to the location hb-between it
         // and this read can never be read (the witness would refute it after a clone).
-        let exact = !self.by_value.instr(&ins);
+        let exact = !self.by_value.instr(ins);
         let clock = self.coarse.then(|| st.views.pre_clock(&st.g, t));
         let hidden = |w: usize| {
             clock.as_ref().is_some_and(|c| {
@@ -1222,7 +1222,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                 allowed.contains(&w)
             };
             for (k, (read_order, write, sets)) in
-                read_effects(&ins, regs, value, self.limits.spurious_cas)
+                read_effects(ins, regs, value, self.limits.spurious_cas)
                     .into_iter()
                     .enumerate()
             {
@@ -1235,13 +1235,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                 if !ok && !self.limits.verify_incremental {
                     continue;
                 }
-                let mut ev = self.event(st, t, EventKind::Read, Some(loc), read_order, value);
-                ev.deps = self.access_deps(st, t, false);
-                let wev = write.map(|(wo, v)| {
-                    let mut wev = self.event(st, t, EventKind::Write, Some(loc), wo, v);
-                    wev.deps = self.access_deps(st, t, true);
-                    wev
-                });
+                let (ev, wev) = self.read_events(st, t, loc, read_order, value, write);
                 let by_value = self.coarse && self.by_value.event(read_order, write.is_some());
                 let choice = ReadChoice {
                     w,
@@ -1275,6 +1269,27 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             }
         }
         choices
+    }
+
+    /// The events of thread `t`'s pending read of `loc` reading `value` with `read_order`, and
+    /// of its RMW write part (`write`: order and value), with their dependencies.
+    fn read_events(
+        &self,
+        st: &State,
+        t: usize,
+        loc: usize,
+        read_order: MemOrder,
+        value: i64,
+        write: Option<(MemOrder, i64)>,
+    ) -> (Event, Option<Event>) {
+        let mut ev = self.event(st, t, EventKind::Read, Some(loc), read_order, value);
+        ev.deps = self.access_deps(st, t, false);
+        let wev = write.map(|(wo, v)| {
+            let mut wev = self.event(st, t, EventKind::Write, Some(loc), wo, v);
+            wev.deps = self.access_deps(st, t, true);
+            wev
+        });
+        (ev, wev)
     }
 
     /// Adds the read (and RMW write) of `choice` as thread `t`'s next event and sets the

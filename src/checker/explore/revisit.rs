@@ -308,15 +308,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     fn forced_choice(&self, st: &State, t: usize, loc: usize, w: EventId, k: usize) -> ReadChoice {
         let ins = self.instr(st, t);
         let value = st.g.events[w].value;
-        let effects = super::read_effects(&ins, &st.th[t].regs, value, self.limits.spurious_cas);
+        let effects = super::read_effects(ins, &st.th[t].regs, value, self.limits.spurious_cas);
         let (read_order, write, sets) = effects.into_iter().nth(k).expect("replayed outcome");
-        let mut ev = self.event(st, t, EventKind::Read, Some(loc), read_order, value);
-        ev.deps = self.access_deps(st, t, false);
-        let wev = write.map(|(wo, v)| {
-            let mut wev = self.event(st, t, EventKind::Write, Some(loc), wo, v);
-            wev.deps = self.access_deps(st, t, true);
-            wev
-        });
+        let (ev, wev) = self.read_events(st, t, loc, read_order, value, write);
         ReadChoice {
             w,
             ev,
