@@ -406,3 +406,118 @@ impl<'a> Fenced<'a> {
         sol
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Store buffering, looped in the first thread, with a release fence in the second: one
+    /// seq_cst fence per thread is needed.
+    const SB: &str = "#include <assert.h>\n#include <pthread.h>\n#include <stdatomic.h>\n\
+        atomic_int x;\natomic_int y;\nint a, b;\n\
+        void *t1(void *arg) {\n    for (int i = 0; i < 2; i++) {\n        \
+        atomic_store_explicit(&x, 1, memory_order_relaxed);\n    }\n    \
+        a = atomic_load_explicit(&y, memory_order_relaxed);\n    return NULL;\n}\n\
+        void *t2(void *arg) {\n    atomic_store_explicit(&y, 1, memory_order_relaxed);\n    \
+        atomic_thread_fence(memory_order_release);\n    \
+        b = atomic_load_explicit(&x, memory_order_relaxed);\n    return NULL;\n}\n\
+        int main(void) {\n    pthread_t p1, p2;\n    pthread_create(&p1, NULL, t1, NULL);\n    \
+        pthread_create(&p2, NULL, t2, NULL);\n    pthread_join(p1, NULL);\n    \
+        pthread_join(p2, NULL);\n    assert(!(a == 0 && b == 0));\n    return 0;\n}\n";
+
+    fn first_buggy(prog: &Program) -> crate::checker::ExecutionGraph {
+        let res = checker::check(
+            prog,
+            &CheckOptions {
+                first: true,
+                keep_buggy: 1,
+                ..CheckOptions::default()
+            },
+        );
+        res.buggy.into_iter().next().expect("a buggy execution")
+    }
+
+    /// A round's requirement, taken back to the input and given the chosen fences again, is
+    /// the round's graph; the inserted fences stand at their slots, the program fence has its
+    /// own order, and the input's ids are untouched.
+    #[test]
+    fn requirements_map_back_to_the_input() {
+        let input = crate::frontend::parse_c("sb.c", SB).unwrap();
+        let t1 = input.functions.iter().position(|f| f.name == "t1").unwrap();
+        let (fence_stmt, base) = input
+            .functions
+            .iter()
+            .flat_map(|f| f.body.iter().zip(&f.stmt_of))
+            .find_map(|(ins, &st)| match ins {
+                Instr::Fence { order } => Some((st, *order)),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(base, MemOrder::Release);
+        let mut f = Fenced::new(&input);
+        // Every slot of the first thread (inside the loop too) and the program fence raised
+        // to acq_rel: still not enough for store buffering.
+        let slots: Vec<SlotId> = (0..input.slots.len())
+            .filter(|&s| input.slots[s].func == t1)
+            .collect();
+        assert!(slots.len() >= 3);
+        for &s in &slots {
+            f.apply(Site::Slot(s), MemOrder::SeqCst);
+        }
+        f.apply(Site::Existing(fence_stmt), MemOrder::AcqRel);
+        assert!(f.prog.validate().is_ok());
+        assert_eq!(f.prog.stmts[..input.stmts.len()], input.stmts[..]);
+        assert_eq!(
+            f.input_site(Site::Existing(input.stmts.len())),
+            Site::Slot(slots[0])
+        );
+        let g = first_buggy(&f.prog);
+        let inserted = g
+            .events
+            .iter()
+            .filter(|e| e.stmt.is_some_and(|st| st >= input.stmts.len()))
+            .count();
+        // The loop passes the slot inside it twice.
+        assert!(inserted > slots.len(), "{inserted} inserted fence events");
+        let mut c = Collector::new(Model::Rc11);
+        c.add(&g);
+        let reqs = c.into_requirements();
+        assert_eq!(reqs.len(), 1);
+        let r = f.on_input(&reqs[0], 0);
+        assert!(r
+            .graph
+            .events
+            .iter()
+            .all(|e| e.stmt.is_none_or(|st| st < input.stmts.len())));
+        let program_fence = r.graph.events.iter().find(|e| e.is_fence()).unwrap();
+        assert_eq!(program_fence.order, MemOrder::Release);
+        let (back, _) = r
+            .graph
+            .with_fences(&|s| f.chosen.get(Site::Slot(s)), &|st| {
+                f.chosen.get(Site::Existing(st))
+            });
+        assert_eq!(back.canonical_key(), reqs[0].graph.canonical_key());
+        // On the input, with no fence, it is a buggy execution; with the chosen ones, not yet
+        // fixed; a seq_cst fence at the second thread's fence fixes it.
+        assert!(r.fixed_by(&Assignment::default(), Model::Rc11).is_none());
+        assert!(r.fixed_by(&f.chosen, Model::Rc11).is_none());
+        let mut more = f.chosen.clone();
+        more.set(Site::Existing(fence_stmt), MemOrder::SeqCst);
+        assert!(r.fixed_by(&more, Model::Rc11).is_some());
+    }
+
+    #[test]
+    fn the_loop_fixes_store_buffering_with_one_fence_per_thread() {
+        let input = crate::frontend::parse_c("sb.c", SB).unwrap();
+        let limits = Limits::default();
+        let run = fix(&input, Model::Rc11, &limits, Cost::Count, || 0.0);
+        let FastOutcome::Fixed { solution, bugs } = run.outcome else {
+            panic!("not fixed: {:?}", run.outcome);
+        };
+        assert_eq!(bugs.len(), 1);
+        assert_eq!((solution.inserted, solution.strengthened), (1, 1));
+        assert!(solution.fences.iter().all(|f| f.order == MemOrder::SeqCst));
+        assert_eq!(solution.iterations, run.rounds.len() - 1);
+        assert_eq!(solution.mode, Mode::Fast);
+    }
+}
