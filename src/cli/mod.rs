@@ -251,8 +251,9 @@ pub enum Command {
         #[command(flatten)]
         common: CommonArgs,
         /// optimal: exact minimum over all buggy executions (FenSyng); fast: one buggy execution
-        /// at a time (fastFenSyng); auto: optimal, falling back to fast (and saying so) when
-        /// the optimal search takes longer than 20 s [default: auto]
+        /// at a time (fastFenSyng: explore up to the first bug, fix it, repeat; never holds
+        /// every buggy execution); auto: optimal, falling back to fast (and saying so) when
+        /// collecting and solving take longer than --optimal-timeout [default: auto]
         #[arg(long, value_enum)]
         mode: Option<Mode>,
         /// Write the fixed program back to FILE (atomically, after it was re-checked).
@@ -1126,9 +1127,11 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 let _ = writeln!(
                     err,
                     "{name}: note: the optimal search did not finish within {} s; this fix \
-                     comes from the fast mode and may use more fences than the optimum \
-                     (--mode optimal waits for it)",
-                    optimal_limit.as_secs_f64()
+                     comes from the fast mode ({} round{}) and may use more fences than the \
+                     optimum (--mode optimal waits for it)",
+                    optimal_limit.as_secs_f64(),
+                    solution.iterations,
+                    if solution.iterations == 1 { "" } else { "s" }
                 );
             }
             j.fences = report::fence_entries(&solution, &positions);
