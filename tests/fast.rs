@@ -284,3 +284,38 @@ fn auto_falls_back_to_the_fast_loop() {
     assert_eq!(optimal["mode"], "optimal");
     assert!(optimal["inserted"].as_u64() < fast["inserted"].as_u64());
 }
+
+/// Only the optimal limit's timeout falls back: `--timeout` (the user's limit on the whole
+/// run) passing first during the collection is an incomplete result (exit code 4).
+#[test]
+fn the_user_timeout_is_not_a_fallback() {
+    let f = "fixtures/bench/peterson_2_3.c";
+    let out = fensyn(&[
+        "fix",
+        "--timeout",
+        "0",
+        "--optimal-timeout",
+        "5",
+        "--format",
+        "json",
+        f,
+    ]);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(j["status"], "incomplete");
+    let out = fensyn(&[
+        "fix",
+        "--timeout",
+        "100",
+        "--optimal-timeout",
+        "0",
+        "--format",
+        "json",
+        f,
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(j["fell_back"], true);
+    assert_eq!(j["status"], "fixed");
+    assert_eq!(j["verified"]["buggy"], 0);
+}
