@@ -251,8 +251,9 @@ pub enum Command {
         #[command(flatten)]
         common: CommonArgs,
         /// optimal: exact minimum over all buggy executions (FenSyng); fast: one buggy execution
-        /// at a time (fastFenSyng); auto: optimal, falling back to fast (and saying so) when
-        /// the optimal search takes longer than 20 s [default: auto]
+        /// at a time (fastFenSyng: explore up to the first bug, fix it, repeat; never holds
+        /// every buggy execution); auto: optimal, falling back to fast (and saying so) when
+        /// collecting and solving take longer than --optimal-timeout [default: auto]
         #[arg(long, value_enum)]
         mode: Option<Mode>,
         /// Write the fixed program back to FILE (atomically, after it was re-checked).
@@ -782,43 +783,99 @@ pub fn repair_commented(
     comments: bool,
 ) -> Repair {
     let started = clock::cpu_seconds();
-    // Synthesis needs every buggy graph: buggy graphs become requirements as they are found
-    // (memory: the distinct requirements).
-    let res = trace::collect::explore(
-        prog,
-        model,
-        Limits {
-            equiv: Equiv::Graph,
-            ..lim.clone()
-        },
-        clock::cpu_seconds,
-    );
-    let (executions, buggy) = (res.stats.executions, res.stats.buggy);
-    let collect = res.collect_seconds;
-    if let Some(why) = res.stats.incomplete {
-        return Repair::Incomplete { why, executions };
-    }
-    if res.requirements.is_empty() {
-        if res.stats.bounded > 0 {
-            return Repair::Incomplete {
-                why: checker::Incomplete::LoopBound {
-                    unroll: lim.unroll(),
-                    cut: res.stats.bounded,
-                },
-                executions,
-            };
+    let graphs = Limits {
+        equiv: Equiv::Graph,
+        ..lim.clone()
+    };
+    // CPU seconds spent exploring the input (the rest until `synthesised` is synthesis).
+    let mut explore_seconds = 0.0;
+    // `--mode auto`: the optimal pipeline (collection and solver) runs until this instant;
+    // past it the fast loop runs instead.
+    let optimal_until = (opts.mode == Mode::Auto).then(|| Instant::now() + opts.optimal_limit);
+    let mut optimal = None;
+    if opts.mode != Mode::Fast {
+        // Synthesis needs every buggy graph: buggy graphs become requirements as they are found
+        // (memory: the distinct requirements).
+        let deadline = match (optimal_until, lim.deadline) {
+            (Some(ours), Some(user)) => Some(ours.min(user)),
+            (ours, user) => ours.or(user),
+        };
+        // Whether a timeout of the collection is the optimal limit's, not `--timeout`'s.
+        let ours = optimal_until.is_some_and(|d| lim.deadline.is_none_or(|u| d < u));
+        let res = trace::collect::explore(
+            prog,
+            model,
+            Limits {
+                deadline,
+                ..graphs.clone()
+            },
+            clock::cpu_seconds,
+        );
+        explore_seconds += clock::cpu_seconds() - started - res.collect_seconds;
+        let (executions, buggy) = (res.stats.executions, res.stats.buggy);
+        match res.stats.incomplete {
+            // Out of time while collecting: fall back to the fast loop below.
+            Some(checker::Incomplete::Timeout) if ours => {}
+            Some(why) => return Repair::Incomplete { why, executions },
+            None => {
+                if res.requirements.is_empty() {
+                    if res.stats.bounded > 0 {
+                        return Repair::Incomplete {
+                            why: checker::Incomplete::LoopBound {
+                                unroll: lim.unroll(),
+                                cut: res.stats.bounded,
+                            },
+                            executions,
+                        };
+                    }
+                    return Repair::Clean { executions };
+                }
+                let errors = report::bug_entries(prog, &res.bugs);
+                let reqs = res.requirements;
+                let outcome = match optimal_until {
+                    None => Some(synth::synthesize_requirements(prog, reqs, model, opts)),
+                    Some(d) => synth::synthesize_optimal_until(prog, reqs, model, opts.cost, d),
+                };
+                match outcome {
+                    Some(Outcome::Fixed(s)) => optimal = Some((s, executions, buggy, errors)),
+                    Some(Outcome::Unfixable(u)) => {
+                        return Repair::Unfixable {
+                            unfixable: u,
+                            executions,
+                            buggy,
+                        }
+                    }
+                    // Out of time in the solver: fall back to the fast loop below.
+                    None => {}
+                }
+            }
         }
-        return Repair::Clean { executions };
     }
-    let checked = clock::cpu_seconds();
-    let errors = report::bug_entries(prog, &res.bugs);
-    let solution = match synth::synthesize_requirements(prog, res.requirements, model, opts) {
-        Outcome::Fixed(s) => s,
-        Outcome::Unfixable(u) => {
-            return Repair::Unfixable {
-                unfixable: u,
-                executions,
-                buggy,
+    let (solution, executions, buggy, errors) = match optimal {
+        Some(found) => found,
+        None => {
+            // One buggy execution at a time; `executions` and `buggy` then describe the first
+            // exploration of the input (stopped at its first buggy execution).
+            let run = synth::fast::fix(prog, model, &graphs, opts.cost, clock::cpu_seconds);
+            explore_seconds += run.explore_seconds;
+            let executions = run.rounds.first().map_or(0, |r| r.executions);
+            match run.outcome {
+                synth::fast::FastOutcome::Clean { executions } => {
+                    return Repair::Clean { executions }
+                }
+                synth::fast::FastOutcome::Incomplete { why, executions } => {
+                    return Repair::Incomplete { why, executions }
+                }
+                synth::fast::FastOutcome::Unfixable(unfixable) => {
+                    return Repair::Unfixable {
+                        unfixable,
+                        executions,
+                        buggy: 1,
+                    }
+                }
+                synth::fast::FastOutcome::Fixed { solution, bugs } => {
+                    (solution, executions, 1, report::bug_entries(prog, &bugs))
+                }
             }
         }
     };
@@ -874,8 +931,8 @@ pub fn repair_commented(
         buggy,
         timings: Timings {
             // Building the requirements happens during exploration but is synthesis work.
-            check: checked - started - collect,
-            synth: synthesised - checked + collect,
+            check: explore_seconds,
+            synth: synthesised - started - explore_seconds,
             recheck: clock::cpu_seconds() - synthesised,
             ..Timings::default()
         },
@@ -1070,9 +1127,11 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 let _ = writeln!(
                     err,
                     "{name}: note: the optimal search did not finish within {} s; this fix \
-                     comes from the fast mode and may use more fences than the optimum \
-                     (--mode optimal waits for it)",
-                    optimal_limit.as_secs_f64()
+                     comes from the fast mode ({} round{}) and may use more fences than the \
+                     optimum (--mode optimal waits for it)",
+                    optimal_limit.as_secs_f64(),
+                    solution.iterations,
+                    if solution.iterations == 1 { "" } else { "s" }
                 );
             }
             j.fences = report::fence_entries(&solution, &positions);

@@ -430,7 +430,7 @@ pub struct FixJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suggestion: Option<SuggestionJson>,
     /// For a fixed program: the optimal mode's solver rounds (hitting-set iterations) or the
-    /// fast mode's requirements fixed one by one.
+    /// fast mode's rounds (buggy executions fixed one after the other, `synth::fast`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub iterations: Option<usize>,
     /// For a fixed program with `--timings`: seconds per stage (see [`Timings`]).

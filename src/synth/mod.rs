@@ -27,6 +27,7 @@ use crate::ir::{MemOrder, Program};
 use crate::trace::{
     candidate_sites, requirements, Assignment, Candidate, Requirement, Site, Violation,
 };
+pub mod fast;
 mod oracle;
 use oracle::Oracle;
 
@@ -231,7 +232,60 @@ pub fn synthesize_requirements(
     model: Model,
     opts: &SynthOptions,
 ) -> Outcome {
-    let (mode, cost) = (opts.mode, opts.cost);
+    let mode = opts.mode;
+    let optimal_limit = opts.optimal_limit;
+    solve_requirements(prog, reqs, model, opts.cost, move |p| {
+        let solved = match mode {
+            Mode::Optimal => match p.solve_optimal(None) {
+                Ok(Some((a, n))) => Ok((a, n, Mode::Optimal)),
+                // Without a deadline the optimal search always finishes.
+                Ok(None) => p.solve_fast().map(|(a, n)| (a, n, Mode::Optimal)),
+                Err(e) => Err(e),
+            },
+            Mode::Fast => p.solve_fast().map(|(a, n)| (a, n, Mode::Fast)),
+            Mode::Auto => {
+                let deadline = std::time::Instant::now() + optimal_limit;
+                match p.solve_optimal(Some(deadline)) {
+                    Ok(Some((a, n))) => Ok((a, n, Mode::Optimal)),
+                    Ok(None) => p.solve_fast().map(|(a, n)| (a, n, Mode::Fast)),
+                    Err(e) => Err(e),
+                }
+            }
+        };
+        solved.map(Some)
+    })
+    .expect("every mode but a deadline-bounded one finishes")
+}
+
+/// The optimal synthesis over `reqs` (as [`Mode::Optimal`]) if its solver finishes before
+/// `deadline`; `None` when the deadline passed first (`fix --mode auto` then runs the fast
+/// loop, [`fast::fix`], on the program instead).
+pub fn synthesize_optimal_until(
+    prog: &Program,
+    reqs: Vec<Requirement>,
+    model: Model,
+    cost: Cost,
+    deadline: std::time::Instant,
+) -> Option<Outcome> {
+    solve_requirements(prog, reqs, model, cost, |p| {
+        p.solve_optimal(Some(deadline))
+            .map(|s| s.map(|(a, n)| (a, n, Mode::Optimal)))
+    })
+}
+
+/// What a solve over one [`Problem`] gives: the assignment, its rounds and the mode that found
+/// it (`Ok(None)`: a deadline passed), or `Err` when a requirement is unfixable.
+type Solved = Result<Option<(Assignment, usize, Mode)>, NoFix>;
+
+/// Builds the problem of `reqs`, solves it with `solve`, and describes the result (`None`:
+/// `solve` gave up at its deadline).
+fn solve_requirements(
+    prog: &Program,
+    reqs: Vec<Requirement>,
+    model: Model,
+    cost: Cost,
+    solve: impl FnOnce(&Problem) -> Solved,
+) -> Option<Outcome> {
     let sites = candidate_sites(prog, &reqs);
     let p = Problem {
         cost,
@@ -239,38 +293,20 @@ pub fn synthesize_requirements(
         oracle: Oracle::new(model, &reqs, &sites),
         sites,
     };
-    let solved = match mode {
-        Mode::Optimal => match p.solve_optimal(None) {
-            Ok(Some((a, n))) => Ok((a, n, Mode::Optimal)),
-            // Without a deadline the optimal search always finishes.
-            Ok(None) => p.solve_fast().map(|(a, n)| (a, n, Mode::Optimal)),
-            Err(e) => Err(e),
-        },
-        Mode::Fast => p.solve_fast().map(|(a, n)| (a, n, Mode::Fast)),
-        Mode::Auto => {
-            let deadline = std::time::Instant::now() + opts.optimal_limit;
-            match p.solve_optimal(Some(deadline)) {
-                Ok(Some((a, n))) => Ok((a, n, Mode::Optimal)),
-                Ok(None) => p.solve_fast().map(|(a, n)| (a, n, Mode::Fast)),
-                Err(e) => Err(e),
-            }
-        }
-    };
-    let (assignment, iterations, used) = match solved {
-        Ok(x) => x,
+    let (assignment, iterations, used) = match solve(&p) {
+        Ok(Some(x)) => x,
+        Ok(None) => return None,
         Err(NoFix) => {
             // The strongest assignment leaves some requirement unfixed: nothing fixes it. The
             // first such requirement (in order) is the one reported.
-            let top = p.top();
-            let r = (0..reqs.len())
-                .find(|&ri| !p.oracle.fixes(ri, &top))
-                .map(|ri| &reqs[ri])
+            let ri = p
+                .first_unfixable()
                 .expect("a requirement the rounds found unfixable");
-            return Outcome::Unfixable(Unfixable {
-                requirement: r.clone(),
-                reason: unfixable_reason(r, p.sites.is_empty()),
-                suggestion: suggest_access(r, model),
-            });
+            return Some(Outcome::Unfixable(unfixable(
+                &reqs[ri],
+                p.sites.is_empty(),
+                model,
+            )));
         }
     };
     let mut sol = p.describe(assignment, iterations);
@@ -288,7 +324,16 @@ pub fn synthesize_requirements(
     sol.mode = used;
     drop(p);
     sol.requirements = reqs;
-    Outcome::Fixed(sol)
+    Some(Outcome::Fixed(sol))
+}
+
+/// The outcome for a requirement no fence set fixes (`no_sites`: no candidate site at all).
+fn unfixable(r: &Requirement, no_sites: bool, model: Model) -> Unfixable {
+    Unfixable {
+        requirement: r.clone(),
+        reason: unfixable_reason(r, no_sites),
+        suggestion: suggest_access(r, model),
+    }
 }
 
 /// The weakest single-access strengthening (an acquire read or release write, else seq_cst)
@@ -354,6 +399,12 @@ fn unfixable_reason(r: &Requirement, no_sites: bool) -> String {
 }
 
 impl Problem<'_> {
+    /// The first requirement not even the strongest assignment fixes.
+    fn first_unfixable(&self) -> Option<usize> {
+        let top = self.top();
+        (0..self.reqs.len()).find(|&ri| !self.oracle.fixes(ri, &top))
+    }
+
     fn top(&self) -> Assignment {
         let mut a = Assignment::default();
         for c in &self.sites {

@@ -1,0 +1,523 @@
+//! The fast mode (fastFenSyng, thesis §6.5): fix one buggy execution at a time, on the program.
+//!
+//! The optimal mode needs the requirements of *every* buggy execution, and on large programs
+//! collecting them alone exhausts memory. The fast mode never holds more than one buggy graph:
+//!
+//! 1. explore the current program — the input with the fences chosen so far inserted *in
+//!    memory* — only up to its first buggy execution;
+//! 2. turn that graph into its requirement(s) (one per bug) and choose the cheapest change of
+//!    the current program's fences that fixes them: new fences at slots its threads passed, or
+//!    stronger orders for fences already there (program fences and the ones earlier rounds
+//!    chose; strengthening adds no fence, as in thesis §6.6). Earlier fences are always kept;
+//! 3. apply the change and repeat until an exploration finds no bug.
+//!
+//! Each such round is one *iteration* ([`Solution::iterations`]). The fences are applied at
+//! the IR level: a chosen slot's markers ([`Instr::Slot`]) become [`Instr::Fence`]
+//! instructions of a new fence statement appended to [`Program::stmts`], and a strengthened
+//! fence's instructions get the new order. Statements, slots and jump targets of the input keep
+//! their ids, so every choice maps back to a site of the input program: the final
+//! [`Solution`] — and each round's requirement, with the inserted fences taken out again — is
+//! expressed on the input, for the rewriter and the reports. The caller (`cli::repair`) writes
+//! the fences into the source, re-parses and re-checks it in full as for the optimal mode.
+//!
+//! Termination: every round raises the assignment in the finite lattice of fence orders (a
+//! requirement is a consistent buggy prefix, so no fix leaves its graph's fences unchanged).
+//! Unfixable: a round whose buggy graph stays buggy with seq_cst fences everywhere is reported
+//! exactly like the optimal mode reports it — and since removing fences keeps an execution
+//! consistent, that execution (fences taken out) is an execution of the input that no fence
+//! set removes. Deterministic: the explorer's first buggy graph and the solver are.
+
+use super::{oracle::Oracle, NoFix};
+use super::{unfixable, Cost, Mode, Outcome, Problem, Solution};
+use crate::checker::{self, Bug, CheckOptions, Equiv, Incomplete, Limits, Model};
+use crate::ir::{Instr, MemOrder, Program, SlotId, SlotPlace, Span, Stmt, StmtId, StmtKind};
+use crate::trace::collect::Collector;
+use crate::trace::{candidate_sites, Assignment, Candidate, Requirement, Site};
+use std::collections::BTreeMap;
+
+/// One exploration of the fast loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Round {
+    /// Executions explored (complete ones; up to and including the first buggy one).
+    pub executions: u64,
+    /// Buggy graphs turned into requirements: 1, or 0 in the last (clean) exploration.
+    pub graphs: usize,
+    /// The requirements of that graph (one per bug).
+    pub requirements: usize,
+}
+
+/// What the fast loop ended with.
+#[derive(Clone, Debug)]
+pub enum FastOutcome {
+    /// The input program has no buggy execution.
+    Clean { executions: u64 },
+    /// The fences fix every round's execution and the last exploration found no bug; `bugs` are
+    /// the distinct bugs of the rounds' executions (the errors the fix removes).
+    Fixed { solution: Solution, bugs: Vec<Bug> },
+    /// A round's execution is not fixable with fences (given on the input program).
+    Unfixable(super::Unfixable),
+    /// An exploration hit a limit before finding a bug (or, on the input, finished with
+    /// executions cut at the loop bound and no bug).
+    Incomplete { why: Incomplete, executions: u64 },
+}
+
+/// The fast loop's outcome and its explorations.
+#[derive(Clone, Debug)]
+pub struct FastRun {
+    pub outcome: FastOutcome,
+    /// Every exploration in order: the buggy ones (the iterations) and the last one.
+    pub rounds: Vec<Round>,
+    /// Seconds spent exploring (on the clock given to [`fix`]); the rest is synthesis.
+    pub explore_seconds: f64,
+}
+
+impl FastRun {
+    /// The outcome as the optimal synthesis gives it (`None`: clean or incomplete).
+    pub fn into_outcome(self) -> Option<Outcome> {
+        match self.outcome {
+            FastOutcome::Fixed { solution, .. } => Some(Outcome::Fixed(solution)),
+            FastOutcome::Unfixable(u) => Some(Outcome::Unfixable(u)),
+            FastOutcome::Clean { .. } | FastOutcome::Incomplete { .. } => None,
+        }
+    }
+}
+
+/// Repairs `input` one buggy execution at a time (see the module doc), minimising `cost` in
+/// each round. `limits` apply to every exploration (`equiv` is always graphs: a requirement
+/// is a graph); explorations are timed on `clock`.
+pub fn fix(
+    input: &Program,
+    model: Model,
+    limits: &Limits,
+    cost: Cost,
+    clock: fn() -> f64,
+) -> FastRun {
+    let mut f = Fenced::new(input);
+    let opts = CheckOptions {
+        model,
+        limits: Limits {
+            equiv: Equiv::Graph,
+            ..limits.clone()
+        },
+        first: true,
+        keep_buggy: 1,
+    };
+    let mut rounds = Vec::new();
+    let mut explore_seconds = 0.0;
+    // Every round's requirements on the input program, and the distinct bugs.
+    let mut reqs: Vec<Requirement> = Vec::new();
+    let mut bugs: Vec<Bug> = Vec::new();
+    let run = |outcome, rounds, explore_seconds| FastRun {
+        outcome,
+        rounds,
+        explore_seconds,
+    };
+    loop {
+        let started = clock();
+        let res = checker::check(&f.prog, &opts);
+        explore_seconds += clock() - started;
+        let executions = res.stats.executions;
+        let Some(g) = res.buggy.first() else {
+            rounds.push(Round {
+                executions,
+                graphs: 0,
+                requirements: 0,
+            });
+            let outcome = if let Some(why) = res.stats.incomplete {
+                FastOutcome::Incomplete { why, executions }
+            } else if rounds.len() > 1 {
+                let iterations = rounds.len() - 1;
+                FastOutcome::Fixed {
+                    solution: f.solution(model, cost, reqs, iterations),
+                    bugs,
+                }
+            } else if res.stats.bounded > 0 {
+                FastOutcome::Incomplete {
+                    why: Incomplete::LoopBound {
+                        unroll: opts.limits.unroll(),
+                        cut: res.stats.bounded,
+                    },
+                    executions,
+                }
+            } else {
+                FastOutcome::Clean { executions }
+            };
+            return run(outcome, rounds, explore_seconds);
+        };
+        for b in &g.bugs {
+            if !bugs
+                .iter()
+                .any(|o| (o.kind, o.stmt, &o.message) == (b.kind, b.stmt, &b.message))
+            {
+                bugs.push(b.clone());
+            }
+        }
+        let mut c = Collector::new(model);
+        c.add(g);
+        let round_reqs = c.into_requirements();
+        rounds.push(Round {
+            executions,
+            graphs: 1,
+            requirements: round_reqs.len(),
+        });
+        let index = rounds.len() - 1;
+        let sites = candidate_sites(&f.prog, &round_reqs);
+        let p = Problem {
+            cost,
+            reqs: &round_reqs,
+            oracle: Oracle::new(model, &round_reqs, &sites),
+            sites,
+        };
+        let change = match p.solve_optimal(None) {
+            Ok(Some((a, _))) => a,
+            Ok(None) => unreachable!("a search without deadline finishes"),
+            Err(NoFix) => {
+                let ri = p
+                    .first_unfixable()
+                    .expect("a requirement the round found unfixable");
+                let r = f.on_input(&round_reqs[ri], index);
+                let no_sites = candidate_sites(input, std::slice::from_ref(&r)).is_empty();
+                let u = unfixable(&r, no_sites, model);
+                return run(FastOutcome::Unfixable(u), rounds, explore_seconds);
+            }
+        };
+        if std::env::var_os("FENSYN_DEBUG").is_some() {
+            eprintln!(
+                "fast round {}: {executions} executions, {} requirements, change {:?}",
+                index + 1,
+                round_reqs.len(),
+                change.orders
+            );
+        }
+        drop(p);
+        reqs.extend(round_reqs.iter().map(|r| f.on_input(r, index)));
+        let before = f.chosen.clone();
+        for (site, order) in change.orders {
+            f.apply(f.input_site(site), order);
+        }
+        if f.chosen == before {
+            // Cannot happen (a requirement is a consistent buggy prefix, so its fix changes a
+            // fence of its graph). Stop rather than loop: the caller's full re-check of the
+            // written fix reports the execution that is left.
+            debug_assert!(false, "a fast round changed no fence");
+            let iterations = rounds.len();
+            let solution = f.solution(model, cost, reqs, iterations);
+            return run(
+                FastOutcome::Fixed { solution, bugs },
+                rounds,
+                explore_seconds,
+            );
+        }
+    }
+}
+
+/// The input program with the fences chosen so far inserted.
+struct Fenced<'a> {
+    input: &'a Program,
+    prog: Program,
+    /// The chosen fences, on the input's sites.
+    chosen: Assignment,
+    /// The slot each appended fence statement stands for (statement `input.stmts.len() + i`
+    /// is the fence inserted at slot `inserted[i]`).
+    inserted: Vec<SlotId>,
+    /// The statement of the fence inserted at a slot.
+    stmt_of_slot: BTreeMap<SlotId, StmtId>,
+    /// The input's own fence statements and their orders.
+    base: BTreeMap<StmtId, MemOrder>,
+}
+
+impl<'a> Fenced<'a> {
+    fn new(input: &'a Program) -> Self {
+        let mut base = BTreeMap::new();
+        for func in &input.functions {
+            for (pc, ins) in func.body.iter().enumerate() {
+                if let Instr::Fence { order } = ins {
+                    base.insert(func.stmt_of[pc], *order);
+                }
+            }
+        }
+        Fenced {
+            input,
+            prog: input.clone(),
+            chosen: Assignment::default(),
+            inserted: Vec::new(),
+            stmt_of_slot: BTreeMap::new(),
+            base,
+        }
+    }
+
+    /// The slot an inserted fence statement stands for.
+    fn slot_of(&self, stmt: StmtId) -> Option<SlotId> {
+        stmt.checked_sub(self.input.stmts.len())
+            .and_then(|i| self.inserted.get(i).copied())
+    }
+
+    /// A site of the current program as a site of the input: an inserted fence is its slot.
+    fn input_site(&self, site: Site) -> Site {
+        match site {
+            Site::Existing(st) => self.slot_of(st).map_or(site, Site::Slot),
+            Site::Slot(_) => site,
+        }
+    }
+
+    /// Gives the input site `site` a fence of at least `order` in the current program.
+    fn apply(&mut self, site: Site, order: MemOrder) {
+        let order = self.chosen.get(site).map_or(order, |o| o.join(order));
+        self.chosen.set(site, order);
+        let stmt = match site {
+            Site::Existing(st) => st,
+            Site::Slot(s) => match self.stmt_of_slot.get(&s) {
+                Some(&st) => st,
+                None => {
+                    let st = self.prog.stmts.len();
+                    let slot = &self.input.slots[s];
+                    let span = match slot.place {
+                        SlotPlace::Before { stmt } => {
+                            let at = self.input.stmts[stmt].span;
+                            Span {
+                                end: at.start,
+                                ..at
+                            }
+                        }
+                        SlotPlace::BlockEnd { close, .. } => Span {
+                            end: close.start,
+                            ..close
+                        },
+                    };
+                    self.prog.stmts.push(Stmt {
+                        func: slot.func,
+                        kind: StmtKind::Fence,
+                        span,
+                        order_span: None,
+                    });
+                    self.inserted.push(s);
+                    self.stmt_of_slot.insert(s, st);
+                    // Every marker of the slot (an inlined body has copies) becomes the fence:
+                    // one instruction for one, so no jump target moves.
+                    for func in &mut self.prog.functions {
+                        for (pc, ins) in func.body.iter_mut().enumerate() {
+                            if *ins == Instr::Slot(s) {
+                                *ins = Instr::Fence { order };
+                                func.stmt_of[pc] = st;
+                            }
+                        }
+                    }
+                    debug_assert!(self.prog.validate().is_ok());
+                    return;
+                }
+            },
+        };
+        for func in &mut self.prog.functions {
+            for (pc, ins) in func.body.iter_mut().enumerate() {
+                if func.stmt_of[pc] == stmt {
+                    if let Instr::Fence { order: o } = ins {
+                        *o = order;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Requirement `r` of the current program as a requirement of the input (from round
+    /// `round`): the inserted fences' events become the slots they stand for again, and the
+    /// program fences get back their own orders. With the chosen fences put back by
+    /// [`crate::checker::ExecutionGraph::with_fences`] it is `r`'s graph again.
+    fn on_input(&self, r: &Requirement, round: usize) -> Requirement {
+        let g = &r.graph;
+        let slot_of_event = |e: usize| {
+            let ev = &g.events[e];
+            if ev.is_fence() {
+                ev.stmt.and_then(|st| self.slot_of(st))
+            } else {
+                None
+            }
+        };
+        let keep: Vec<bool> = (0..g.len()).map(|e| slot_of_event(e).is_none()).collect();
+        let (mut sub, bug) = g.restrict_with_bug(&keep, &r.bug);
+        for (t, tr) in g.threads.iter().enumerate() {
+            // Kept events among the thread's first i events.
+            let mut kept_before = Vec::with_capacity(tr.events.len() + 1);
+            kept_before.push(0);
+            for &e in &tr.events {
+                kept_before.push(kept_before.last().copied().unwrap_or(0) + keep[e] as usize);
+            }
+            // A slot passed after k events comes before the thread's event k; an inserted
+            // fence is its event i. Sorted by that place (stably: equal places keep their order).
+            let mut slots: Vec<((usize, u8), (SlotId, usize))> = tr
+                .slots
+                .iter()
+                .map(|&(s, k)| ((k, 0), (s, kept_before[k])))
+                .collect();
+            for (i, &e) in tr.events.iter().enumerate() {
+                if let Some(s) = slot_of_event(e) {
+                    slots.push(((i, 1), (s, kept_before[i])));
+                }
+            }
+            slots.sort_by_key(|&(place, _)| place);
+            sub.threads[t].slots = slots.into_iter().map(|(_, s)| s).collect();
+            // Removing fences does not end a thread earlier.
+            sub.threads[t].end = tr.end;
+        }
+        for ev in &mut sub.events {
+            if let (true, Some(o)) = (ev.is_fence(), ev.stmt.and_then(|st| self.base.get(&st))) {
+                ev.order = *o;
+            }
+        }
+        Requirement {
+            graph_index: round,
+            graph: sub,
+            bug,
+        }
+    }
+
+    /// The chosen fences as a solution on the input program, fixing `reqs` (the rounds'
+    /// requirements, on the input).
+    fn solution(
+        &self,
+        model: Model,
+        cost: Cost,
+        reqs: Vec<Requirement>,
+        iterations: usize,
+    ) -> Solution {
+        let sites: Vec<Candidate> = self
+            .chosen
+            .orders
+            .keys()
+            .map(|&site| Candidate {
+                site,
+                base: match site {
+                    Site::Existing(st) => self.base.get(&st).copied(),
+                    Site::Slot(_) => None,
+                },
+                orders: MemOrder::FENCE_ORDERS.to_vec(),
+            })
+            .collect();
+        let p = Problem {
+            cost,
+            reqs: &reqs,
+            oracle: Oracle::new(model, &reqs, &sites),
+            sites,
+        };
+        let mut sol = p.describe(self.chosen.clone(), iterations);
+        debug_assert!((0..reqs.len()).all(|ri| p.oracle.fixes(ri, &self.chosen)));
+        sol.mode = Mode::Fast;
+        drop(p);
+        sol.requirements = reqs;
+        sol
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Store buffering, looped in the first thread, with a release fence in the second: one
+    /// seq_cst fence per thread is needed.
+    const SB: &str = "#include <assert.h>\n#include <pthread.h>\n#include <stdatomic.h>\n\
+        atomic_int x;\natomic_int y;\nint a, b;\n\
+        void *t1(void *arg) {\n    for (int i = 0; i < 2; i++) {\n        \
+        atomic_store_explicit(&x, 1, memory_order_relaxed);\n    }\n    \
+        a = atomic_load_explicit(&y, memory_order_relaxed);\n    return NULL;\n}\n\
+        void *t2(void *arg) {\n    atomic_store_explicit(&y, 1, memory_order_relaxed);\n    \
+        atomic_thread_fence(memory_order_release);\n    \
+        b = atomic_load_explicit(&x, memory_order_relaxed);\n    return NULL;\n}\n\
+        int main(void) {\n    pthread_t p1, p2;\n    pthread_create(&p1, NULL, t1, NULL);\n    \
+        pthread_create(&p2, NULL, t2, NULL);\n    pthread_join(p1, NULL);\n    \
+        pthread_join(p2, NULL);\n    assert(!(a == 0 && b == 0));\n    return 0;\n}\n";
+
+    fn first_buggy(prog: &Program) -> crate::checker::ExecutionGraph {
+        let res = checker::check(
+            prog,
+            &CheckOptions {
+                first: true,
+                keep_buggy: 1,
+                ..CheckOptions::default()
+            },
+        );
+        res.buggy.into_iter().next().expect("a buggy execution")
+    }
+
+    /// A round's requirement, taken back to the input and given the chosen fences again, is
+    /// the round's graph; the inserted fences stand at their slots, the program fence has its
+    /// own order, and the input's ids are untouched.
+    #[test]
+    fn requirements_map_back_to_the_input() {
+        let input = crate::frontend::parse_c("sb.c", SB).unwrap();
+        let t1 = input.functions.iter().position(|f| f.name == "t1").unwrap();
+        let (fence_stmt, base) = input
+            .functions
+            .iter()
+            .flat_map(|f| f.body.iter().zip(&f.stmt_of))
+            .find_map(|(ins, &st)| match ins {
+                Instr::Fence { order } => Some((st, *order)),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(base, MemOrder::Release);
+        let mut f = Fenced::new(&input);
+        // Every slot of the first thread (inside the loop too) and the program fence raised
+        // to acq_rel: still not enough for store buffering.
+        let slots: Vec<SlotId> = (0..input.slots.len())
+            .filter(|&s| input.slots[s].func == t1)
+            .collect();
+        assert!(slots.len() >= 3);
+        for &s in &slots {
+            f.apply(Site::Slot(s), MemOrder::SeqCst);
+        }
+        f.apply(Site::Existing(fence_stmt), MemOrder::AcqRel);
+        assert!(f.prog.validate().is_ok());
+        assert_eq!(f.prog.stmts[..input.stmts.len()], input.stmts[..]);
+        assert_eq!(
+            f.input_site(Site::Existing(input.stmts.len())),
+            Site::Slot(slots[0])
+        );
+        let g = first_buggy(&f.prog);
+        let inserted = g
+            .events
+            .iter()
+            .filter(|e| e.stmt.is_some_and(|st| st >= input.stmts.len()))
+            .count();
+        // The loop passes the slot inside it twice.
+        assert!(inserted > slots.len(), "{inserted} inserted fence events");
+        let mut c = Collector::new(Model::Rc11);
+        c.add(&g);
+        let reqs = c.into_requirements();
+        assert_eq!(reqs.len(), 1);
+        let r = f.on_input(&reqs[0], 0);
+        assert!(r
+            .graph
+            .events
+            .iter()
+            .all(|e| e.stmt.is_none_or(|st| st < input.stmts.len())));
+        let program_fence = r.graph.events.iter().find(|e| e.is_fence()).unwrap();
+        assert_eq!(program_fence.order, MemOrder::Release);
+        let (back, _) = r
+            .graph
+            .with_fences(&|s| f.chosen.get(Site::Slot(s)), &|st| {
+                f.chosen.get(Site::Existing(st))
+            });
+        assert_eq!(back.canonical_key(), reqs[0].graph.canonical_key());
+        // On the input, with no fence, it is a buggy execution; with the chosen ones, not yet
+        // fixed; a seq_cst fence at the second thread's fence fixes it.
+        assert!(r.fixed_by(&Assignment::default(), Model::Rc11).is_none());
+        assert!(r.fixed_by(&f.chosen, Model::Rc11).is_none());
+        let mut more = f.chosen.clone();
+        more.set(Site::Existing(fence_stmt), MemOrder::SeqCst);
+        assert!(r.fixed_by(&more, Model::Rc11).is_some());
+    }
+
+    #[test]
+    fn the_loop_fixes_store_buffering_with_one_fence_per_thread() {
+        let input = crate::frontend::parse_c("sb.c", SB).unwrap();
+        let limits = Limits::default();
+        let run = fix(&input, Model::Rc11, &limits, Cost::Count, || 0.0);
+        let FastOutcome::Fixed { solution, bugs } = run.outcome else {
+            panic!("not fixed: {:?}", run.outcome);
+        };
+        assert_eq!(bugs.len(), 1);
+        assert_eq!((solution.inserted, solution.strengthened), (1, 1));
+        assert!(solution.fences.iter().all(|f| f.order == MemOrder::SeqCst));
+        assert_eq!(solution.iterations, run.rounds.len() - 1);
+        assert_eq!(solution.mode, Mode::Fast);
+    }
+}
