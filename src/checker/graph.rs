@@ -236,42 +236,54 @@ impl ExecutionGraph {
     }
 
     /// The events that `roots` depend on: their downward closure under po ∪ rf (including the
-    /// spawn/join edges between threads), plus the initialisation writes.
+    /// spawn/join edges between threads), plus the initialisation writes. Each thread's part
+    /// is a po-prefix, so it is grown per thread (its events are in increasing id order).
     pub fn porf_prefix(&self, roots: &[EventId]) -> Vec<bool> {
-        let index = self.thread_indices();
         let mut keep: Vec<bool> = self
             .events
             .iter()
             .map(|ev| ev.kind == EventKind::Init)
             .collect();
+        // How many of each thread's events are in the prefix so far.
+        let mut upto = vec![0usize; self.threads.len()];
         let mut stack: Vec<EventId> = roots.to_vec();
         while let Some(e) = stack.pop() {
-            if keep[e] && self.events[e].kind != EventKind::Init {
+            let t = self.events[e].thread;
+            if t == INIT_THREAD {
                 continue;
             }
-            keep[e] = true;
-            let ev = &self.events[e];
-            if ev.thread == INIT_THREAD {
+            let tr = &self.threads[t];
+            let Ok(idx) = tr.events.binary_search(&e) else {
+                // Not in its thread's list (no graph the explorer builds has one): itself and
+                // its source.
+                if !keep[e] {
+                    keep[e] = true;
+                    stack.extend(self.rf[e]);
+                }
+                continue;
+            };
+            if idx < upto[t] {
                 continue;
             }
-            let tr = &self.threads[ev.thread];
-            let idx = index[e];
-            if idx > 0 {
-                stack.push(tr.events[idx - 1]);
-            } else if let Some(sp) = tr.spawned_by {
-                stack.push(sp);
-            }
-            if let Some(w) = self.rf[e] {
-                stack.push(w);
-            }
-            if let EventKind::Join { child } = ev.kind {
-                if let Some(&last) = self.threads[child].events.last() {
-                    stack.push(last);
-                } else if let Some(sp) = self.threads[child].spawned_by {
+            if upto[t] == 0 {
+                if let Some(sp) = tr.spawned_by {
                     stack.push(sp);
                 }
             }
-            // An RMW's read is its write's po-predecessor: covered above.
+            for &x in &tr.events[upto[t]..=idx] {
+                keep[x] = true;
+                if let Some(w) = self.rf[x] {
+                    stack.push(w);
+                }
+                if let EventKind::Join { child } = self.events[x].kind {
+                    if let Some(&last) = self.threads[child].events.last() {
+                        stack.push(last);
+                    } else if let Some(sp) = self.threads[child].spawned_by {
+                        stack.push(sp);
+                    }
+                }
+            }
+            upto[t] = idx + 1;
         }
         keep
     }
