@@ -319,3 +319,39 @@ fn the_user_timeout_is_not_a_fallback() {
     assert_eq!(j["status"], "fixed");
     assert_eq!(j["verified"]["buggy"], 0);
 }
+
+/// `--mode lazy` finds the optimum (the optimal mode's cost) on every fixture the optimal mode
+/// fixes, discovering the requirements one buggy execution at a time, and its fix re-checks
+/// clean. Where the fast mode is dearer, lazy is not.
+#[test]
+fn lazy_mode_is_optimal_on_every_fixture() {
+    let mut fixed = 0;
+    let mut fewer_requirements = 0;
+    for path in fixtures_with("fixed") {
+        let (name, src, prog) = load(&path);
+        let (model, limits, _) = settings(&path);
+        let Repair::Fixed { solution: opt, .. } =
+            repair(&name, &src, &prog, model, Mode::Optimal, limits.clone())
+        else {
+            panic!("{name}: the optimal mode does not fix it");
+        };
+        let Repair::Fixed {
+            solution: lazy,
+            verified,
+            ..
+        } = repair(&name, &src, &prog, model, Mode::Lazy, limits.clone())
+        else {
+            panic!("{name}: the lazy mode does not fix it");
+        };
+        assert_eq!(verified.buggy, 0, "{name}");
+        assert_eq!(lazy.mode, Mode::Lazy, "{name}");
+        assert_eq!(cost(&lazy), cost(&opt), "{name}: lazy is not optimal");
+        if lazy.requirements.len() < opt.requirements.len() {
+            fewer_requirements += 1;
+        }
+        fixed += 1;
+    }
+    assert!(fixed >= 50, "only {fixed} fixtures fixed");
+    // It holds only the requirements it met: fewer than the optimal mode's somewhere.
+    assert!(fewer_requirements >= 10, "only {fewer_requirements}");
+}

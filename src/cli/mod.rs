@@ -252,8 +252,10 @@ pub enum Command {
         common: CommonArgs,
         /// optimal: exact minimum over all buggy executions (FenSyng); fast: one buggy execution
         /// at a time (fastFenSyng: explore up to the first bug, fix it, repeat; never holds
-        /// every buggy execution); auto: optimal, falling back to fast (and saying so) when
-        /// collecting and solving take longer than --optimal-timeout [default: auto]
+        /// every buggy execution); lazy: the exact minimum again, found in rounds like fast
+        /// but re-solved over every round's execution (holds only the executions it met);
+        /// auto: optimal, falling back to fast (and saying so) when collecting and solving
+        /// take longer than --optimal-timeout [default: auto]
         #[arg(long, value_enum)]
         mode: Option<Mode>,
         /// Write the fixed program back to FILE (atomically, after it was re-checked).
@@ -793,7 +795,7 @@ pub fn repair_commented(
     // past it the fast loop runs instead.
     let optimal_until = (opts.mode == Mode::Auto).then(|| Instant::now() + opts.optimal_limit);
     let mut optimal = None;
-    if opts.mode != Mode::Fast {
+    if !matches!(opts.mode, Mode::Fast | Mode::Lazy) {
         // Synthesis needs every buggy graph: buggy graphs become requirements as they are found
         // (memory: the distinct requirements).
         let deadline = match (optimal_until, lim.deadline) {
@@ -856,7 +858,11 @@ pub fn repair_commented(
         None => {
             // One buggy execution at a time; `executions` and `buggy` then describe the first
             // exploration of the input (stopped at its first buggy execution).
-            let run = synth::fast::fix(prog, model, &graphs, opts.cost, clock::cpu_seconds);
+            let run = if opts.mode == Mode::Lazy {
+                synth::fast::fix_lazy(prog, model, &graphs, opts.cost, clock::cpu_seconds)
+            } else {
+                synth::fast::fix(prog, model, &graphs, opts.cost, clock::cpu_seconds)
+            };
             explore_seconds += run.explore_seconds;
             let executions = run.rounds.first().map_or(0, |r| r.executions);
             match run.outcome {

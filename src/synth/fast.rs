@@ -92,6 +92,32 @@ pub fn fix(
     cost: Cost,
     clock: fn() -> f64,
 ) -> FastRun {
+    run_loop(input, model, limits, cost, clock, false)
+}
+
+/// `--mode lazy`: as [`fix`], but each round solves the 0/1 program over the requirements of
+/// *every* round so far on the input (earlier fences are not kept, they may move or go). The
+/// result is optimal: it is the cheapest fence set fixing the requirements found, every fix
+/// must fix those, and it fixes all (the last exploration finds no bug). Each round adds a
+/// requirement the current fences do not fix, so the loop ends.
+pub fn fix_lazy(
+    input: &Program,
+    model: Model,
+    limits: &Limits,
+    cost: Cost,
+    clock: fn() -> f64,
+) -> FastRun {
+    run_loop(input, model, limits, cost, clock, true)
+}
+
+fn run_loop(
+    input: &Program,
+    model: Model,
+    limits: &Limits,
+    cost: Cost,
+    clock: fn() -> f64,
+    lazy: bool,
+) -> FastRun {
     let mut f = Fenced::new(input);
     let opts = CheckOptions {
         model,
@@ -128,7 +154,13 @@ pub fn fix(
             } else if rounds.len() > 1 {
                 let iterations = rounds.len() - 1;
                 FastOutcome::Fixed {
-                    solution: f.solution(model, cost, reqs, iterations),
+                    solution: f.solution(
+                        model,
+                        cost,
+                        reqs,
+                        iterations,
+                        if lazy { Mode::Lazy } else { Mode::Fast },
+                    ),
                     bugs,
                 }
             } else if res.stats.bounded > 0 {
@@ -191,6 +223,38 @@ pub fn fix(
         }
         drop(p);
         reqs.extend(round_reqs.iter().map(|r| f.on_input(r, index)));
+        if lazy {
+            // The cheapest fences for every requirement found so far, on the input.
+            let sites = candidate_sites(input, &reqs);
+            let p = Problem {
+                cost,
+                reqs: &reqs,
+                oracle: Oracle::new(model, &reqs, &sites),
+                sites,
+            };
+            let Ok(Some((a, _))) = p.solve_optimal(None) else {
+                // All seq_cst fixes each requirement (checked above), hence all of them.
+                unreachable!("requirements fixable one by one are fixable together")
+            };
+            drop(p);
+            let mut next = Fenced::new(input);
+            for (site, order) in a.orders {
+                next.apply(site, order);
+            }
+            // The round's execution is not fixed by the fences it ran with, so the new
+            // optimum differs from them (and the loop ends: finitely many requirements).
+            debug_assert!(next.chosen != f.chosen, "a lazy round changed no fence");
+            if next.chosen == f.chosen {
+                let solution = f.solution(model, cost, reqs, rounds.len(), Mode::Lazy);
+                return run(
+                    FastOutcome::Fixed { solution, bugs },
+                    rounds,
+                    explore_seconds,
+                );
+            }
+            f = next;
+            continue;
+        }
         let before = f.chosen.clone();
         for (site, order) in change.orders {
             f.apply(f.input_site(site), order);
@@ -201,7 +265,7 @@ pub fn fix(
             // written fix reports the execution that is left.
             debug_assert!(false, "a fast round changed no fence");
             let iterations = rounds.len();
-            let solution = f.solution(model, cost, reqs, iterations);
+            let solution = f.solution(model, cost, reqs, iterations, Mode::Fast);
             return run(
                 FastOutcome::Fixed { solution, bugs },
                 rounds,
@@ -378,6 +442,7 @@ impl<'a> Fenced<'a> {
         cost: Cost,
         reqs: Vec<Requirement>,
         iterations: usize,
+        mode: Mode,
     ) -> Solution {
         let sites: Vec<Candidate> = self
             .chosen
@@ -400,7 +465,7 @@ impl<'a> Fenced<'a> {
         };
         let mut sol = p.describe(self.chosen.clone(), iterations);
         debug_assert!((0..reqs.len()).all(|ri| p.oracle.fixes(ri, &self.chosen)));
-        sol.mode = Mode::Fast;
+        sol.mode = mode;
         drop(p);
         sol.requirements = reqs;
         sol

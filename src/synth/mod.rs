@@ -35,14 +35,16 @@ use good_lp::{
     microlp, variable, Expression, ProblemVariables, Solution as _, SolverModel, Variable,
 };
 
-/// Optimal (FenSyng), one trace at a time (fastFenSyng), or optimal with a time limit and the
-/// fast mode as fallback (the default).
+/// Optimal (FenSyng), one trace at a time (fastFenSyng), optimal with a time limit and the
+/// fast mode as fallback (the default), or optimal with the requirements discovered one buggy
+/// execution at a time (`Lazy`, see `synth::fast::fix_lazy`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     Auto,
     Optimal,
     Fast,
+    Lazy,
 }
 
 impl Mode {
@@ -51,6 +53,7 @@ impl Mode {
             Mode::Auto => "auto",
             Mode::Optimal => "optimal",
             Mode::Fast => "fast",
+            Mode::Lazy => "lazy",
         }
     }
 }
@@ -236,7 +239,7 @@ pub fn synthesize_requirements(
     let optimal_limit = opts.optimal_limit;
     solve_requirements(prog, reqs, model, opts.cost, move |p| {
         let solved = match mode {
-            Mode::Optimal => match p.solve_optimal(None) {
+            Mode::Optimal | Mode::Lazy => match p.solve_optimal(None) {
                 Ok(Some((a, n))) => Ok((a, n, Mode::Optimal)),
                 // Without a deadline the optimal search always finishes.
                 Ok(None) => p.solve_fast().map(|(a, n)| (a, n, Mode::Optimal)),
