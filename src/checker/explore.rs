@@ -975,15 +975,16 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         let chosen = self.store_positions(&st, t, loc);
         // TruSt: the reads this write may revisit, found on the graph before the write (its
         // porf-prefix is its thread's).
-        let revisits = if self.trust {
+        let (revisits, porf) = if self.trust {
             let roots: Vec<EventId> = self.last_event(&st.g, t).into_iter().collect();
             revisit::candidates(&st.g, &st.added, loc, &roots, None)
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         // Revisits first, from the graph before the write (no copy of it is kept).
         for r in revisits {
-            self.revisit(&st.g, &st.added, r, revisit::Writer::Store { thread: t });
+            let writer = revisit::Writer::Store { thread: t };
+            self.revisit(&st.g, &st.added, &porf, r, writer);
             if self.should_stop() {
                 return;
             }

@@ -75,20 +75,21 @@ pub(super) enum Writer {
     Rmw { write: EventId },
 }
 
-/// The reads of `loc` a new write may revisit, latest first. `roots`: the write's porf
-/// predecessors in `g` (its thread's last event, or the write itself for an RMW's, whose
-/// read part is in `g`); `a`: the write when it is in `g`.
+/// The reads of `loc` a new write may revisit, latest first, and the write's porf-prefix in
+/// `g` (what every one of its revisits keeps besides the events added before the read).
+/// `roots`: the write's porf predecessors in `g` (its thread's last event, or the write itself
+/// for an RMW's, whose read part is in `g`); `a`: the write when it is in `g`.
 pub(super) fn candidates(
     g: &ExecutionGraph,
     added: &Added,
     loc: usize,
     roots: &[EventId],
     a: Option<EventId>,
-) -> Vec<EventId> {
+) -> (Vec<EventId>, Vec<bool>) {
     let n = g.len();
     let reads = (g.num_locs()..n).any(|e| g.events[e].is_read() && g.events[e].loc == Some(loc));
     if !reads {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let porf = g.porf_prefix(roots);
     let mut outside: Vec<EventId> = (g.num_locs()..n).filter(|&e| !porf[e]).collect();
@@ -106,7 +107,7 @@ pub(super) fn candidates(
             found.push(e);
         }
     }
-    found
+    (found, porf)
 }
 
 /// Whether `e` was maximally added with respect to the events added no later than it and the
@@ -144,7 +145,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     /// may revisit, then forward (unless `next` is known inconsistent).
     pub(super) fn after_rmw(&mut self, next: State, w: EventId, forward: bool) {
         let loc = next.g.events[w].loc.expect("a write has a location");
-        let revisits = candidates(&next.g, &next.added, loc, &[w], Some(w));
+        let (revisits, porf) = candidates(&next.g, &next.added, loc, &[w], Some(w));
         if revisits.is_empty() {
             if forward {
                 self.run(next);
@@ -153,7 +154,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         }
         // Revisits first, from `next` itself (no copy of it is kept).
         for r in revisits {
-            self.revisit(&next.g, &next.added, r, Writer::Rmw { write: w });
+            self.revisit(&next.g, &next.added, &porf, r, Writer::Rmw { write: w });
             if self.should_stop() {
                 return;
             }
@@ -163,20 +164,17 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         }
     }
 
-    /// The backward revisit of read `r` of `g` by `a`: the events added before `r` and `a`'s
-    /// porf-prefix are replayed, then `r` reads from `a`.
-    pub(super) fn revisit(&mut self, g: &ExecutionGraph, added: &Added, r: EventId, a: Writer) {
-        let roots: Vec<EventId> = match a {
-            Writer::Store { thread } => g.threads[thread]
-                .events
-                .last()
-                .copied()
-                .or(g.threads[thread].spawned_by)
-                .into_iter()
-                .collect(),
-            Writer::Rmw { write } => vec![write],
-        };
-        let porf = g.porf_prefix(&roots);
+    /// The backward revisit of read `r` of `g` by `a`, whose porf-prefix in `g` is `porf` (from
+    /// [`candidates`]): the events added before `r` and that prefix are replayed, then `r`
+    /// reads from `a`.
+    pub(super) fn revisit(
+        &mut self,
+        g: &ExecutionGraph,
+        added: &Added,
+        porf: &[bool],
+        r: EventId,
+        a: Writer,
+    ) {
         let limit = added.stamp[r];
         self.stats.revisits += 1;
         let rmw_write: std::collections::HashMap<EventId, EventId> =
@@ -196,10 +194,11 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 continue;
             }
             let t = threads[g.events[x].thread];
+            let rmw = rmw_write.contains_key(&x);
             if !self.replay_step(&mut st, g, x, t, &ids, added.alt[x]) {
                 return;
             }
-            let id = st.g.len() - 1 - usize::from(rmw_write.contains_key(&x));
+            let id = st.g.len() - 1 - usize::from(rmw);
             ids[x] = id;
             st.added.stamp[id] = added.stamp[x];
             st.added.alt[id] = added.alt[x];
@@ -279,12 +278,12 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 let loc = self.pending_loc(st, t).expect("a replayed read");
                 debug_assert_eq!(Some(loc), old.loc, "replay diverged");
                 let w = ids[g.rf[x].expect("a read has a source")];
-                if g.rmw.iter().any(|&(rd, _)| rd == x) && !st.views.free_for_rmw(w) {
+                let choice = self.forced_choice(st, t, loc, w, usize::from(alt));
+                if choice.wev.is_some() && !st.views.free_for_rmw(w) {
                     // Another kept RMW read the same write: no consistent graph.
                     return false;
                 }
                 let sc = self.pending_is_sc(st, t);
-                let choice = self.forced_choice(st, t, loc, w, usize::from(alt));
                 self.apply_read(st, t, loc, &choice, sc);
             }
             EventKind::Write => {
