@@ -193,23 +193,34 @@ fn run_loop(
             requirements: round_reqs.len(),
         });
         let index = rounds.len() - 1;
-        let sites = candidate_sites(&f.prog, &round_reqs);
+        let first_new = reqs.len();
+        reqs.extend(round_reqs.iter().map(|r| f.on_input(r, index)));
+        // The round's 0/1 program: fast — this round's requirements on the current program
+        // (earlier fences kept, only strengthened); lazy — every round's, on the input.
+        let (prog, problem_reqs) = if lazy {
+            (input, &reqs[..])
+        } else {
+            (&f.prog, &round_reqs[..])
+        };
+        let sites = candidate_sites(prog, problem_reqs);
         let p = Problem {
             cost,
-            reqs: &round_reqs,
-            oracle: Oracle::new(model, &round_reqs, &sites),
+            reqs: problem_reqs,
+            oracle: Oracle::new(model, problem_reqs, &sites),
             sites,
         };
         let change = match p.solve_optimal(None) {
             Ok(Some((a, _))) => a,
             Ok(None) => unreachable!("a search without deadline finishes"),
             Err(NoFix) => {
+                // Earlier rounds' requirements are fixable (all seq_cst fixes them), so the
+                // unfixable one is this round's; `reqs` has it on the input.
                 let ri = p
                     .first_unfixable()
                     .expect("a requirement the round found unfixable");
-                let r = f.on_input(&round_reqs[ri], index);
-                let no_sites = candidate_sites(input, std::slice::from_ref(&r)).is_empty();
-                let u = unfixable(&r, no_sites, model);
+                let r = &reqs[if lazy { ri } else { first_new + ri }];
+                let no_sites = candidate_sites(input, std::slice::from_ref(r)).is_empty();
+                let u = unfixable(r, no_sites, model);
                 return run(FastOutcome::Unfixable(u), rounds, explore_seconds);
             }
         };
@@ -222,23 +233,10 @@ fn run_loop(
             );
         }
         drop(p);
-        reqs.extend(round_reqs.iter().map(|r| f.on_input(r, index)));
         if lazy {
             // The cheapest fences for every requirement found so far, on the input.
-            let sites = candidate_sites(input, &reqs);
-            let p = Problem {
-                cost,
-                reqs: &reqs,
-                oracle: Oracle::new(model, &reqs, &sites),
-                sites,
-            };
-            let Ok(Some((a, _))) = p.solve_optimal(None) else {
-                // All seq_cst fixes each requirement (checked above), hence all of them.
-                unreachable!("requirements fixable one by one are fixable together")
-            };
-            drop(p);
             let mut next = Fenced::new(input);
-            for (site, order) in a.orders {
+            for (site, order) in change.orders {
                 next.apply(site, order);
             }
             // The round's execution is not fixed by the fences it ran with, so the new
