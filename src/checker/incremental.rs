@@ -129,8 +129,11 @@ impl Views {
                 .threads
                 .iter()
                 .map(|t| super::graph::ThreadTrace {
+                    func: t.func,
+                    spawned_by: t.spawned_by,
                     events: Vec::with_capacity(t.events.len()),
-                    ..t.clone()
+                    slots: Vec::new(),
+                    end: t.end,
                 })
                 .collect(),
             rf: vec![None; inits],
