@@ -370,7 +370,10 @@ fn initial_state(prog: &Program, model: Model, limits: &Limits) -> State {
         end: None,
     });
     let main = &prog.functions[prog.main];
-    let views = Views::new(&g);
+    let mut views = Views::new(&g);
+    if model == Model::Rc11 && !limits.coarse(model) {
+        views.track_psc();
+    }
     let track_deps = limits.dependencies || model.needs_dependencies();
     State {
         views,
@@ -822,16 +825,8 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             // Hardware models: the full axioms on every step (they are prefix-closed).
             Model::Tso | Model::Pso | Model::Armv8 => self.model.violation(&next.g).is_none(),
             Model::Rc11 if next.all_sc => true,
-            Model::Rc11 => {
-                let g = &next.g;
-                let touched = |x: usize| next.views.may_extend_psc(g, x);
-                let rmw_read = g.rmw.iter().find(|&&(_, w)| w == e).map(|&(r, _)| r);
-                if touched(e) || rmw_read.is_some_and(touched) {
-                    next.views.psc_acyclic(g)
-                } else {
-                    true
-                }
-            }
+            // psc is kept up to date as events are added (`initial_state` tracks it).
+            Model::Rc11 => !next.views.psc_cyclic().expect("rc11 tracks psc"),
         };
         if self.limits.verify_incremental {
             assert_eq!(

@@ -25,13 +25,17 @@
 //!
 //! For `sc` the same frontier is taken over the backward closure of `po ∪ rf ∪ mo ∪ fr` from the
 //! new event (a breadth-first search), since there is no hb. RC11's SC axiom (psc acyclic) is
-//! checked only when the new event can add a psc edge (see [`Views::may_extend_psc`]), by
-//! [`Views::psc_acyclic`]: psc's rows of the seq_cst events, computed from the clocks without
-//! closing any relation.
+//! kept up to date event by event when asked for ([`Views::track_psc`], module `psc`): the
+//! edges a new event adds all go through it, so only they are computed, and a cycle is looked
+//! for only through them. [`Views::psc_acyclic`] computes the same verdict from scratch (psc's
+//! rows of the seq_cst events, from the clocks, without closing any relation); the unit tests
+//! compare the two with the recomputed relations.
 
 use super::graph::{EventId, EventKind, ExecutionGraph, INIT_THREAD};
 use crate::ir::Loc;
 use std::sync::Arc;
+
+mod psc;
 
 /// A vector clock: per thread (slot 0 = initialisation, slot t + 1 = thread t), how many of its
 /// events are hb-before or equal to the event.
@@ -84,6 +88,8 @@ pub struct Views {
     rel_fence: Vec<Option<Clock>>,
     /// Per write: whether an RMW read it (no other RMW may).
     rmw_read: Vec<bool>,
+    /// RC11's psc, kept up to date event by event when asked for ([`Views::track_psc`]).
+    psc: Option<psc::Psc>,
 }
 
 impl Views {
@@ -100,7 +106,23 @@ impl Views {
             reads_msg: own_opt(&self.reads_msg),
             rel_fence: own_opt(&self.rel_fence),
             rmw_read: self.rmw_read.clone(),
+            psc: self.psc.clone(),
         }
+    }
+
+    /// Keep RC11's psc graph up to date from now on (call before any event is added): then
+    /// [`Views::psc_cyclic`] answers the SC axiom without recomputing psc.
+    pub fn track_psc(&mut self) {
+        debug_assert!(
+            self.index.iter().all(|&i| i == 0),
+            "only init events so far"
+        );
+        self.psc = Some(psc::Psc::default());
+    }
+
+    /// Whether psc has a cycle, when it is tracked ([`Views::track_psc`]).
+    pub fn psc_cyclic(&self) -> Option<bool> {
+        self.psc.as_ref().map(psc::Psc::cyclic)
     }
 
     /// Room for `more` events.
@@ -137,23 +159,40 @@ impl Views {
                 })
                 .collect(),
             rf: vec![None; inits],
-            mo: g.mo.clone(),
+            // mo grows with the writes added (psc's incremental check reads the writes
+            // mo-after each new event among those already there).
+            mo: g
+                .mo
+                .iter()
+                .map(|m| m.iter().copied().filter(|&w| w < inits).collect())
+                .collect(),
             rmw: g.rmw.clone(),
             bugs: Vec::new(),
         };
         let mut views = Views::new(&h);
+        views.track_psc();
         views.reserve(g.len());
-        let position = |x: Loc, w: EventId| g.mo[x].iter().position(|&y| y == w);
         for e in inits..g.len() {
             let ev = &g.events[e];
             if let Some(x) = ev.loc.filter(|_| ev.is_access()) {
                 // The coherence frontier of the accesses hb-before `e` (its po-predecessors'
-                // clock: an acquire's own sw only adds writes at or before its source).
+                // clock: an acquire's own sw only adds writes at or before its source), as a
+                // position in the mo of the writes added so far (ids are a po ∪ rf order).
                 let pre = views.pre_clock(&h, ev.thread);
                 let f = views.frontier(&h, &pre, x);
                 let ok = match ev.kind {
-                    EventKind::Read => g.rf[e].and_then(|w| position(x, w)).is_some_and(|p| p >= f),
-                    _ => position(x, e).is_some_and(|p| p > f),
+                    EventKind::Read => g.rf[e]
+                        .and_then(|w| h.mo[x].iter().position(|&y| y == w))
+                        .is_some_and(|p| p >= f),
+                    _ => {
+                        let p = g.mo[x]
+                            .iter()
+                            .take_while(|&&y| y != e)
+                            .filter(|&&y| y < e)
+                            .count();
+                        h.mo[x].insert(p, e);
+                        p > f
+                    }
                 };
                 if !ok {
                     return (Some(Axiom::Coherence), views);
@@ -164,7 +203,7 @@ impl Views {
             h.rf[id] = g.rf[e];
             views.add(&h, id);
         }
-        if !views.psc_acyclic(&h) {
+        if views.psc_cyclic() == Some(true) {
             return (Some(Axiom::Psc), views);
         }
         (None, views)
@@ -181,6 +220,7 @@ impl Views {
             reads_msg: vec![None; n],
             rel_fence: vec![None; n],
             rmw_read: vec![false; n],
+            psc: None,
         }
     }
 
@@ -317,6 +357,10 @@ impl Views {
         self.reads_msg.push(reads_msg);
         self.rel_fence.push(rel_fence);
         self.rmw_read.push(false);
+        if let Some(mut p) = self.psc.take() {
+            p.add(g, self, e);
+            self.psc = Some(p);
+        }
     }
 
     /// The latest write of thread `t` to `loc` with a release order, before index `before`.
@@ -479,30 +523,8 @@ impl Views {
         }
     }
 
-    /// Whether adding `e` (the last event of `g`) can add an edge to RC11's psc: it is an sc
-    /// event, or an sc fence is hb-before it and it has outgoing mo / fr edges (a write not at
-    /// the end of mo, a read not from the mo-last write).
-    pub fn may_extend_psc(&self, g: &ExecutionGraph, e: EventId) -> bool {
-        let ev = &g.events[e];
-        if ev.order.is_sc() {
-            return true;
-        }
-        let Some(x) = ev.loc else {
-            return false;
-        };
-        let has_out = match ev.kind {
-            EventKind::Write => g.mo[x].last() != Some(&e),
-            EventKind::Read => g.rf[e].is_some_and(|w| g.mo[x].last() != Some(&w)),
-            _ => false,
-        };
-        // Only then look for an sc fence hb-before `e`.
-        has_out
-            && (0..g.len()).any(|f| {
-                f != e && g.events[f].is_fence() && g.events[f].order.is_sc() && self.hb_eq(g, f, e)
-            })
-    }
-
     /// Whether RC11's psc (`psc_base ∪ psc_F`, docs/memory-models.md §2) of `g` is acyclic,
+    /// from scratch (the reference for the incremental [`Views::psc_cyclic`]),
     /// computed exactly as [`super::model::Relations::psc`] defines it but only on the rows of
     /// the seq_cst events (psc relates nothing else) and with hb read from the clocks: no
     /// relation is closed, and the work is quadratic in the number of events (the full check
@@ -853,6 +875,7 @@ mod tests {
             v.add(&g, e);
             let expected = Relations::compute(&g).psc(&g).is_acyclic();
             assert_eq!(v.psc_acyclic(&g), expected, "{g:?}");
+            assert_eq!(v.psc_cyclic(), Some(!expected), "incremental psc: {g:?}");
             counts[usize::from(!expected)] += 1;
             walk(&g, &v, rest, counts);
         }
@@ -860,7 +883,8 @@ mod tests {
 
     fn check(threads: usize, locs: usize, specs: &[Spec]) -> [u64; 2] {
         let g = ExecutionGraph::for_tests(locs, threads);
-        let v = Views::new(&g);
+        let mut v = Views::new(&g);
+        v.track_psc();
         let mut counts = [0; 2];
         walk(&g, &v, specs, &mut counts);
         assert!(counts[0] > 0 && counts[1] > 0, "both verdicts: {counts:?}");

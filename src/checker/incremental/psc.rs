@@ -1,0 +1,529 @@
+//! RC11's SC axiom (psc acyclic) kept up to date as events are added, instead of recomputed.
+//!
+//! The explorer adds each event `e` after all its po ∪ rf-predecessors, so `e` is hb-maximal
+//! and po-maximal when it arrives: hb, po, mo, rf and fr among the events already there do not
+//! change (a write inserted in the middle of mo keeps the order of the others). Every edge
+//! psc gains is therefore made of a path through `e`, and there are only three kinds
+//! (docs/memory-models.md §2, psc = psc_base ∪ psc_F):
+//!
+//! * **into `e`**, when `e` is a seq_cst access or fence: `u → e` for `u ∈ start(x)`,
+//!   `x scb y`, `e ∈ end(y)` (for an access `y = e`; for a fence also every `y` hb-before it),
+//!   and for a fence psc_F's `F → e` (`F hb e`, or `F hb a eco b hb e`);
+//! * **out of `e`**, when `e` is a seq_cst access: `e → end(y)` for `y` mo- or fr-after `e`
+//!   (nothing is po-, hb- or hb|loc-after `e` yet; a fence has no outgoing edge);
+//! * **between old events**: `F → v` for every seq_cst fence `F` hb-before `e` and every `v`
+//!   in `end(y)` or, through psc_F, a seq_cst fence hb-after a `y` or a reader of `y`, for `y`
+//!   mo- or fr-after `e` (`F hb e scb y` and `F hb e eco b hb F'`).
+//!
+//! Here `start(x)` is `x` if seq_cst plus the seq_cst fences hb-before-or-equal to `x`, and
+//! `end(y)` is `y` if seq_cst plus the seq_cst fences hb-after-or-equal to `y`. Adding those
+//! edges to an acyclic psc makes a cycle exactly when `e` now reaches itself or some `v` above
+//! reaches some `F` above: two searches over the seq_cst events. An event is a few passes over
+//! the graph (the per-thread prefixes its clock names), where recomputing psc's rows is
+//! quadratic. Cycles never go away as events are added, so the verdict is sticky.
+//!
+//! Initialisation writes are never seq_cst, nothing is hb-before them and nothing psc needs
+//! starts or ends there, so they are left out, as [`Views::psc_acyclic`] does.
+
+use super::{slot, Views};
+use crate::checker::graph::{Event, EventId, EventKind, ExecutionGraph, INIT_THREAD};
+use crate::ir::Loc;
+
+/// The psc graph of the seq_cst events of a partial graph, and whether it has a cycle.
+#[derive(Clone, Debug, Default)]
+pub struct Psc {
+    /// The psc successors of every event, as bit rows over event ids (empty for the events
+    /// that are not seq_cst, and trimmed: a row is only as long as its last bit needs).
+    succ: Vec<Vec<u64>>,
+    /// The seq_cst fences, in id order.
+    fences: Vec<EventId>,
+    /// psc has a cycle (then nothing more is recorded: the graph is inconsistent for good).
+    cyclic: bool,
+}
+
+fn set(bits: &mut Vec<u64>, b: usize) {
+    let w = b / 64;
+    if bits.len() <= w {
+        bits.resize(w + 1, 0);
+    }
+    bits[w] |= 1u64 << (b % 64);
+}
+
+fn has(bits: &[u64], b: usize) -> bool {
+    bits.get(b / 64).is_some_and(|&x| x >> (b % 64) & 1 == 1)
+}
+
+fn or_into(dst: &mut Vec<u64>, src: &[u64]) {
+    if dst.len() < src.len() {
+        dst.resize(src.len(), 0);
+    }
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d |= *s;
+    }
+}
+
+fn is_sc(ev: &Event) -> bool {
+    ev.thread != INIT_THREAD && ev.order.is_sc() && (ev.is_access() || ev.is_fence())
+}
+
+/// `(a, b) ∈ po|≠loc` given `a po b`: unless both access the same location.
+fn other_loc(a: &Event, b: &Event) -> bool {
+    a.loc.is_none() || a.loc != b.loc
+}
+
+/// The readers of every write, as one compressed list.
+struct Readers {
+    start: Vec<u32>,
+    list: Vec<EventId>,
+}
+
+impl Readers {
+    fn new(g: &ExecutionGraph) -> Readers {
+        let n = g.len();
+        let mut start = vec![0u32; n + 1];
+        for w in g.rf.iter().flatten() {
+            start[*w + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut list = vec![0; start[n] as usize];
+        for (r, w) in g.rf.iter().enumerate() {
+            if let Some(w) = *w {
+                list[fill[w] as usize] = r;
+                fill[w] += 1;
+            }
+        }
+        Readers { start, list }
+    }
+
+    fn of(&self, w: EventId) -> &[EventId] {
+        &self.list[self.start[w] as usize..self.start[w + 1] as usize]
+    }
+}
+
+/// What the events po-after an event, within some prefix of its thread, look like: used to
+/// tell whether the event is po|≠loc-before one of them.
+#[derive(Clone, Copy, PartialEq)]
+enum Later {
+    Nothing,
+    /// Every later event accesses this location.
+    Only(Loc),
+    /// Later events at two locations, or one without a location.
+    Mixed,
+}
+
+impl Later {
+    fn see(self, ev: &Event) -> Later {
+        match (self, ev.loc) {
+            (Later::Nothing, Some(x)) => Later::Only(x),
+            (Later::Only(y), Some(x)) if x == y => self,
+            _ => Later::Mixed,
+        }
+    }
+
+    /// Some later event is po|≠loc-after `ev`.
+    fn other_than(self, ev: &Event) -> bool {
+        match self {
+            Later::Nothing => false,
+            Later::Only(y) => ev.loc != Some(y),
+            Later::Mixed => true,
+        }
+    }
+}
+
+/// A vector clock being joined.
+fn join(acc: &mut Vec<u32>, c: &[u32]) {
+    if acc.len() < c.len() {
+        acc.resize(c.len(), 0);
+    }
+    for (a, b) in acc.iter_mut().zip(c) {
+        *a = (*a).max(*b);
+    }
+}
+
+impl Psc {
+    /// Whether psc has a cycle.
+    pub fn cyclic(&self) -> bool {
+        self.cyclic
+    }
+
+    /// Records event `e`, the last one of `g`, whose views are already in `v`.
+    pub fn add(&mut self, g: &ExecutionGraph, v: &Views, e: EventId) {
+        self.succ.resize(g.len(), Vec::new());
+        if self.cyclic {
+            return;
+        }
+        let ev = &g.events[e];
+        let e_sc = is_sc(ev);
+        let ys = mo_after(g, e);
+        let hb = |a: EventId, b: EventId| {
+            a != b && g.events[a].thread != INIT_THREAD && v.hb_eq(g, a, b)
+        };
+        let before: Vec<EventId> = self.fences.iter().copied().filter(|&f| hb(f, e)).collect();
+        if !e_sc && (before.is_empty() || ys.is_empty()) {
+            return;
+        }
+        let readers = Readers::new(g);
+        // end(y) for the mo / fr successors y of e, and psc_F's fences after their readers.
+        let mut ends: Vec<u64> = Vec::new();
+        for &y in ys {
+            if is_sc(&g.events[y]) {
+                set(&mut ends, y);
+            }
+        }
+        for &f in &self.fences {
+            if ys.iter().any(|&y| hb(y, f)) {
+                set(&mut ends, f);
+            }
+        }
+        let mut targets = ends.clone();
+        if !before.is_empty() {
+            for &f in &self.fences {
+                if !has(&targets, f) && ys.iter().any(|&y| readers.of(y).iter().any(|&r| hb(r, f)))
+                {
+                    set(&mut targets, f);
+                }
+            }
+            for &f in &before {
+                or_into(&mut self.succ[f], &targets);
+            }
+        }
+        if e_sc {
+            if ev.is_access() {
+                self.succ[e] = ends;
+            }
+            for u in self.predecessors(g, v, e, &readers) {
+                set(&mut self.succ[u], e);
+            }
+            if ev.is_fence() {
+                self.fences.push(e);
+            }
+            if self.succ[e].iter().any(|&w| w != 0) && self.reaches(&self.succ[e], &[e]) {
+                self.cyclic = true;
+                return;
+            }
+        }
+        if !before.is_empty() && self.reaches(&targets, &before) {
+            self.cyclic = true;
+        }
+    }
+
+    /// Whether some event of `from` reaches (in zero or more psc steps) one of `to`.
+    fn reaches(&self, from: &[u64], to: &[EventId]) -> bool {
+        let mut seen: Vec<u64> = from.to_vec();
+        let mut stack: Vec<EventId> = super::ones(from).collect();
+        while let Some(a) = stack.pop() {
+            if to.contains(&a) {
+                return true;
+            }
+            for b in super::ones(&self.succ[a]) {
+                if !has(&seen, b) {
+                    set(&mut seen, b);
+                    stack.push(b);
+                }
+            }
+        }
+        false
+    }
+
+    /// The psc predecessors of the seq_cst event `e` (the last of `g`).
+    fn predecessors(
+        &self,
+        g: &ExecutionGraph,
+        v: &Views,
+        e: EventId,
+        readers: &Readers,
+    ) -> Vec<EventId> {
+        let ev = &g.events[e];
+        let te = ev.thread;
+        let fence = ev.is_fence();
+        let nt = g.threads.len();
+        let tr = |u: usize| &g.threads[u].events;
+        let clock =
+            |x: EventId, u: usize| -> usize { v.vc[x].get(slot(u)).map_or(0, |&c| c as usize) };
+        // Z: the events hb-before e, as a prefix length per thread.
+        let kz: Vec<usize> = (0..nt)
+            .map(|u| {
+                if u == te {
+                    v.index[e] as usize
+                } else {
+                    clock(e, u).min(tr(u).len())
+                }
+            })
+            .collect();
+        // `x` of scb ; (y = e, or for a fence y hb-before e): the candidates for start(x).
+        let mut xs: Vec<u64> = Vec::new();
+
+        // po: e's po-prefix (its thread's events before it, the spawners' prefixes, the
+        // joined threads), per thread a prefix length.
+        let mut pk = vec![0usize; nt];
+        let mut work: Vec<(usize, usize)> = vec![(te, v.index[e] as usize)];
+        let mut spawner_seen = vec![false; nt];
+        let mut push_spawner = |work: &mut Vec<(usize, usize)>, u: usize| {
+            if !std::mem::replace(&mut spawner_seen[u], true) {
+                if let Some(sp) = g.threads[u].spawned_by {
+                    work.push((g.events[sp].thread, v.index[sp] as usize + 1));
+                }
+            }
+        };
+        push_spawner(&mut work, te);
+        while let Some((u, k)) = work.pop() {
+            if k <= pk[u] {
+                continue;
+            }
+            let old = std::mem::replace(&mut pk[u], k);
+            for &a in &tr(u)[old..k] {
+                if let EventKind::Join { child } = g.events[a].kind {
+                    work.push((child, tr(child).len()));
+                }
+            }
+            push_spawner(&mut work, u);
+        }
+        for a in prefixes(g, &pk) {
+            set(&mut xs, a);
+        }
+        // The joins among Z ∪ {e}, by joined thread.
+        let mut joined = vec![false; nt];
+        let mark_joins = |joined: &mut Vec<bool>, x: EventId| {
+            if let EventKind::Join { child } = g.events[x].kind {
+                joined[child] = true;
+            }
+        };
+        for a in prefixes(g, &kz) {
+            mark_joins(&mut joined, a);
+        }
+        mark_joins(&mut joined, e);
+        let first_in_z = |u: usize| kz[u] > 0 || u == te;
+        if fence {
+            // po-predecessors of the events hb-before e: all but each prefix's last event,
+            // which is one when it spawned a thread that started in Z or its thread was
+            // joined in Z (or it is po-before e, already in).
+            for u in 0..nt {
+                let k = kz[u];
+                for &a in &tr(u)[..k.saturating_sub(1)] {
+                    set(&mut xs, a);
+                }
+                if let Some(&last) = k.checked_sub(1).map(|i| &tr(u)[i]) {
+                    let spawn_in = matches!(g.events[last].kind,
+                        EventKind::Spawn { child } if first_in_z(child));
+                    if spawn_in || (k == tr(u).len() && joined[u]) {
+                        set(&mut xs, last);
+                    }
+                }
+            }
+        }
+
+        // po|≠loc ; hb ; po|≠loc: the events po|≠loc-before those hb-before some d that is
+        // po|≠loc-before e (or, for a fence, before an event hb-before e). C, the events
+        // hb-before such a d, is a clock.
+        let mut c_clock: Vec<u32> = Vec::new();
+        let strict = |c_clock: &mut Vec<u32>, d: EventId| {
+            let mut c = v.vc[d].to_vec();
+            c[slot(g.events[d].thread)] = v.index[d];
+            join(c_clock, &c);
+        };
+        let own = &tr(te)[..v.index[e] as usize];
+        match own.iter().rev().find(|&&d| other_loc(&g.events[d], ev)) {
+            Some(&d) => strict(&mut c_clock, d),
+            None => {
+                if let Some(sp) = g.threads[te].spawned_by {
+                    strict(&mut c_clock, sp);
+                }
+            }
+        }
+        if fence {
+            for u in 0..nt {
+                let prefix = &tr(u)[..kz[u]];
+                let Some(&last) = prefix.last() else { continue };
+                let last_ev = &g.events[last];
+                let spawn_in = matches!(last_ev.kind,
+                    EventKind::Spawn { child } if first_in_z(child));
+                let mut later = if spawn_in || (prefix.len() == tr(u).len() && joined[u]) {
+                    Later::Mixed
+                } else {
+                    Later::Nothing
+                };
+                for &d in prefix.iter().rev() {
+                    let dev = &g.events[d];
+                    if later.other_than(dev) {
+                        strict(&mut c_clock, d);
+                        break;
+                    }
+                    later = later.see(dev);
+                }
+            }
+        }
+        if !c_clock.is_empty() {
+            let kc: Vec<usize> = (0..nt)
+                .map(|u| {
+                    c_clock
+                        .get(slot(u))
+                        .map_or(0, |&c| c as usize)
+                        .min(tr(u).len())
+                })
+                .collect();
+            let mut joined_c = vec![false; nt];
+            for a in prefixes(g, &kc) {
+                mark_joins(&mut joined_c, a);
+            }
+            for u in 0..nt {
+                let mut later = Later::Nothing;
+                for &a in tr(u)[..kc[u]].iter().rev() {
+                    let aev = &g.events[a];
+                    if joined_c[u] || later.other_than(aev) {
+                        set(&mut xs, a);
+                    }
+                    later = later.see(aev);
+                }
+            }
+        }
+
+        // hb|loc: events hb-before e at its location; for a fence, events hb-before another
+        // event at their location, both in Z.
+        let nl = g.num_locs();
+        let mut last_at: Vec<Option<EventId>> = vec![None; nt * nl];
+        for a in prefixes(g, &kz) {
+            let u = g.events[a].thread;
+            if let Some(x) = g.events[a].loc {
+                if !fence && Some(x) == ev.loc {
+                    set(&mut xs, a);
+                }
+                if let Some(prev) = last_at[u * nl + x].replace(a) {
+                    if fence {
+                        set(&mut xs, prev);
+                    }
+                }
+            }
+        }
+        if fence {
+            for x in 0..nl {
+                for u in 0..nt {
+                    let Some(a) = last_at[u * nl + x] else {
+                        continue;
+                    };
+                    let later_elsewhere = (0..nt).any(|t2| {
+                        t2 != u && last_at[t2 * nl + x].is_some_and(|b| hb_idx(v, g, a, b))
+                    });
+                    if later_elsewhere {
+                        set(&mut xs, a);
+                    }
+                }
+            }
+        }
+
+        // mo ; fr: the writes mo-before a write (e, or for a fence the mo-latest write at
+        // each location in Z) and their readers.
+        let mo_before = |xs: &mut Vec<u64>, x: Loc, bound: usize| {
+            for (i, &w) in g.mo[x][..bound].iter().enumerate() {
+                if i > 0 {
+                    set(xs, w);
+                }
+                for &r in readers.of(w) {
+                    set(xs, r);
+                }
+            }
+        };
+        // psc_F for a fence: eco-predecessors of the events in Z, by location as bounds on
+        // mo (writes before `wq`, readers of writes before `rq`).
+        let mut eco_bounds: Vec<(usize, usize)> = vec![(0, 0); nl];
+        if fence {
+            let mut bound = vec![0usize; nl];
+            for a in prefixes(g, &kz) {
+                let aev = &g.events[a];
+                let Some(x) = aev.loc else { continue };
+                let pos = |w: EventId| g.mo[x].iter().position(|&m| m == w).unwrap_or(0);
+                if aev.is_write() {
+                    let p = pos(a);
+                    bound[x] = bound[x].max(p);
+                    eco_bounds[x].0 = eco_bounds[x].0.max(p);
+                    eco_bounds[x].1 = eco_bounds[x].1.max(p);
+                } else if let Some(w) = g.rf[a] {
+                    let p = pos(w);
+                    eco_bounds[x].0 = eco_bounds[x].0.max(p + 1);
+                    eco_bounds[x].1 = eco_bounds[x].1.max(p);
+                }
+            }
+            for (x, &b) in bound.iter().enumerate() {
+                mo_before(&mut xs, x, b);
+            }
+        } else if ev.kind == EventKind::Write {
+            let x = ev.loc.expect("a write has a location");
+            let p = g.mo[x].iter().position(|&m| m == e).unwrap_or(0);
+            mo_before(&mut xs, x, p);
+        }
+
+        // start(x): the seq_cst events among the xs, and the seq_cst fences hb-before-or-
+        // equal to one of them (one joined clock).
+        let mut out: Vec<EventId> = Vec::new();
+        let mut reach: Vec<u32> = Vec::new();
+        for x in super::ones(&xs) {
+            if x == e || g.events[x].thread == INIT_THREAD {
+                continue;
+            }
+            if is_sc(&g.events[x]) {
+                out.push(x);
+            }
+            join(&mut reach, &v.vc[x]);
+        }
+        let mut eco_reach: Vec<u32> = Vec::new();
+        if fence {
+            for (x, &(wq, rq)) in eco_bounds.iter().enumerate() {
+                for (i, &w) in g.mo[x][..wq.max(rq)].iter().enumerate() {
+                    if i > 0 && i < wq {
+                        join(&mut eco_reach, &v.vc[w]);
+                    }
+                    if i < rq {
+                        for &r in readers.of(w) {
+                            join(&mut eco_reach, &v.vc[r]);
+                        }
+                    }
+                }
+            }
+        }
+        let below = |c: &[u32], f: EventId| {
+            c.get(slot(g.events[f].thread))
+                .is_some_and(|&k| v.index[f] < k)
+        };
+        for &f in &self.fences {
+            if out.contains(&f) {
+                continue;
+            }
+            let psc_f = fence && (v.hb_eq(g, f, e) || below(&eco_reach, f));
+            if below(&reach, f) || psc_f {
+                out.push(f);
+            }
+        }
+        out
+    }
+}
+
+/// The events of the first `k[u]` of every thread `u`.
+fn prefixes<'a>(g: &'a ExecutionGraph, k: &'a [usize]) -> impl Iterator<Item = EventId> + 'a {
+    g.threads
+        .iter()
+        .zip(k)
+        .flat_map(|(t, &k)| t.events[..k].iter().copied())
+}
+
+/// `a` hb-before `b`, both added and distinct.
+fn hb_idx(v: &Views, g: &ExecutionGraph, a: EventId, b: EventId) -> bool {
+    a != b && v.hb_eq(g, a, b)
+}
+
+/// The writes mo-after `e` (a write), or after the write `e` reads (a read): its mo or fr
+/// successors.
+fn mo_after(g: &ExecutionGraph, e: EventId) -> &[EventId] {
+    let ev = &g.events[e];
+    let Some(x) = ev.loc else { return &[] };
+    let of = match ev.kind {
+        EventKind::Write => Some(e),
+        EventKind::Read => g.rf[e],
+        _ => None,
+    };
+    match of.and_then(|w| g.mo[x].iter().position(|&m| m == w)) {
+        Some(p) => &g.mo[x][p + 1..],
+        None => &[],
+    }
+}
