@@ -1848,10 +1848,9 @@ pub fn explore_parallel(
                         ex.visits = Some(Vec::new());
                     }
                     match task {
-                        Task::Run(mut st) => {
-                            st.views = st.views.unshared();
-                            ex.run(st)
-                        }
+                        // The state's views share nothing with other workers' (flat
+                        // clock arrays, no reference counts), so it runs as it is.
+                        Task::Run(st) => ex.run(st),
                         Task::Complete(st) => ex.complete(st),
                     }
                     (ex.stats, ex.visits)

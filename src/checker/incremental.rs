@@ -33,13 +33,7 @@
 
 use super::graph::{EventId, EventKind, ExecutionGraph, INIT_THREAD};
 use crate::ir::Loc;
-use std::sync::Arc;
-
 mod psc;
-
-/// A vector clock: per thread (slot 0 = initialisation, slot t + 1 = thread t), how many of its
-/// events are hb-before or equal to the event.
-pub type Clock = Arc<[u32]>;
 
 fn slot(thread: usize) -> usize {
     if thread == INIT_THREAD {
@@ -49,10 +43,8 @@ fn slot(thread: usize) -> usize {
     }
 }
 
-fn join_into(acc: &mut Vec<u32>, other: &[u32]) {
-    if acc.len() < other.len() {
-        acc.resize(other.len(), 0);
-    }
+/// Joins clock `other` into `acc` (as long as `acc`, or shorter).
+fn join_into(acc: &mut [u32], other: &[u32]) {
     for (a, b) in acc.iter_mut().zip(other) {
         *a = (*a).max(*b);
     }
@@ -73,19 +65,27 @@ fn ones(row: &[u64]) -> impl Iterator<Item = usize> + '_ {
 }
 
 /// Per-event views of a partial graph, grown with [`Views::add`].
+///
+/// Every clock is a row of `width` counters in one flat array per kind (slot 0 = the
+/// initialisation, slot t + 1 = thread t: how many of its events are hb-before or equal to the
+/// event), so that copying the views of a state is a few `memcpy`s, with no per-event
+/// allocation or reference count. A message row of zeros carries nothing.
 #[derive(Clone, Debug, Default)]
 pub struct Views {
+    /// Counters per clock row: the thread slots so far (grown, and every row re-laid, when a
+    /// thread with a higher slot adds its first event).
+    width: usize,
     /// hb vector clock of every event.
-    vc: Vec<Clock>,
+    vc: Vec<u32>,
     /// Index of every event in its thread (init events: 0).
     index: Vec<u32>,
-    /// The message view of every atomic write (`None`: carries nothing).
-    msg: Vec<Option<Clock>>,
+    /// The message view of every atomic write.
+    msg: Vec<u32>,
     /// Join of the message views of the atomic reads po-before or equal to the event, in its
     /// thread (what an acquire fence after it synchronises with).
-    reads_msg: Vec<Option<Clock>>,
+    reads_msg: Vec<u32>,
     /// The clock of the latest release fence po-before or equal to the event, in its thread.
-    rel_fence: Vec<Option<Clock>>,
+    rel_fence: Vec<u32>,
     /// Per write: whether an RMW read it (no other RMW may).
     rmw_read: Vec<bool>,
     /// RC11's psc, kept up to date event by event when asked for ([`Views::track_psc`]).
@@ -93,21 +93,31 @@ pub struct Views {
 }
 
 impl Views {
-    /// A copy that shares no clock with `self`: a parallel worker starts its subtree from one,
-    /// so that the reference counts of the clocks it clones and drops are its own (shared ones
-    /// bounce between cores and cost more than the exploration).
-    pub fn unshared(&self) -> Views {
-        let own = |c: &Clock| -> Clock { Arc::from(&c[..]) };
-        let own_opt = |v: &[Option<Clock>]| v.iter().map(|c| c.as_ref().map(own)).collect();
-        Views {
-            vc: self.vc.iter().map(own).collect(),
-            index: self.index.clone(),
-            msg: own_opt(&self.msg),
-            reads_msg: own_opt(&self.reads_msg),
-            rel_fence: own_opt(&self.rel_fence),
-            rmw_read: self.rmw_read.clone(),
-            psc: self.psc.clone(),
+    /// The hb clock of event `e` (`width` counters).
+    fn clock(&self, e: EventId) -> &[u32] {
+        &self.vc[e * self.width..(e + 1) * self.width]
+    }
+
+    /// Makes rows at least `w` counters wide, re-laying every row.
+    fn widen(&mut self, w: usize) {
+        if w <= self.width {
+            return;
         }
+        let w = w.max(self.width * 2);
+        let old = self.width;
+        let relay = |rows: &mut Vec<u32>| {
+            let n = rows.len() / old.max(1);
+            let mut wide = vec![0u32; n * w];
+            for (dst, src) in wide.chunks_exact_mut(w).zip(rows.chunks_exact(old.max(1))) {
+                dst[..old].copy_from_slice(&src[..old]);
+            }
+            *rows = wide;
+        };
+        relay(&mut self.vc);
+        relay(&mut self.msg);
+        relay(&mut self.reads_msg);
+        relay(&mut self.rel_fence);
+        self.width = w;
     }
 
     /// Keep RC11's psc graph up to date from now on (call before any event is added): then
@@ -127,11 +137,12 @@ impl Views {
 
     /// Room for `more` events.
     pub fn reserve(&mut self, more: usize) {
-        self.vc.reserve(more);
+        let w = self.width;
+        self.vc.reserve(more * w);
         self.index.reserve(more);
-        self.msg.reserve(more);
-        self.reads_msg.reserve(more);
-        self.rel_fence.reserve(more);
+        self.msg.reserve(more * w);
+        self.reads_msg.reserve(more * w);
+        self.rel_fence.reserve(more * w);
         self.rmw_read.reserve(more);
     }
 
@@ -212,13 +223,19 @@ impl Views {
     /// The views of a graph that holds only initialisation writes.
     pub fn new(g: &ExecutionGraph) -> Views {
         let n = g.len();
-        let init: Clock = Arc::from(vec![n as u32]);
+        // Room for the initialisation and three threads before any row is re-laid.
+        let width = 4;
+        let mut vc = vec![0; n * width];
+        for row in vc.chunks_exact_mut(width) {
+            row[0] = n as u32;
+        }
         Views {
-            vc: vec![init; n],
+            width,
+            vc,
             index: vec![0; n],
-            msg: vec![None; n],
-            reads_msg: vec![None; n],
-            rel_fence: vec![None; n],
+            msg: vec![0; n * width],
+            reads_msg: vec![0; n * width],
+            rel_fence: vec![0; n * width],
             rmw_read: vec![false; n],
             psc: None,
         }
@@ -230,7 +247,7 @@ impl Views {
             return true;
         }
         let s = slot(g.events[a].thread);
-        self.vc[b].get(s).is_some_and(|&c| self.index[a] < c)
+        self.clock(b).get(s).is_some_and(|&c| self.index[a] < c)
     }
 
     /// Whether event `x` is hb-before (or equal to) an event whose clock is `clock`.
@@ -250,20 +267,14 @@ impl Views {
         self.clock_after(g, t, g.threads[t].events.len())
     }
 
-    /// The clock after the first `k` events of thread `t` (see [`Views::pre_clock`]).
+    /// The clock after the first `k` events of thread `t` (see [`Views::pre_clock`]), at
+    /// least `width` counters and long enough for `t`'s slot.
     fn clock_after(&self, g: &ExecutionGraph, t: usize, k: usize) -> Vec<u32> {
         let tr = &g.threads[t];
-        let init = self.vc_init_only();
-        let base: &[u32] = match k.checked_sub(1).map(|i| tr.events[i]) {
-            Some(p) => &self.vc[p],
-            None => match tr.spawned_by {
-                Some(sp) => &self.vc[sp],
-                None => &init,
-            },
-        };
-        let mut v = base.to_vec();
-        if v.len() < slot(t) + 1 {
-            v.resize(slot(t) + 1, 0);
+        let mut v = vec![0u32; self.width.max(slot(t) + 1)];
+        match k.checked_sub(1).map(|i| tr.events[i]).or(tr.spawned_by) {
+            Some(p) => v[..self.width].copy_from_slice(self.clock(p)),
+            None => v[0] = u32::MAX,
         }
         if v[0] == 0 {
             v[0] = u32::MAX; // every initialisation write
@@ -271,98 +282,88 @@ impl Views {
         v
     }
 
-    fn vc_init_only(&self) -> [u32; 1] {
-        [u32::MAX]
+    /// Row `e` of a flat clock array.
+    fn row(rows: &[u32], width: usize, e: EventId) -> &[u32] {
+        &rows[e * width..(e + 1) * width]
     }
 
     /// Records event `e`, the last one added to `g` (with its rf and rmw already set).
     pub fn add(&mut self, g: &ExecutionGraph, e: EventId) {
         let ev = &g.events[e];
         let t = ev.thread;
+        self.widen(slot(t) + 1);
+        let w = self.width;
         let index = g.threads[t].events.len() as u32 - 1;
         let mut v = self.clock_after(g, t, index as usize);
-        let prev = if index > 0 {
-            Some(g.threads[t].events[index as usize - 1])
-        } else {
-            None
-        };
+        let prev = index
+            .checked_sub(1)
+            .map(|i| g.threads[t].events[i as usize]);
         if let EventKind::Join { child } = ev.kind {
             if let Some(&last) = g.threads[child].events.last() {
-                join_into(&mut v, &self.vc[last]);
+                join_into(&mut v, self.clock(last));
             }
         }
-        let mut reads_msg = prev.and_then(|p| self.reads_msg[p].clone());
-        let mut rel_fence = prev.and_then(|p| self.rel_fence[p].clone());
+        let mut reads_msg = vec![0u32; w];
+        let mut rel_fence = vec![0u32; w];
+        if let Some(p) = prev {
+            reads_msg.copy_from_slice(Self::row(&self.reads_msg, w, p));
+            rel_fence.copy_from_slice(Self::row(&self.rel_fence, w, p));
+        }
         match ev.kind {
             EventKind::Read => {
-                if let Some(w) = g.rf[e] {
+                if let Some(src) = g.rf[e] {
                     if ev.order.is_atomic() {
-                        if let Some(m) = &self.msg[w] {
-                            if ev.order.is_acquire() {
-                                join_into(&mut v, m);
-                            }
-                            let mut acc = reads_msg.map(|c| c.to_vec()).unwrap_or_default();
-                            join_into(&mut acc, m);
-                            reads_msg = Some(Arc::from(acc));
+                        let m = Self::row(&self.msg, w, src);
+                        if ev.order.is_acquire() {
+                            join_into(&mut v, m);
                         }
+                        join_into(&mut reads_msg, m);
                     }
                 }
             }
-            EventKind::Fence if ev.order.is_acquire() => {
-                if let Some(m) = &reads_msg {
-                    join_into(&mut v, m);
-                }
-            }
+            EventKind::Fence if ev.order.is_acquire() => join_into(&mut v, &reads_msg),
             _ => {}
         }
         v[slot(t)] = index + 1;
-        let clock: Clock = Arc::from(v);
         if ev.is_fence() && ev.order.is_release() {
-            rel_fence = Some(clock.clone());
+            rel_fence.copy_from_slice(&v);
         }
         // The message of an atomic write: its release head (itself if a release write, else
         // the latest release write to the location before it in its thread: po|loc is part
         // of the release sequence), the latest release fence before it, and — for the write
         // part of an RMW — the message of the write the RMW read.
-        let mut msg = None;
+        let mut msg = vec![0u32; w];
+        let rmw_src = g
+            .rmw
+            .iter()
+            .rev()
+            .find(|&&(_, x)| x == e)
+            .and_then(|&(r, _)| g.rf[r]);
         if ev.kind == EventKind::Write && ev.order.is_atomic() {
-            let mut m: Vec<u32> = Vec::new();
-            if let Some(f) = &rel_fence {
-                join_into(&mut m, f);
-            }
+            join_into(&mut msg, &rel_fence);
             if ev.order.is_release() {
-                join_into(&mut m, &clock);
+                join_into(&mut msg, &v);
             } else if let Some(h) = self.last_release_write(g, t, ev.loc, index) {
-                join_into(&mut m, &self.vc[h]);
+                join_into(&mut msg, self.clock(h));
             }
-            if let Some(&(r, _)) = g.rmw.iter().rev().find(|&&(_, w)| w == e) {
-                if let Some(src) = g.rf[r] {
-                    if let Some(sm) = &self.msg[src] {
-                        join_into(&mut m, sm);
-                    }
-                }
-            }
-            if !m.is_empty() {
-                msg = Some(Arc::from(m));
+            if let Some(src) = rmw_src {
+                join_into(&mut msg, Self::row(&self.msg, w, src));
             }
         }
-        if let Some(&(r, _)) = g.rmw.iter().rev().find(|&&(_, w)| w == e) {
-            if let Some(src) = g.rf[r] {
-                self.rmw_read[src] = true;
-            }
+        if let Some(src) = rmw_src {
+            self.rmw_read[src] = true;
         }
-        self.vc.push(clock);
+        self.vc.extend_from_slice(&v);
         self.index.push(index);
-        self.msg.push(msg);
-        self.reads_msg.push(reads_msg);
-        self.rel_fence.push(rel_fence);
+        self.msg.extend_from_slice(&msg);
+        self.reads_msg.extend_from_slice(&reads_msg);
+        self.rel_fence.extend_from_slice(&rel_fence);
         self.rmw_read.push(false);
         if let Some(mut p) = self.psc.take() {
             p.add(g, self, e);
             self.psc = Some(p);
         }
     }
-
     /// The latest write of thread `t` to `loc` with a release order, before index `before`.
     fn last_release_write(
         &self,
@@ -564,7 +565,7 @@ impl Views {
                 continue;
             }
             for (u, tr) in g.threads.iter().enumerate() {
-                let k = self.vc[b].get(slot(u)).map_or(0, |&c| c as usize);
+                let k = self.clock(b).get(slot(u)).map_or(0, |&c| c as usize);
                 for &a in &tr.events[..k.min(tr.events.len())] {
                     if a != b {
                         set(&mut hb[range(a)], b);

@@ -242,7 +242,7 @@ impl Psc {
         let nt = g.threads.len();
         let tr = |u: usize| &g.threads[u].events;
         let clock =
-            |x: EventId, u: usize| -> usize { v.vc[x].get(slot(u)).map_or(0, |&c| c as usize) };
+            |x: EventId, u: usize| -> usize { v.clock(x).get(slot(u)).map_or(0, |&c| c as usize) };
         // Z: the events hb-before e, as a prefix length per thread.
         let kz: Vec<usize> = (0..nt)
             .map(|u| {
@@ -320,7 +320,7 @@ impl Psc {
         // hb-before such a d, is a clock.
         let mut c_clock: Vec<u32> = Vec::new();
         let strict = |c_clock: &mut Vec<u32>, d: EventId| {
-            let mut c = v.vc[d].to_vec();
+            let mut c = v.clock(d).to_vec();
             c[slot(g.events[d].thread)] = v.index[d];
             join(c_clock, &c);
         };
@@ -465,18 +465,18 @@ impl Psc {
             if is_sc(&g.events[x]) {
                 out.push(x);
             }
-            join(&mut reach, &v.vc[x]);
+            join(&mut reach, v.clock(x));
         }
         let mut eco_reach: Vec<u32> = Vec::new();
         if fence {
             for (x, &(wq, rq)) in eco_bounds.iter().enumerate() {
                 for (i, &w) in g.mo[x][..wq.max(rq)].iter().enumerate() {
                     if i > 0 && i < wq {
-                        join(&mut eco_reach, &v.vc[w]);
+                        join(&mut eco_reach, v.clock(w));
                     }
                     if i < rq {
                         for &r in readers.of(w) {
-                            join(&mut eco_reach, &v.vc[r]);
+                            join(&mut eco_reach, v.clock(r));
                         }
                     }
                 }
