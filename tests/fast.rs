@@ -13,11 +13,11 @@ mod common;
 
 use common::*;
 use fensyn::checker::{self, CheckOptions, Limits, Model};
-use fensyn::cli::{repair, Repair};
+use fensyn::cli::{repair, repair_with, Repair};
 use fensyn::frontend::parse;
 use fensyn::ir::{Lang, Program};
 use fensyn::synth::fast::{self, FastOutcome};
-use fensyn::synth::{Cost, Mode, Solution};
+use fensyn::synth::{Cost, Mode, Solution, SynthOptions};
 use std::path::Path;
 
 fn load(path: &Path) -> (String, String, Program) {
@@ -72,6 +72,7 @@ fn fast_and_lazy_modes_fix_every_fixture_optimal_fixes() {
     let mut fixed = 0;
     let mut dearer = 0;
     let mut fewer_requirements = 0;
+    let mut capped = 0;
     for path in fixtures_with("fixed") {
         let (name, src, prog) = load(&path);
         let (model, limits, _) = settings(&path);
@@ -111,6 +112,39 @@ fn fast_and_lazy_modes_fix_every_fixture_optimal_fixes() {
         if lazy.requirements.len() < opt.requirements.len() {
             fewer_requirements += 1;
         }
+        // `--mode optimal` past its collection limit: the requirements collected seed the
+        // lazy rounds; the same minimum, reported as the optimal mode's.
+        for limit in [0, 1, 3] {
+            let opts = SynthOptions {
+                mode: Mode::Optimal,
+                collect_limit: limit,
+                ..SynthOptions::default()
+            };
+            let Repair::Fixed {
+                solution: seeded,
+                verified,
+                ..
+            } = repair_with(&name, &src, &prog, model, limits.clone(), &opts)
+            else {
+                panic!("{name}: the optimal mode with --collect-limit {limit} does not fix it");
+            };
+            assert_eq!(verified.buggy, 0, "{name}");
+            assert_eq!(seeded.mode, Mode::Optimal, "{name}");
+            assert_eq!(
+                cost(&seeded),
+                cost(&opt),
+                "{name}: limit {limit} is not optimal"
+            );
+            match seeded.lazy_after {
+                Some(n) => {
+                    // Stopped past `limit` requirements or 10·limit buggy executions.
+                    assert!(n >= 1, "{name}: stopped with no requirement");
+                    assert!(seeded.iterations >= 1, "{name}");
+                    capped += 1;
+                }
+                None => assert!(opt.requirements.len() <= limit, "{name}: not capped"),
+            }
+        }
         assert!(
             cost(&fast) >= cost(&opt),
             "{name}: fast {:?} is cheaper than the optimum {:?}",
@@ -147,6 +181,10 @@ fn fast_and_lazy_modes_fix_every_fixture_optimal_fixes() {
         fixed += 1;
     }
     assert!(fixed >= 50, "only {fixed} fixtures fixed");
+    assert!(
+        capped >= 100,
+        "the collection limit stopped only {capped} collections"
+    );
     // The fast mode is not the optimal one: some fixture costs it more.
     assert!(dearer >= 1, "the fast mode matched the optimum everywhere");
     // The lazy mode holds fewer requirements than the optimal one somewhere.

@@ -276,6 +276,11 @@ pub enum Command {
         /// [default: 20]
         #[arg(long, value_name = "SECONDS")]
         optimal_timeout: Option<f64>,
+        /// Optimal mode: past N distinct requirements (or 10·N buggy executions) stop
+        /// collecting them and find the rest in rounds, as --mode lazy does (same minimum,
+        /// bounded memory) [default: 1000]
+        #[arg(long, value_name = "N")]
+        collect_limit: Option<usize>,
         /// What to remove: bugs (failed assertions, races, ...), or sc: every execution that
         /// is not sequentially consistent (robustness; assertions are not needed).
         #[arg(long, value_enum, default_value_t = Goal::Bugs)]
@@ -329,6 +334,7 @@ pub fn run(cli: Cli) -> i32 {
             goal,
             timings,
             no_comments,
+            collect_limit,
         } => {
             let given = config::Config {
                 mode,
@@ -352,6 +358,7 @@ pub fn run(cli: Cli) -> i32 {
                     } else {
                         0.0
                     }),
+                    collect_limit: collect_limit.unwrap_or(synth::COLLECT_LIMIT),
                 };
                 cmd_fix(file, opts, out, err)
             })
@@ -668,6 +675,8 @@ struct FixOptions {
     prove: bool,
     timings: bool,
     optimal_limit: Duration,
+    /// `--collect-limit` ([`synth::SynthOptions::collect_limit`]).
+    collect_limit: usize,
     /// Comment each fence (`fix --no-comments` turns it off).
     comments: bool,
 }
@@ -804,14 +813,16 @@ pub fn repair_commented(
         };
         // Whether a timeout of the collection is the optimal limit's, not `--timeout`'s.
         let ours = optimal_until.is_some_and(|d| lim.deadline.is_none_or(|u| d < u));
-        let res = trace::collect::explore(
+        let within = Limits {
+            deadline,
+            ..graphs.clone()
+        };
+        let (res, capped) = trace::collect::explore_within(
             prog,
             model,
-            Limits {
-                deadline,
-                ..graphs.clone()
-            },
+            within.clone(),
             clock::cpu_seconds,
+            opts.collect_limit,
         );
         explore_seconds += clock::cpu_seconds() - started - res.collect_seconds;
         let (executions, buggy) = (res.stats.executions, res.stats.buggy);
@@ -819,6 +830,53 @@ pub fn repair_commented(
             // Out of time while collecting: fall back to the fast loop below.
             Some(checker::Incomplete::Timeout) if ours => {}
             Some(why) => return Repair::Incomplete { why, executions },
+            // Past the collection limit: the requirements left are found in rounds, from the
+            // cheapest fences for those collected (the same minimum).
+            None if capped => {
+                let collected = res.requirements.len();
+                let seed = synth::fast::Seed {
+                    requirements: res.requirements,
+                    bugs: res.bugs,
+                    executions,
+                    graphs: buggy as usize,
+                };
+                let run = synth::fast::fix_lazy_from(
+                    prog,
+                    model,
+                    &within,
+                    opts.cost,
+                    clock::cpu_seconds,
+                    seed,
+                );
+                explore_seconds += run.explore_seconds;
+                match run.outcome {
+                    synth::fast::FastOutcome::Fixed { mut solution, bugs } => {
+                        solution.mode = Mode::Optimal;
+                        solution.lazy_after = Some(collected);
+                        let errors = report::bug_entries(prog, &bugs);
+                        optimal = Some((solution, executions, buggy, errors));
+                    }
+                    synth::fast::FastOutcome::Unfixable(unfixable) => {
+                        return Repair::Unfixable {
+                            unfixable,
+                            executions,
+                            buggy,
+                        }
+                    }
+                    // Out of time in the rounds: fall back to the fast loop below.
+                    synth::fast::FastOutcome::Incomplete {
+                        why: checker::Incomplete::Timeout,
+                        ..
+                    } if ours => {}
+                    synth::fast::FastOutcome::Incomplete { why, executions } => {
+                        return Repair::Incomplete { why, executions }
+                    }
+                    // The collection found a bug, so the rounds cannot end clean.
+                    synth::fast::FastOutcome::Clean { .. } => {
+                        return Repair::Internal("the collected bugs disappeared".into())
+                    }
+                }
+            }
             None => {
                 if res.requirements.is_empty() {
                     if res.stats.bounded > 0 {
@@ -956,6 +1014,7 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         prove,
         timings: want_timings,
         optimal_limit,
+        collect_limit,
         comments,
     } = opts;
     let started = clock::cpu_seconds();
@@ -989,12 +1048,14 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         fell_back: false,
         suggestion: None,
         iterations: None,
+        lazy_after: None,
         timings: None,
     };
     let synth_opts = synth::SynthOptions {
         mode,
         cost,
         optimal_limit,
+        collect_limit,
     };
     // The equivalence of the re-check of the fixed program (`--equiv`, default: rf
     // where it applies); an explicit one that does not apply to the input is an input error.
@@ -1129,6 +1190,16 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
             let mut timings = timings;
             j.mode = solution.mode;
             j.fell_back = mode == Mode::Auto && solution.mode == Mode::Fast;
+            j.lazy_after = solution.lazy_after;
+            if let (Some(n), false) = (solution.lazy_after, json) {
+                let rounds = solution.iterations.saturating_sub(1);
+                let _ = writeln!(
+                    err,
+                    "{name}: note: {n} requirements collected (--collect-limit), the rest found \
+                     in {rounds} round{} as --mode lazy does: the same minimum",
+                    if rounds == 1 { "" } else { "s" }
+                );
+            }
             if j.fell_back && !json {
                 let _ = writeln!(
                     err,

@@ -433,6 +433,10 @@ pub struct FixJson<'a> {
     /// fast mode's rounds (buggy executions fixed one after the other, `synth::fast`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub iterations: Option<usize>,
+    /// Optimal mode past `--collect-limit`: the requirements collected before the rest were
+    /// found in rounds (`iterations`); `executions` and `buggy` then count the collection.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lazy_after: Option<usize>,
     /// For a fixed program with `--timings`: seconds per stage (see [`Timings`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timings: Option<Timings>,

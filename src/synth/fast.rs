@@ -92,7 +92,7 @@ pub fn fix(
     cost: Cost,
     clock: fn() -> f64,
 ) -> FastRun {
-    run_loop(input, model, limits, cost, clock, false)
+    run_loop(input, model, limits, cost, clock, false, None)
 }
 
 /// `--mode lazy`: as [`fix`], but each round solves the 0/1 program over the requirements of
@@ -107,7 +107,57 @@ pub fn fix_lazy(
     cost: Cost,
     clock: fn() -> f64,
 ) -> FastRun {
-    run_loop(input, model, limits, cost, clock, true)
+    run_loop(input, model, limits, cost, clock, true, None)
+}
+
+/// Requirements of the input already known when the lazy loop starts: what the optimal mode
+/// collected before its collection limit (`trace::collect::explore_within`).
+#[derive(Debug)]
+pub struct Seed {
+    /// Requirements on the input program.
+    pub requirements: Vec<Requirement>,
+    /// Their distinct bugs.
+    pub bugs: Vec<Bug>,
+    /// Executions explored, and buggy ones, while collecting them.
+    pub executions: u64,
+    pub graphs: usize,
+}
+
+/// As [`fix_lazy`], starting from the cheapest fences for `seed`'s requirements instead of
+/// none: the first round is the collection that found them. Exact for the same reason.
+pub fn fix_lazy_from(
+    input: &Program,
+    model: Model,
+    limits: &Limits,
+    cost: Cost,
+    clock: fn() -> f64,
+    seed: Seed,
+) -> FastRun {
+    run_loop(input, model, limits, cost, clock, true, Some(seed))
+}
+
+/// The cheapest change of `prog`'s fences fixing every requirement of `reqs` (given on `prog`),
+/// or the index of one no fence set fixes.
+fn solve(
+    prog: &Program,
+    reqs: &[Requirement],
+    model: Model,
+    cost: Cost,
+) -> Result<Assignment, usize> {
+    let sites = candidate_sites(prog, reqs);
+    let p = Problem {
+        cost,
+        reqs,
+        oracle: Oracle::new(model, reqs, &sites),
+        sites,
+    };
+    match p.solve_optimal(None) {
+        Ok(Some((a, _))) => Ok(a),
+        Ok(None) => unreachable!("a search without deadline finishes"),
+        Err(NoFix) => Err(p
+            .first_unfixable()
+            .expect("a requirement the search found unfixable")),
+    }
 }
 
 fn run_loop(
@@ -117,6 +167,7 @@ fn run_loop(
     cost: Cost,
     clock: fn() -> f64,
     lazy: bool,
+    seed: Option<Seed>,
 ) -> FastRun {
     let mut f = Fenced::new(input);
     let opts = CheckOptions {
@@ -138,6 +189,27 @@ fn run_loop(
         rounds,
         explore_seconds,
     };
+    let unfixable_input = |r: &Requirement| {
+        let no_sites = candidate_sites(input, std::slice::from_ref(r)).is_empty();
+        FastOutcome::Unfixable(unfixable(r, no_sites, model))
+    };
+    if let Some(seed) = seed {
+        rounds.push(Round {
+            executions: seed.executions,
+            graphs: seed.graphs,
+            requirements: seed.requirements.len(),
+        });
+        reqs = seed.requirements;
+        bugs = seed.bugs;
+        match solve(input, &reqs, model, cost) {
+            Ok(change) => {
+                for (site, order) in change.orders {
+                    f.apply(site, order);
+                }
+            }
+            Err(ri) => return run(unfixable_input(&reqs[ri]), rounds, explore_seconds),
+        }
+    }
     loop {
         let started = clock();
         let res = checker::check(&f.prog, &opts);
@@ -202,26 +274,13 @@ fn run_loop(
         } else {
             (&f.prog, &round_reqs[..])
         };
-        let sites = candidate_sites(prog, problem_reqs);
-        let p = Problem {
-            cost,
-            reqs: problem_reqs,
-            oracle: Oracle::new(model, problem_reqs, &sites),
-            sites,
-        };
-        let change = match p.solve_optimal(None) {
-            Ok(Some((a, _))) => a,
-            Ok(None) => unreachable!("a search without deadline finishes"),
-            Err(NoFix) => {
+        let change = match solve(prog, problem_reqs, model, cost) {
+            Ok(a) => a,
+            Err(ri) => {
                 // Earlier rounds' requirements are fixable (all seq_cst fixes them), so the
                 // unfixable one is this round's; `reqs` has it on the input.
-                let ri = p
-                    .first_unfixable()
-                    .expect("a requirement the round found unfixable");
                 let r = &reqs[if lazy { ri } else { first_new + ri }];
-                let no_sites = candidate_sites(input, std::slice::from_ref(r)).is_empty();
-                let u = unfixable(r, no_sites, model);
-                return run(FastOutcome::Unfixable(u), rounds, explore_seconds);
+                return run(unfixable_input(r), rounds, explore_seconds);
             }
         };
         if std::env::var_os("FENSYN_DEBUG").is_some() {
@@ -232,7 +291,6 @@ fn run_loop(
                 change.orders
             );
         }
-        drop(p);
         if lazy {
             // The cheapest fences for every requirement found so far, on the input.
             let mut next = Fenced::new(input);

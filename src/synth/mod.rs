@@ -69,7 +69,16 @@ pub struct SynthOptions {
     pub cost: Cost,
     /// In [`Mode::Auto`]: how long the optimal search may run before the fast mode is used.
     pub optimal_limit: std::time::Duration,
+    /// Optimal mode: past this many distinct requirements (or ten times as many buggy
+    /// executions) the collection stops, and the requirements left are found in rounds as
+    /// `--mode lazy` finds them, starting from the cheapest fences for those collected. The
+    /// result is the same minimum; memory stays bounded.
+    pub collect_limit: usize,
 }
+
+/// The default [`SynthOptions::collect_limit`]: a requirement takes about 10 KB, and past a
+/// thousand the rounds of the lazy search cost less than collecting every execution.
+pub const COLLECT_LIMIT: usize = 1_000;
 
 impl Default for SynthOptions {
     fn default() -> Self {
@@ -77,6 +86,7 @@ impl Default for SynthOptions {
             mode: Mode::Auto,
             cost: Cost::Count,
             optimal_limit: std::time::Duration::from_secs(AUTO_OPTIMAL_SECONDS),
+            collect_limit: COLLECT_LIMIT,
         }
     }
 }
@@ -154,6 +164,10 @@ pub struct Solution {
     pub mode: Mode,
     /// The requirements the solution fixes; `Fence::needed_by` indexes into them.
     pub requirements: Vec<Requirement>,
+    /// Optimal mode past its collection limit ([`SynthOptions::collect_limit`]): how many
+    /// requirements were collected before the rest were found in rounds, as `--mode lazy`
+    /// finds them (`iterations` counts the rounds, the collection being the first).
+    pub lazy_after: Option<usize>,
 }
 
 /// Why no fence set fixes the program.
@@ -635,6 +649,7 @@ impl Problem<'_> {
             mode: Mode::Optimal,
             // Filled in by the caller, which owns them (no copy).
             requirements: Vec::new(),
+            lazy_after: None,
         }
     }
 }

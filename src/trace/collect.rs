@@ -279,17 +279,42 @@ fn no_clock() -> f64 {
 /// Explores `prog` and builds the requirements of its buggy executions on the way, without
 /// keeping the graphs (see the module doc); the building is timed on `clock`.
 pub fn explore(prog: &Program, model: Model, limits: Limits, clock: fn() -> f64) -> Explored {
+    explore_within(prog, model, limits, clock, usize::MAX).0
+}
+
+/// As [`explore`], but the exploration stops once more than `max_requirements` distinct
+/// requirements, or more than [`GRAPHS_PER_REQUIREMENT`] times as many buggy executions, were
+/// collected; the flag says whether it stopped there (`stats.stopped` is then set too). The
+/// limit counts, not time: the same program always stops at the same execution.
+pub fn explore_within(
+    prog: &Program,
+    model: Model,
+    limits: Limits,
+    clock: fn() -> f64,
+    max_requirements: usize,
+) -> (Explored, bool) {
     let mut c = Collector::timed(model, clock);
+    let max_graphs = max_requirements.saturating_mul(GRAPHS_PER_REQUIREMENT);
+    let mut capped = false;
     let stats = checker::explore(prog, model, limits, |g| {
         if !g.bugs.is_empty() {
             c.add(g);
+            if c.requirements.len() > max_requirements || c.graphs > max_graphs {
+                capped = true;
+                return Control::Stop;
+            }
         }
         Control::Continue
     });
-    Explored {
+    let explored = Explored {
         stats,
         collect_seconds: c.spent,
         requirements: c.requirements,
         bugs: c.bugs,
-    }
+    };
+    (explored, capped)
 }
+
+/// How many buggy executions [`explore_within`] collects per requirement allowed: collecting
+/// is what costs time when many executions share few requirements.
+pub const GRAPHS_PER_REQUIREMENT: usize = 10;
