@@ -421,6 +421,34 @@ fn auto_mode_falls_back_to_fast_and_says_so() {
     );
 }
 
+/// Past `--collect-limit` the optimal mode finds the rest of the requirements in rounds: the
+/// same fences, the same written fix, and it says so.
+#[test]
+fn collect_limit_switches_to_rounds_with_the_same_fix() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["fix", "fixtures/litmus/isa2.c", "--mode", "optimal"];
+        args.extend_from_slice(extra);
+        fensyn(&args)
+    };
+    let full = run(&["--format", "json"]);
+    let capped = run(&["--collect-limit", "0", "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_str(&stdout(&full)).unwrap();
+    let k: serde_json::Value = serde_json::from_str(&stdout(&capped)).unwrap();
+    assert!(j.get("lazy_after").is_none(), "{j}");
+    assert_eq!(k["lazy_after"], 1, "{k}");
+    assert_eq!(k["mode"], "optimal");
+    assert_eq!(k["status"], j["status"]);
+    assert_eq!(k["fences"], j["fences"]);
+    assert_eq!(k["diff"], j["diff"]);
+    assert_eq!(k["verified"]["buggy"], 0);
+    let text = run(&["--collect-limit", "0"]);
+    assert!(
+        stderr(&text).contains("requirements collected (--collect-limit)"),
+        "{}",
+        stderr(&text)
+    );
+}
+
 /// An unfixable program may come with a suggestion outside the fence-only fix: one access to
 /// strengthen. 2+2W with relaxed writes under c11 needs a seq_cst write; a data race on plain
 /// variables gets none (no order on one access orders it).

@@ -804,6 +804,28 @@ pub fn repair_commented(
     // past it the fast loop runs instead.
     let optimal_until = (opts.mode == Mode::Auto).then(|| Instant::now() + opts.optimal_limit);
     let mut optimal = None;
+    // The rounds of the lazy and fast searches write their fences into the source and
+    // re-check it there before exploring the program in memory: the round that ends the
+    // search is then checked once, by the re-check every fix gets, not twice.
+    let mut checked: Option<(String, Vec<Position>, Verified)> = None;
+    let mut failure: Option<String> = None;
+    let mut verify_seconds = 0.0;
+    let mut hook = |candidate: &synth::Solution| {
+        let started = clock::cpu_seconds();
+        let verdict = match write_and_recheck(name, src, prog, model, &lim, candidate, comments) {
+            Ok(done) => {
+                checked = Some(done);
+                synth::fast::Verdict::Clean
+            }
+            Err(Recheck::Buggy) => synth::fast::Verdict::Buggy,
+            Err(Recheck::Internal(why)) => {
+                failure = Some(why);
+                synth::fast::Verdict::Stop
+            }
+        };
+        verify_seconds += clock::cpu_seconds() - started;
+        verdict
+    };
     if !matches!(opts.mode, Mode::Fast | Mode::Lazy) {
         // Synthesis needs every buggy graph: buggy graphs become requirements as they are found
         // (memory: the distinct requirements).
@@ -840,14 +862,13 @@ pub fn repair_commented(
                     executions,
                     graphs: buggy as usize,
                 };
-                let run = synth::fast::fix_lazy_from(
-                    prog,
-                    model,
-                    &within,
-                    opts.cost,
-                    clock::cpu_seconds,
-                    seed,
-                );
+                let search = synth::fast::Search {
+                    lazy: true,
+                    seed: Some(seed),
+                    verify: Some(&mut hook),
+                };
+                let run =
+                    synth::fast::run(prog, model, &within, opts.cost, clock::cpu_seconds, search);
                 explore_seconds += run.explore_seconds;
                 match run.outcome {
                     synth::fast::FastOutcome::Fixed { mut solution, bugs } => {
@@ -916,11 +937,12 @@ pub fn repair_commented(
         None => {
             // One buggy execution at a time; `executions` and `buggy` then describe the first
             // exploration of the input (stopped at its first buggy execution).
-            let run = if opts.mode == Mode::Lazy {
-                synth::fast::fix_lazy(prog, model, &graphs, opts.cost, clock::cpu_seconds)
-            } else {
-                synth::fast::fix(prog, model, &graphs, opts.cost, clock::cpu_seconds)
+            let search = synth::fast::Search {
+                lazy: opts.mode == Mode::Lazy,
+                seed: None,
+                verify: Some(&mut hook),
             };
+            let run = synth::fast::run(prog, model, &graphs, opts.cost, clock::cpu_seconds, search);
             explore_seconds += run.explore_seconds;
             let executions = run.rounds.first().map_or(0, |r| r.executions);
             match run.outcome {
@@ -943,15 +965,72 @@ pub fn repair_commented(
             }
         }
     };
+    if let Some(why) = failure {
+        return Repair::Internal(why);
+    }
     let synthesised = clock::cpu_seconds();
+    let (fixed_source, positions, verified) = match checked.take() {
+        Some(done) => done,
+        None => match write_and_recheck(name, src, prog, model, &lim, &solution, comments) {
+            Ok(done) => done,
+            Err(Recheck::Internal(why)) => return Repair::Internal(why),
+            Err(Recheck::Buggy) => {
+                return Repair::Internal(
+                    "the fixed program still has a buggy execution; no fix is shown".into(),
+                )
+            }
+        },
+    };
+    Repair::Fixed {
+        solution,
+        positions,
+        fixed_source,
+        verified,
+        executions,
+        buggy,
+        timings: Timings {
+            // Building the requirements happens during exploration but is synthesis work;
+            // checking the rounds' fences in the source (`Verify`) is re-checking.
+            check: explore_seconds,
+            synth: synthesised - started - explore_seconds - verify_seconds,
+            recheck: clock::cpu_seconds() - synthesised + verify_seconds,
+            ..Timings::default()
+        },
+        errors,
+    }
+}
+
+/// Why [`write_and_recheck`] gives no fix.
+enum Recheck {
+    /// The written program still has a buggy execution.
+    Buggy,
+    /// It could not be written, parsed or re-checked.
+    Internal(String),
+}
+
+/// Writes `solution`'s fences into `src`, re-parses the result and re-checks it (stopping at
+/// its first buggy execution): the written source, where each fence went, and the re-check.
+fn write_and_recheck(
+    name: &str,
+    src: &str,
+    prog: &Program,
+    model: Model,
+    lim: &Limits,
+    solution: &synth::Solution,
+    comments: bool,
+) -> Result<(String, Vec<Position>, Verified), Recheck> {
     let (fixed_source, positions) =
-        match rewrite::rewrite(src, prog, &rewrite::plan(&solution), comments) {
+        match rewrite::rewrite(src, prog, &rewrite::plan(solution), comments) {
             Ok(r) => (r.text, r.positions),
-            Err(e) => return Repair::Internal(format!("cannot write the fences: {e}")),
+            Err(e) => return Err(Recheck::Internal(format!("cannot write the fences: {e}"))),
         };
     let fixed_prog = match frontend::parse(name, &fixed_source, prog.lang) {
         Ok(p) => p,
-        Err(d) => return Repair::Internal(format!("the fixed program does not parse: {d}")),
+        Err(d) => {
+            return Err(Recheck::Internal(format!(
+                "the fixed program does not parse: {d}"
+            )))
+        }
     };
     // The re-check only asks whether a bug is left: the equivalence asked for (`lim.equiv`)
     // where it applies to the fixed program, else graphs.
@@ -964,44 +1043,28 @@ pub fn repair_commented(
             model: recheck_model,
             limits: Limits {
                 equiv: recheck_equiv,
-                ..lim
+                ..lim.clone()
             },
             first: true,
             keep_buggy: 1,
         },
     );
     if let Some(why) = re.stats.incomplete {
-        return Repair::Internal(format!(
+        return Err(Recheck::Internal(format!(
             "the fixed program could not be re-checked ({})",
             report::incomplete_text(&why)
-        ));
+        )));
     }
     if !re.buggy.is_empty() {
-        return Repair::Internal(
-            "the fixed program still has a buggy execution; no fix is shown".into(),
-        );
+        return Err(Recheck::Buggy);
     }
-    Repair::Fixed {
-        solution,
-        positions,
-        fixed_source,
-        verified: Verified {
-            executions: re.stats.executions,
-            buggy: re.stats.buggy,
-            bounded: re.stats.bounded,
-            equiv: recheck_equiv,
-        },
-        executions,
-        buggy,
-        timings: Timings {
-            // Building the requirements happens during exploration but is synthesis work.
-            check: explore_seconds,
-            synth: synthesised - started - explore_seconds,
-            recheck: clock::cpu_seconds() - synthesised,
-            ..Timings::default()
-        },
-        errors,
-    }
+    let verified = Verified {
+        executions: re.stats.executions,
+        buggy: re.stats.buggy,
+        bounded: re.stats.bounded,
+        equiv: recheck_equiv,
+    };
+    Ok((fixed_source, positions, verified))
 }
 
 fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {

@@ -92,7 +92,7 @@ pub fn fix(
     cost: Cost,
     clock: fn() -> f64,
 ) -> FastRun {
-    run_loop(input, model, limits, cost, clock, false, None)
+    run_loop(input, model, limits, cost, clock, false, None, None)
 }
 
 /// `--mode lazy`: as [`fix`], but each round solves the 0/1 program over the requirements of
@@ -107,7 +107,7 @@ pub fn fix_lazy(
     cost: Cost,
     clock: fn() -> f64,
 ) -> FastRun {
-    run_loop(input, model, limits, cost, clock, true, None)
+    run_loop(input, model, limits, cost, clock, true, None, None)
 }
 
 /// Requirements of the input already known when the lazy loop starts: what the optimal mode
@@ -133,7 +133,45 @@ pub fn fix_lazy_from(
     clock: fn() -> f64,
     seed: Seed,
 ) -> FastRun {
-    run_loop(input, model, limits, cost, clock, true, Some(seed))
+    run_loop(input, model, limits, cost, clock, true, Some(seed), None)
+}
+
+/// What a [`Verify`] hook found on a round's fences, written into the source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The written program has no buggy execution: the loop ends with these fences.
+    Clean,
+    /// It has one: the loop explores the program in memory for a buggy execution, as usual.
+    Buggy,
+    /// The hook failed (the caller keeps why): the loop ends with these fences.
+    Stop,
+}
+
+/// A hook that writes a round's fences into the source and checks the result: when the
+/// caller re-checks the written fix anyway, checking each round's fences that way replaces
+/// the loop's own exploration of the last round (the same program explored twice).
+pub type Verify<'a> = &'a mut dyn FnMut(&Solution) -> Verdict;
+
+/// How [`run`] searches (see [`fix`], [`fix_lazy`] and [`fix_lazy_from`]), with a [`Verify`]
+/// hook asked about every round's fences before the program is explored with them.
+pub struct Search<'a> {
+    /// Re-solve over every round's requirements (`--mode lazy`) instead of keeping fences.
+    pub lazy: bool,
+    pub seed: Option<Seed>,
+    pub verify: Option<Verify<'a>>,
+}
+
+/// The loop of [`fix`] / [`fix_lazy`] / [`fix_lazy_from`] as `search` says.
+pub fn run(
+    input: &Program,
+    model: Model,
+    limits: &Limits,
+    cost: Cost,
+    clock: fn() -> f64,
+    search: Search,
+) -> FastRun {
+    let Search { lazy, seed, verify } = search;
+    run_loop(input, model, limits, cost, clock, lazy, seed, verify)
 }
 
 /// The cheapest change of `prog`'s fences fixing every requirement of `reqs` (given on `prog`),
@@ -160,6 +198,7 @@ fn solve(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_loop(
     input: &Program,
     model: Model,
@@ -168,6 +207,7 @@ fn run_loop(
     clock: fn() -> f64,
     lazy: bool,
     seed: Option<Seed>,
+    mut verify: Option<Verify>,
 ) -> FastRun {
     let mut f = Fenced::new(input);
     let opts = CheckOptions {
@@ -208,6 +248,24 @@ fn run_loop(
                 }
             }
             Err(ri) => return run(unfixable_input(&reqs[ri]), rounds, explore_seconds),
+        }
+    }
+    // Asks the hook about the current fences: `Some` ends the loop with them.
+    let mut verified = |f: &Fenced, reqs: &[Requirement], rounds: usize, bugs: &[Bug]| {
+        let hook = verify.as_mut()?;
+        let mode = if lazy { Mode::Lazy } else { Mode::Fast };
+        let candidate = f.solution(model, cost, reqs.to_vec(), rounds, mode);
+        match hook(&candidate) {
+            Verdict::Buggy => None,
+            Verdict::Clean | Verdict::Stop => Some(FastOutcome::Fixed {
+                solution: candidate,
+                bugs: bugs.to_vec(),
+            }),
+        }
+    };
+    if !rounds.is_empty() {
+        if let Some(done) = verified(&f, &reqs, rounds.len(), &bugs) {
+            return run(done, rounds, explore_seconds);
         }
     }
     loop {
@@ -309,6 +367,9 @@ fn run_loop(
                 );
             }
             f = next;
+            if let Some(done) = verified(&f, &reqs, rounds.len(), &bugs) {
+                return run(done, rounds, explore_seconds);
+            }
             continue;
         }
         let before = f.chosen.clone();
@@ -327,6 +388,9 @@ fn run_loop(
                 rounds,
                 explore_seconds,
             );
+        }
+        if let Some(done) = verified(&f, &reqs, rounds.len(), &bugs) {
+            return run(done, rounds, explore_seconds);
         }
     }
 }
