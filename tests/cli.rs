@@ -443,7 +443,7 @@ fn collect_limit_switches_to_rounds_with_the_same_fix() {
     assert_eq!(k["verified"]["buggy"], 0);
     let text = run(&["--collect-limit", "0"]);
     assert!(
-        stderr(&text).contains("requirements collected (--collect-limit)"),
+        stderr(&text).contains("stopped collecting at 1 requirement (--collect-limit)"),
         "{}",
         stderr(&text)
     );

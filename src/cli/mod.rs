@@ -1256,11 +1256,16 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
             j.lazy_after = solution.lazy_after;
             if let (Some(n), false) = (solution.lazy_after, json) {
                 let rounds = solution.iterations.saturating_sub(1);
+                let rest = match rounds {
+                    0 => "the cheapest fences for those re-checked clean".to_string(),
+                    1 => "one more buggy execution was found as --mode lazy finds them".into(),
+                    k => format!("{k} more buggy executions were found as --mode lazy finds them"),
+                };
                 let _ = writeln!(
                     err,
-                    "{name}: note: {n} requirements collected (--collect-limit), the rest found \
-                     in {rounds} round{} as --mode lazy does: the same minimum",
-                    if rounds == 1 { "" } else { "s" }
+                    "{name}: note: stopped collecting at {n} requirement{} (--collect-limit); \
+                     {rest}: the fix is still the minimum",
+                    if n == 1 { "" } else { "s" }
                 );
             }
             if j.fell_back && !json {
