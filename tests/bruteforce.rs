@@ -2125,6 +2125,57 @@ fn fences_of_every_order_agree_with_the_oracle() {
     check_all(&progs);
 }
 
+/// psc across thread creation and joins: seq_cst events of `main` before the spawns and after
+/// the joins, relaxed accesses around seq_cst fences in the children (RC11's psc is kept
+/// incrementally, and a new event's po-prefix runs through spawns and joins).
+fn spawn_join_psc(first: &str, fence: &str, last: &str) -> String {
+    format!(
+        "{HEADER}atomic_int x;\natomic_int y;\natomic_int z;\nint a, b, c, d;\n\
+         void *t1(void *arg) {{\n\
+             atomic_store_explicit(&x, 1, memory_order_relaxed);\n\
+             atomic_thread_fence({fence});\n\
+             a = atomic_load_explicit(&y, memory_order_relaxed);\n\
+             return NULL;\n}}\n\
+         void *t2(void *arg) {{\n\
+             atomic_store_explicit(&y, 1, memory_order_relaxed);\n\
+             atomic_thread_fence({fence});\n\
+             b = atomic_load_explicit(&z, {last});\n\
+             return NULL;\n}}\n\
+         int main(void) {{\n\
+             pthread_t p1, p2;\n\
+             atomic_store_explicit(&z, 1, {first});\n\
+             pthread_create(&p1, NULL, t1, NULL);\n\
+             pthread_create(&p2, NULL, t2, NULL);\n\
+             atomic_store_explicit(&z, 2, {last});\n\
+             pthread_join(p1, NULL);\n\
+             atomic_thread_fence({fence});\n\
+             c = atomic_load_explicit(&y, {last});\n\
+             pthread_join(p2, NULL);\n\
+             d = atomic_load_explicit(&x, {first});\n\
+             assert(!(a == 0 && b == 1));\n\
+             return 0;\n}}\n",
+        first = order_name(first),
+        fence = order_name(fence),
+        last = order_name(last)
+    )
+}
+
+#[test]
+fn psc_through_spawns_and_joins_agrees_with_the_oracle() {
+    let mut progs = Vec::new();
+    for first in ["relaxed", "seq_cst"] {
+        for fence in ["acq_rel", "seq_cst"] {
+            for last in ["relaxed", "seq_cst"] {
+                progs.push((
+                    format!("spawn_join_psc_{first}_{fence}_{last}"),
+                    parse("sj.c", &spawn_join_psc(first, fence, last)),
+                ));
+            }
+        }
+    }
+    check_all(&progs);
+}
+
 /// Small programs exercising plain races, joins, three threads, `&&` and failures.
 fn inline_programs() -> Vec<(&'static str, String)> {
     vec![
