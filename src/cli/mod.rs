@@ -808,7 +808,7 @@ pub fn repair_commented(
     // re-check it there before exploring the program in memory: the round that ends the
     // search is then checked once, by the re-check every fix gets, not twice.
     let mut checked: Option<(String, Vec<Position>, Verified)> = None;
-    let mut failure: Option<String> = None;
+    let mut failure: Option<Repair> = None;
     let mut verify_seconds = 0.0;
     let mut hook = |candidate: &synth::Solution| {
         let started = clock::cpu_seconds();
@@ -818,8 +818,12 @@ pub fn repair_commented(
                 synth::fast::Verdict::Clean
             }
             Err(Recheck::Buggy) => synth::fast::Verdict::Buggy,
+            Err(Recheck::Incomplete(why, executions)) => {
+                failure = Some(Repair::Incomplete { why, executions });
+                synth::fast::Verdict::Stop
+            }
             Err(Recheck::Internal(why)) => {
-                failure = Some(why);
+                failure = Some(Repair::Internal(why));
                 synth::fast::Verdict::Stop
             }
         };
@@ -965,8 +969,8 @@ pub fn repair_commented(
             }
         }
     };
-    if let Some(why) = failure {
-        return Repair::Internal(why);
+    if let Some(stopped) = failure {
+        return stopped;
     }
     let synthesised = clock::cpu_seconds();
     let (fixed_source, positions, verified) = match checked.take() {
@@ -974,6 +978,9 @@ pub fn repair_commented(
         None => match write_and_recheck(name, src, prog, model, &lim, &solution, comments) {
             Ok(done) => done,
             Err(Recheck::Internal(why)) => return Repair::Internal(why),
+            Err(Recheck::Incomplete(why, executions)) => {
+                return Repair::Incomplete { why, executions }
+            }
             Err(Recheck::Buggy) => {
                 return Repair::Internal(
                     "the fixed program still has a buggy execution; no fix is shown".into(),
@@ -1004,7 +1011,9 @@ pub fn repair_commented(
 enum Recheck {
     /// The written program still has a buggy execution.
     Buggy,
-    /// It could not be written, parsed or re-checked.
+    /// Its re-check hit `--timeout` or `--max-executions`.
+    Incomplete(checker::Incomplete, u64),
+    /// It could not be written or parsed.
     Internal(String),
 }
 
@@ -1049,14 +1058,11 @@ fn write_and_recheck(
             keep_buggy: 1,
         },
     );
-    if let Some(why) = re.stats.incomplete {
-        return Err(Recheck::Internal(format!(
-            "the fixed program could not be re-checked ({})",
-            report::incomplete_text(&why)
-        )));
-    }
     if !re.buggy.is_empty() {
         return Err(Recheck::Buggy);
+    }
+    if let Some(why) = re.stats.incomplete {
+        return Err(Recheck::Incomplete(why, re.stats.executions));
     }
     let verified = Verified {
         executions: re.stats.executions,
