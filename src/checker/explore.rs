@@ -370,8 +370,14 @@ fn initial_state(prog: &Program, model: Model, limits: &Limits) -> State {
         end: None,
     });
     let main = &prog.functions[prog.main];
+    // RC11's psc is kept from the start when the program has an access or fence that is not
+    // a seq_cst access (else RC11 is SC throughout, and psc is not needed).
     let mut views = Views::new(&g);
-    if model == Model::Rc11 && !limits.coarse(model) {
+    let may_leave_sc =
+        prog.functions.iter().flat_map(|f| &f.body).any(|ins| {
+            ins.seq_cst() == Some(false) || matches!(ins, crate::ir::Instr::Fence { .. })
+        });
+    if model == Model::Rc11 && !limits.coarse(model) && may_leave_sc {
         views.track_psc();
     }
     let track_deps = limits.dependencies || model.needs_dependencies();
@@ -809,6 +815,21 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         }
     }
 
+    /// Records that the event just added to `next` is (`sc`) or is not a seq_cst access: the
+    /// first one that is not ends [`State::all_sc`], and under RC11 starts keeping psc.
+    fn leave_sc(&self, next: &mut State, sc: bool) {
+        if next.all_sc && !sc {
+            next.all_sc = false;
+            // (Kept from the start unless the program looked all seq_cst.)
+            if self.model == Model::Rc11
+                && next.witness.is_none()
+                && next.views.psc_cyclic().is_none()
+            {
+                next.views.start_psc(&next.g);
+            }
+        }
+    }
+
     /// Whether `next` — a consistent graph extended by the event `e` (and, for an RMW, its read
     /// part just before it) that passed the coherence and atomicity checks — is consistent.
     /// For RC11 the SC axiom is checked, on recomputed relations, only when a new event can
@@ -1047,7 +1068,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         }
         next.g.mo[loc].insert(pos, id);
         next.views.add(&next.g, id);
-        next.all_sc &= order.is_sc();
+        self.leave_sc(next, order.is_sc());
         Self::note_move(next, t, id);
         id
     }
@@ -1061,7 +1082,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                 let ev = self.event(next, t, EventKind::Fence, None, order, 0);
                 let id = next.push(ev, false);
                 next.views.add(&next.g, id);
-                next.all_sc = false;
+                self.leave_sc(next, false);
                 Self::note_move(next, t, id);
                 (id, true)
             }
@@ -1299,7 +1320,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         sc_pending: bool,
     ) -> (EventId, EventId) {
         let (id, last) = Self::push_read(next, loc, choice, true);
-        next.all_sc &= sc_pending;
+        self.leave_sc(next, sc_pending);
         for &(r, v) in &choice.sets {
             next.th[t].regs[r] = v;
             if let Some(d) = &mut next.th[t].dep {

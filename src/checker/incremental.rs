@@ -64,6 +64,61 @@ fn ones(row: &[u64]) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
+/// The initialisation writes of `g` and its threads without events: the start of a copy of
+/// `g` grown event by event with [`push_prefix`].
+fn init_prefix(g: &ExecutionGraph) -> ExecutionGraph {
+    let inits = g.num_locs();
+    ExecutionGraph {
+        events: g.events[..inits].to_vec(),
+        threads: g
+            .threads
+            .iter()
+            .map(|t| super::graph::ThreadTrace {
+                func: t.func,
+                spawned_by: t.spawned_by,
+                events: Vec::with_capacity(t.events.len()),
+                slots: Vec::new(),
+                end: t.end,
+            })
+            .collect(),
+        rf: vec![None; inits],
+        // mo grows with the writes added (psc's incremental check reads the writes mo-after
+        // each new event among those already there).
+        mo: g
+            .mo
+            .iter()
+            .map(|m| m.iter().copied().filter(|&w| w < inits).collect())
+            .collect(),
+        rmw: g.rmw.clone(),
+        bugs: Vec::new(),
+    }
+}
+
+/// The position of write `e` of `g` in mo among the writes with smaller ids (those added
+/// before it, ids being a po ∪ rf order).
+fn mo_position(g: &ExecutionGraph, e: EventId) -> usize {
+    let x = g.events[e].loc.expect("a write has a location");
+    g.mo[x]
+        .iter()
+        .take_while(|&&y| y != e)
+        .filter(|&&y| y < e)
+        .count()
+}
+
+/// Adds event `e` of `g` to `h`, a copy of `g` holding the events before `e`: same source, and
+/// for a write its place in mo among the writes already there.
+fn push_prefix(h: &mut ExecutionGraph, g: &ExecutionGraph, e: EventId) {
+    let ev = &g.events[e];
+    if ev.kind == EventKind::Write {
+        let x = ev.loc.expect("a write has a location");
+        let p = mo_position(g, e);
+        h.mo[x].insert(p, e);
+    }
+    let id = h.push(ev.clone());
+    debug_assert_eq!(id, e);
+    h.rf[id] = g.rf[e];
+}
+
 /// Per-event views of a partial graph, grown with [`Views::add`].
 ///
 /// Every clock is a row of `width` counters in one flat array per kind (slot 0 = the
@@ -156,30 +211,7 @@ impl Views {
     pub fn rc11_verdict(g: &ExecutionGraph) -> (Option<super::model::Axiom>, Views) {
         use super::model::Axiom;
         let inits = g.num_locs();
-        let mut h = ExecutionGraph {
-            events: g.events[..inits].to_vec(),
-            threads: g
-                .threads
-                .iter()
-                .map(|t| super::graph::ThreadTrace {
-                    func: t.func,
-                    spawned_by: t.spawned_by,
-                    events: Vec::with_capacity(t.events.len()),
-                    slots: Vec::new(),
-                    end: t.end,
-                })
-                .collect(),
-            rf: vec![None; inits],
-            // mo grows with the writes added (psc's incremental check reads the writes
-            // mo-after each new event among those already there).
-            mo: g
-                .mo
-                .iter()
-                .map(|m| m.iter().copied().filter(|&w| w < inits).collect())
-                .collect(),
-            rmw: g.rmw.clone(),
-            bugs: Vec::new(),
-        };
+        let mut h = init_prefix(g);
         let mut views = Views::new(&h);
         views.track_psc();
         views.reserve(g.len());
@@ -195,29 +227,33 @@ impl Views {
                     EventKind::Read => g.rf[e]
                         .and_then(|w| h.mo[x].iter().position(|&y| y == w))
                         .is_some_and(|p| p >= f),
-                    _ => {
-                        let p = g.mo[x]
-                            .iter()
-                            .take_while(|&&y| y != e)
-                            .filter(|&&y| y < e)
-                            .count();
-                        h.mo[x].insert(p, e);
-                        p > f
-                    }
+                    _ => mo_position(g, e) > f,
                 };
                 if !ok {
                     return (Some(Axiom::Coherence), views);
                 }
             }
-            let id = h.push(ev.clone());
-            debug_assert_eq!(id, e);
-            h.rf[id] = g.rf[e];
-            views.add(&h, id);
+            push_prefix(&mut h, g, e);
+            views.add(&h, e);
         }
         if views.psc_cyclic() == Some(true) {
             return (Some(Axiom::Psc), views);
         }
         (None, views)
+    }
+
+    /// Starts keeping RC11's psc for a graph whose events are already added (see
+    /// [`Views::track_psc`]): the explorer does not need psc while every event is a seq_cst
+    /// access (RC11 is SC there), and starts it when the first other event arrives. The events
+    /// are added again one by one, in id order, to a growing copy of `g`.
+    pub fn start_psc(&mut self, g: &ExecutionGraph) {
+        let mut p = psc::Psc::default();
+        let mut h = init_prefix(g);
+        for e in g.num_locs()..g.len() {
+            push_prefix(&mut h, g, e);
+            p.add(&h, self, e);
+        }
+        self.psc = Some(p);
     }
 
     /// The views of a graph that holds only initialisation writes.
@@ -877,6 +913,11 @@ mod tests {
             let expected = Relations::compute(&g).psc(&g).is_acyclic();
             assert_eq!(v.psc_acyclic(&g), expected, "{g:?}");
             assert_eq!(v.psc_cyclic(), Some(!expected), "incremental psc: {g:?}");
+            // Started on the whole graph at once (`start_psc`): the same verdict.
+            let mut late = v.clone();
+            late.psc = None;
+            late.start_psc(&g);
+            assert_eq!(late.psc_cyclic(), Some(!expected), "started psc: {g:?}");
             counts[usize::from(!expected)] += 1;
             walk(&g, &v, rest, counts);
         }
