@@ -9,7 +9,7 @@
 //! as `requirements` gives for the list of the same graphs: the synthesis sees exactly the
 //! same input.
 
-use super::Requirement;
+use super::{subsume, Requirement};
 use crate::checker::{self, Bug, Control, ExecutionGraph, Limits, Model, Stats};
 use crate::ir::{Program, StmtId};
 use std::collections::{BTreeMap, HashMap};
@@ -33,6 +33,10 @@ pub struct Collector {
     /// per buggy execution).
     new_key: KeyBuf,
     old_key: KeyBuf,
+    /// Buffers for the po ∪ rf clocks of a graph's events (reused).
+    clocks: subsume::Clocks,
+    /// Buffer for the prefix mask of a bug (reused).
+    keep: Vec<bool>,
     /// Seconds spent in [`Collector::add`] (the part of the synthesis done during
     /// exploration), read on `clock`.
     spent: f64,
@@ -50,6 +54,8 @@ impl Collector {
             bugs: Vec::new(),
             new_key: KeyBuf::default(),
             old_key: KeyBuf::default(),
+            clocks: subsume::Clocks::default(),
+            keep: Vec::new(),
             spent: 0.0,
             clock: no_clock,
         }
@@ -82,13 +88,35 @@ impl Collector {
                 messages.push(bug.message.clone());
                 self.bugs.push(bug.clone());
             }
-            // C11's SC order is not preserved by prefixes (a prefix may have none while the
-            // whole execution has one): under `c11` a requirement is the whole execution.
-            let keep = if self.model == Model::C11 {
-                vec![true; g.len()]
-            } else {
-                g.porf_prefix(&bug.witness)
-            };
+        }
+        // C11's SC order is not preserved by prefixes (a prefix may have none while the
+        // whole execution has one): under `c11` a requirement is the whole execution.
+        // Otherwise each bug's po ∪ rf-prefix, and under rc11 which bugs another bug of the
+        // same graph implies (`subsume`): those add no requirement.
+        let n = g.bugs.len();
+        let counts = if self.model == Model::C11 {
+            None
+        } else {
+            subsume::prefixes(g, &mut self.clocks)
+        };
+        let implied = match (&counts, self.model) {
+            (Some(c), Model::Rc11) => subsume::implied(g, &self.clocks, c),
+            _ => vec![false; n],
+        };
+        let mut keep = std::mem::take(&mut self.keep);
+        for (i, bug) in g.bugs.iter().enumerate() {
+            if implied[i] {
+                continue;
+            }
+            match &counts {
+                _ if self.model == Model::C11 => {
+                    keep.clear();
+                    keep.resize(g.len(), true);
+                }
+                Some(c) => self.clocks.mask_into(g, &c[i], &mut keep),
+                None => keep = g.porf_prefix(&bug.witness),
+            }
+            debug_assert!(self.model == Model::C11 || keep == g.porf_prefix(&bug.witness));
             // The key of the restricted graph, read off the whole graph: duplicates (most
             // buggy executions) are never restricted.
             let key = self.new_key.compute(g, Some(&keep), bug);
@@ -109,6 +137,7 @@ impl Collector {
                 });
             }
         }
+        self.keep = keep;
     }
 
     /// The requirements kept so far, in order of arrival.
@@ -286,6 +315,14 @@ pub fn explore(prog: &Program, model: Model, limits: Limits, clock: fn() -> f64)
         }
         Control::Continue
     });
+    if std::env::var_os("FENSYN_DEBUG").is_some() {
+        eprintln!(
+            "collect: {} buggy executions -> {} requirements in {:.3} s",
+            c.graphs,
+            c.requirements.len(),
+            c.spent
+        );
+    }
     Explored {
         stats,
         collect_seconds: c.spent,

@@ -17,6 +17,7 @@
 //! **Architecture invariant:** this module knows graphs and slots, not source text.
 
 pub mod collect;
+mod subsume;
 
 use crate::checker::{Axiom, Bug, BugKind, ExecutionGraph, Model, Relations};
 use crate::ir::{MemOrder, Program, SlotId, StmtId};
