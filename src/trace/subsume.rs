@@ -76,18 +76,28 @@ impl Clocks {
             if tr.events.get(i) != Some(&e) {
                 return false;
             }
-            // The po-predecessor, or the spawn for a thread's first event.
+            // The po-predecessor (or the spawn for a thread's first event), whose clock is
+            // copied, then the write read and the joined thread's last event (or its spawn),
+            // merged.
             let before = if i > 0 {
                 Some(tr.events[i - 1])
             } else {
                 tr.spawned_by
             };
-            let mut preds = [before, g.rf[e], None];
+            let mut merge = [g.rf[e], None];
             if let EventKind::Join { child } = ev.kind {
                 let c = &g.threads[child];
-                preds[2] = c.events.last().copied().or(c.spawned_by);
+                merge[1] = c.events.last().copied().or(c.spawned_by);
             }
-            for p in preds.into_iter().flatten() {
+            if let Some(p) = before {
+                if p >= e {
+                    return false;
+                }
+                if g.events[p].thread != INIT_THREAD {
+                    self.vc.copy_within(p * nt..(p + 1) * nt, e * nt);
+                }
+            }
+            for p in merge.into_iter().flatten() {
                 if p >= e {
                     return false;
                 }
@@ -103,6 +113,11 @@ impl Clocks {
             self.vc[e * nt + t] = i as u32 + 1;
         }
         true
+    }
+
+    /// Per event of the last graph, its index in its thread.
+    pub(super) fn index(&self) -> &[u32] {
+        &self.index
     }
 
     fn of(&self, e: usize) -> &[u32] {
