@@ -14,13 +14,17 @@ use crate::checker::{self, Bug, Control, ExecutionGraph, Limits, Model, Stats};
 use crate::ir::{Program, StmtId};
 use std::collections::{BTreeMap, HashMap};
 
+/// How many numbers the kept keys may take in all (8 bytes each: 32 MB).
+const KEYS_KEPT: usize = 4 << 20;
+
 /// Turns buggy graphs into deduplicated requirements as they arrive.
 #[derive(Debug)]
 pub struct Collector {
     model: Model,
-    /// The requirements kept so far (indices), by the hash of their key. Only the hash is
-    /// stored: on a hash match the stored requirement's key is recomputed and compared, so
-    /// deduplication stays exact while memory holds no key strings.
+    /// The requirements kept so far (indices), by the hash of their key. On a hash match the
+    /// stored requirement's key (kept in `keys`, or recomputed from the requirement once the
+    /// kept keys reach their budget) is compared, so deduplication stays exact while memory
+    /// for keys stays bounded.
     seen: HashMap<u64, Vec<usize>>,
     requirements: Vec<Requirement>,
     /// Buggy graphs given so far (the next one's `graph_index`).
@@ -37,6 +41,10 @@ pub struct Collector {
     clocks: subsume::Clocks,
     /// Buffer for the prefix mask of a bug (reused).
     keep: Vec<bool>,
+    /// The key of each requirement, for the first ones up to `KEYS_KEPT` numbers in all: a
+    /// hash match compares with it instead of recomputing it from the requirement.
+    keys: Vec<Option<Box<[i64]>>>,
+    key_numbers: usize,
     /// Seconds spent in [`Collector::add`] (the part of the synthesis done during
     /// exploration), read on `clock`.
     spent: f64,
@@ -56,6 +64,8 @@ impl Collector {
             old_key: KeyBuf::default(),
             clocks: subsume::Clocks::default(),
             keep: Vec::new(),
+            keys: Vec::new(),
+            key_numbers: 0,
             spent: 0.0,
             clock: no_clock,
         }
@@ -128,12 +138,18 @@ impl Collector {
                 }
             };
             let same = self.seen.entry(hash(key)).or_default();
-            let (reqs, old_key) = (&self.requirements, &mut self.old_key);
-            if !same
-                .iter()
-                .any(|&i| old_key.compute(&reqs[i].graph, None, &reqs[i].bug) == key)
-            {
+            let (reqs, keys, old_key) = (&self.requirements, &self.keys, &mut self.old_key);
+            if !same.iter().any(|&i| match &keys[i] {
+                Some(k) => **k == *key,
+                None => old_key.compute(&reqs[i].graph, None, &reqs[i].bug) == key,
+            }) {
                 same.push(reqs.len());
+                // The key is kept while the keys kept take less than `KEYS_KEPT` numbers.
+                let kept = (self.key_numbers + key.len() <= KEYS_KEPT).then(|| {
+                    self.key_numbers += key.len();
+                    Box::<[i64]>::from(key)
+                });
+                self.keys.push(kept);
                 let (mut sub, bug) = match (built, &counts) {
                     (Some(b), _) => b,
                     (None, Some(c)) if self.model != Model::C11 => {
