@@ -45,6 +45,8 @@ pub struct Collector {
     /// hash match compares with it instead of recomputing it from the requirement.
     keys: Vec<Option<Box<[i64]>>>,
     key_numbers: usize,
+    /// Whether bugs implied by another bug of their graph are dropped (rc11 only).
+    subsume: bool,
     /// Seconds spent in [`Collector::add`] (the part of the synthesis done during
     /// exploration), read on `clock`.
     spent: f64,
@@ -66,8 +68,18 @@ impl Collector {
             keep: Vec::new(),
             keys: Vec::new(),
             key_numbers: 0,
+            subsume: true,
             spent: 0.0,
             clock: no_clock,
+        }
+    }
+
+    /// A collector that keeps a requirement for every bug, including those another bug of the
+    /// same graph implies (`subsume`): the unreduced input, for tests and comparisons.
+    pub fn exhaustive(model: Model) -> Self {
+        Collector {
+            subsume: false,
+            ..Collector::new(model)
         }
     }
 
@@ -110,7 +122,7 @@ impl Collector {
             subsume::prefixes(g, &mut self.clocks)
         };
         let implied = match (&counts, self.model) {
-            (Some(c), Model::Rc11) => subsume::implied(g, &self.clocks, c),
+            (Some(c), Model::Rc11) if self.subsume => subsume::implied(g, &self.clocks, c),
             _ => vec![false; n],
         };
         let mut keep = std::mem::take(&mut self.keep);

@@ -188,6 +188,16 @@ pub fn requirements(buggy: &[ExecutionGraph], model: Model) -> Vec<Requirement> 
     c.into_requirements()
 }
 
+/// [`requirements`] without dropping the requirements another bug of the same graph implies
+/// (see `trace/subsume.rs`): one per distinct bug prefix. For tests and comparisons.
+pub fn all_requirements(buggy: &[ExecutionGraph], model: Model) -> Vec<Requirement> {
+    let mut c = collect::Collector::exhaustive(model);
+    for g in buggy {
+        c.add(g);
+    }
+    c.into_requirements()
+}
+
 /// A place a fence can go, with the order it has now (for a program fence) and the orders a
 /// solution may give it.
 #[derive(Clone, Debug, PartialEq, Eq)]

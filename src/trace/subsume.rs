@@ -18,15 +18,21 @@
 //!   rmw ⊆ po steps) and po ∪ rf is acyclic in a consistent graph (and fences do not change
 //!   that): when `a` is po ∪ rf-before `b`, only `hb(a, b)` can order them.
 //!
-//! Hence `r2` implies `r1` when `P2 ⊆ P1` and either `r2` is fixed only by inconsistency (an
-//! assertion, a deadlock, ...: every bug but a race), or both are races, `r2`'s accesses `a2`
-//! before `b2` in po ∪ rf, and `r1`'s accesses `x1, y1` (in some order) satisfy
-//! `po?(x1, a2)` and `po?(b2, y1)`: then `hb(a2, b2)` gives `hb(x1, y1)`.
+//! * **Races that only inconsistency fixes.** If moreover `(b, a)` is in eco (read off rf and
+//!   mo, which fences do not change: `b` reads from a write mo-before `a`, or is mo-before
+//!   it, ...), `hb(a, b)` would close a `hb ; eco` cycle: the race is fixed exactly when its
+//!   graph becomes inconsistent, like an assertion. (A lost update in a racy counter is one.)
 //!
-//! A requirement is dropped when a requirement of the same graph that comes strictly earlier in
-//! the order (prefix size, index) implies it. Implication is transitive and the order is
-//! strict, so every dropped requirement is implied by one that is kept (or by a duplicate of
-//! a kept one from an earlier graph, which has the same fixing assignments).
+//! Hence `r2` implies `r1` when `P2 ⊆ P1` and either `r2` is fixed only by inconsistency
+//! (every bug but a race, and the races above), or both are races, `r2`'s accesses `a2` before
+//! `b2` in po ∪ rf, and `r1`'s accesses `x1, y1` (in some order) satisfy `po?(x1, a2)` and
+//! `po?(b2, y1)`: then `hb(a2, b2)` gives `hb(x1, y1)`.
+//!
+//! The bugs of a graph are taken in the order (prefix size, index); one is dropped when a bug
+//! kept before it implies it. Every dropped requirement is thus implied by a kept one (or by
+//! a duplicate of a kept one from an earlier graph: the same graph up to numbering, so the
+//! same fixing assignments), and the kept ones fix exactly what all of them fix. Only the
+//! synthesis's input shrinks: the bugs reported (`Collector::bugs`) are all of them.
 //!
 //! The prefixes are computed as per-thread counts from a po ∪ rf vector clock of every event
 //! (the graph's ids linearise po ∪ rf); a graph where they do not is left as it is.
@@ -236,9 +242,8 @@ pub(super) fn implied(g: &ExecutionGraph, clocks: &Clocks, counts: &[Vec<u32>]) 
                 _ => false,
             }
     };
-    // In the order (prefix size, index), each bug against the bugs kept before it: a bug an
-    // earlier dropped one implies is implied by the kept one that implies that (transitivity
-    // of implication), so comparing with the kept ones is enough to be sound.
+    // In the order (prefix size, index), each bug against the bugs kept before it (a dropped
+    // bug must be implied by one that stays).
     let mut order: Vec<usize> = (0..g.bugs.len()).collect();
     order.sort_by_key(|&i| (size[i], i));
     let mut out = vec![false; g.bugs.len()];
