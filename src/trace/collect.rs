@@ -41,8 +41,8 @@ pub struct Collector {
     clocks: subsume::Clocks,
     /// Buffer for the prefix mask of a bug (reused).
     keep: Vec<bool>,
-    /// The key of each requirement, for the first ones up to `KEYS_KEPT` numbers in all: a
-    /// hash match compares with it instead of recomputing it from the requirement.
+    /// The key of each requirement met again (a hash match), up to `KEYS_KEPT` numbers in
+    /// all: later matches compare with it instead of recomputing it from the requirement.
     keys: Vec<Option<Box<[i64]>>>,
     key_numbers: usize,
     /// Whether bugs implied by another bug of their graph are dropped (rc11 only).
@@ -150,18 +150,24 @@ impl Collector {
                 }
             };
             let same = self.seen.entry(hash(key)).or_default();
-            let (reqs, keys, old_key) = (&self.requirements, &self.keys, &mut self.old_key);
-            if !same.iter().any(|&i| match &keys[i] {
+            let (reqs, keys, old_key) = (&self.requirements, &mut self.keys, &mut self.old_key);
+            let numbers = &mut self.key_numbers;
+            let found = same.iter().any(|&i| match &keys[i] {
                 Some(k) => **k == *key,
-                None => old_key.compute(&reqs[i].graph, None, &reqs[i].bug) == key,
-            }) {
+                None => {
+                    let old = old_key.compute(&reqs[i].graph, None, &reqs[i].bug);
+                    // A requirement met again is likely met many times: its key is kept (while
+                    // the kept keys take at most `KEYS_KEPT` numbers).
+                    if *numbers + old.len() <= KEYS_KEPT {
+                        *numbers += old.len();
+                        keys[i] = Some(old.into());
+                    }
+                    old == key
+                }
+            });
+            if !found {
                 same.push(reqs.len());
-                // The key is kept while the keys kept take less than `KEYS_KEPT` numbers.
-                let kept = (self.key_numbers + key.len() <= KEYS_KEPT).then(|| {
-                    self.key_numbers += key.len();
-                    Box::<[i64]>::from(key)
-                });
-                self.keys.push(kept);
+                self.keys.push(None);
                 let (mut sub, bug) = match (built, &counts) {
                     (Some(b), _) => b,
                     (None, Some(c)) if self.model != Model::C11 => {
