@@ -418,3 +418,76 @@ fn fast_rc11_verdicts_match_the_relations() {
         "{fixed} of {compared} fixed"
     );
 }
+
+/// Dropping the requirements another bug of the same execution implies (`trace/subsume.rs`) is
+/// exact: on every rc11 fixture an assignment fixes every kept requirement iff it fixes every
+/// requirement of every bug, and the optimal fix is the same.
+#[test]
+fn implied_requirements_change_no_fix() {
+    let (mut compared, mut fixing, mut dropped) = (0u64, 0u64, 0usize);
+    for path in fixtures() {
+        if model_of(&path) != Model::Rc11 || rel(&path).starts_with("fixtures/bench/") {
+            continue;
+        }
+        let (name, _src, prog) = load(&path);
+        let opts = CheckOptions {
+            model: Model::Rc11,
+            limits: limits_of(&path),
+            ..CheckOptions::default()
+        };
+        let res = checker::check(&prog, &opts);
+        if res.buggy.is_empty() || res.stats.incomplete.is_some() {
+            continue;
+        }
+        let all = fensyn::trace::all_requirements(&res.buggy, Model::Rc11);
+        let kept = requirements(&res.buggy, Model::Rc11);
+        assert!(kept.len() <= all.len(), "{name}");
+        dropped += all.len() - kept.len();
+        let sites = candidate_sites(&prog, &all);
+        let mut check = |a: &Assignment| {
+            let fixes_kept = kept.iter().all(|r| r.fixed_by(a, Model::Rc11).is_some());
+            if fixes_kept {
+                fixing += 1;
+                for r in &all {
+                    assert!(
+                        r.fixed_by(a, Model::Rc11).is_some(),
+                        "{name}: {:?} fixes every kept requirement but not {:?}",
+                        a.orders,
+                        r.bug
+                    );
+                }
+            }
+            compared += 1;
+        };
+        let k = if sites.len() <= 12 { 2 } else { 1 };
+        assignments(&sites, k, 0, &mut Assignment::default(), &mut check);
+        for o in [
+            MemOrder::Acquire,
+            MemOrder::Release,
+            MemOrder::AcqRel,
+            MemOrder::SeqCst,
+        ] {
+            let mut every = Assignment::default();
+            for c in &sites {
+                if c.orders.contains(&o) {
+                    every.set(c.site, o);
+                }
+            }
+            check(&every);
+        }
+        let optimal = |reqs| {
+            let opts = synth::SynthOptions {
+                mode: Mode::Optimal,
+                ..synth::SynthOptions::default()
+            };
+            match synth::synthesize_requirements(&prog, reqs, Model::Rc11, &opts) {
+                Outcome::Fixed(s) => Some((s.inserted, s.strengthened, s.weight, s.assignment)),
+                Outcome::Unfixable(_) => None,
+            }
+        };
+        assert_eq!(optimal(kept), optimal(all), "{name}: optimal fix");
+    }
+    eprintln!("{dropped} requirements dropped; {fixing} of {compared} assignments fix");
+    assert!(dropped > 100, "only {dropped} requirements dropped");
+    assert!(fixing > 20 && compared > 1_000, "{fixing} of {compared}");
+}

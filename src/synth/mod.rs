@@ -303,6 +303,7 @@ fn solve_requirements(
     cost: Cost,
     solve: impl FnOnce(&Problem) -> Solved,
 ) -> Option<Outcome> {
+    let started = std::time::Instant::now();
     let sites = candidate_sites(prog, &reqs);
     let p = Problem {
         cost,
@@ -326,8 +327,13 @@ fn solve_requirements(
             )));
         }
     };
+    let solved = started.elapsed().as_secs_f64();
     let mut sol = p.describe(assignment, iterations);
     if std::env::var_os("FENSYN_DEBUG").is_some() {
+        eprintln!(
+            "synth: solved in {solved:.3} s, described in {:.3} s",
+            started.elapsed().as_secs_f64() - solved
+        );
         eprintln!(
             "synth: {} requirements ({} events, {} slots), {} candidate sites, {} rounds, {} fixed_by checks",
             reqs.len(),

@@ -17,6 +17,7 @@
 //! **Architecture invariant:** this module knows graphs and slots, not source text.
 
 pub mod collect;
+mod subsume;
 
 use crate::checker::{Axiom, Bug, BugKind, ExecutionGraph, Model, Relations};
 use crate::ir::{MemOrder, Program, SlotId, StmtId};
@@ -181,6 +182,16 @@ impl Requirement {
 /// time, during exploration.
 pub fn requirements(buggy: &[ExecutionGraph], model: Model) -> Vec<Requirement> {
     let mut c = collect::Collector::new(model);
+    for g in buggy {
+        c.add(g);
+    }
+    c.into_requirements()
+}
+
+/// [`requirements`] without dropping the requirements another bug of the same graph implies
+/// (see `trace/subsume.rs`): one per distinct bug prefix. For tests and comparisons.
+pub fn all_requirements(buggy: &[ExecutionGraph], model: Model) -> Vec<Requirement> {
+    let mut c = collect::Collector::exhaustive(model);
     for g in buggy {
         c.add(g);
     }
