@@ -465,22 +465,7 @@ impl Views {
     /// inserted after it).
     pub fn sc_frontier(&self, g: &ExecutionGraph, t: usize, x: Loc) -> usize {
         let n = g.len();
-        // The readers of every write, as a compressed list.
-        let mut start = vec![0u32; n + 1];
-        for w in g.rf.iter().flatten() {
-            start[*w + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut readers = vec![0usize; start[n] as usize];
-        for (r, w) in g.rf.iter().enumerate() {
-            if let Some(w) = w {
-                readers[fill[*w] as usize] = r;
-                fill[*w] += 1;
-            }
-        }
+        let readers = psc::Readers::new(g);
         let mut seen = vec![false; n];
         let mut stack: Vec<EventId> = Vec::new();
         let tr = &g.threads[t];
@@ -528,8 +513,7 @@ impl Views {
                             if p > 0 {
                                 let prev = g.mo[y][p - 1];
                                 stack.push(prev);
-                                let (a, b) = (start[prev] as usize, start[prev + 1] as usize);
-                                stack.extend(readers[a..b].iter().copied());
+                                stack.extend(readers.of(prev).iter().copied());
                             }
                         }
                     }

@@ -72,13 +72,13 @@ fn other_loc(a: &Event, b: &Event) -> bool {
 }
 
 /// The readers of every write, as one compressed list.
-struct Readers {
+pub(super) struct Readers {
     start: Vec<u32>,
     list: Vec<EventId>,
 }
 
 impl Readers {
-    fn new(g: &ExecutionGraph) -> Readers {
+    pub(super) fn new(g: &ExecutionGraph) -> Readers {
         let n = g.len();
         let mut start = vec![0u32; n + 1];
         for w in g.rf.iter().flatten() {
@@ -98,7 +98,7 @@ impl Readers {
         Readers { start, list }
     }
 
-    fn of(&self, w: EventId) -> &[EventId] {
+    pub(super) fn of(&self, w: EventId) -> &[EventId] {
         &self.list[self.start[w] as usize..self.start[w + 1] as usize]
     }
 }
