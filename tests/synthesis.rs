@@ -154,6 +154,28 @@ fn every_fix_is_sound_and_locally_minimal() {
 }
 
 /// All assignments over `sites` using at most `k` sites.
+/// Gives `check` a sample of the assignments over `sites`: every one with at most two fences
+/// (one where there are many sites: the number of pairs grows fast), and each fence order at
+/// every site that allows it.
+fn sample_assignments(sites: &[Candidate], check: &mut dyn FnMut(&Assignment)) {
+    let k = if sites.len() <= 12 { 2 } else { 1 };
+    assignments(sites, k, 0, &mut Assignment::default(), check);
+    for o in [
+        MemOrder::Acquire,
+        MemOrder::Release,
+        MemOrder::AcqRel,
+        MemOrder::SeqCst,
+    ] {
+        let mut every = Assignment::default();
+        for c in sites {
+            if c.orders.contains(&o) {
+                every.set(c.site, o);
+            }
+        }
+        check(&every);
+    }
+}
+
 fn assignments(
     sites: &[Candidate],
     k: usize,
@@ -393,23 +415,7 @@ fn fast_rc11_verdicts_match_the_relations() {
                 fixed += u64::from(fast.is_some());
             }
         };
-        // Pairs of sites where there are few (the number of pairs grows fast).
-        let k = if sites.len() <= 12 { 2 } else { 1 };
-        assignments(&sites, k, 0, &mut Assignment::default(), &mut check);
-        for o in [
-            MemOrder::Acquire,
-            MemOrder::Release,
-            MemOrder::AcqRel,
-            MemOrder::SeqCst,
-        ] {
-            let mut all = Assignment::default();
-            for c in &sites {
-                if c.orders.contains(&o) {
-                    all.set(c.site, o);
-                }
-            }
-            check(&all);
-        }
+        sample_assignments(&sites, &mut check);
     }
     eprintln!("{fixed} of {compared} verdicts were fixes");
     assert!(compared > 50_000, "only {compared} verdicts compared");
@@ -459,22 +465,7 @@ fn implied_requirements_change_no_fix() {
             }
             compared += 1;
         };
-        let k = if sites.len() <= 12 { 2 } else { 1 };
-        assignments(&sites, k, 0, &mut Assignment::default(), &mut check);
-        for o in [
-            MemOrder::Acquire,
-            MemOrder::Release,
-            MemOrder::AcqRel,
-            MemOrder::SeqCst,
-        ] {
-            let mut every = Assignment::default();
-            for c in &sites {
-                if c.orders.contains(&o) {
-                    every.set(c.site, o);
-                }
-            }
-            check(&every);
-        }
+        sample_assignments(&sites, &mut check);
         let optimal = |reqs| {
             let opts = synth::SynthOptions {
                 mode: Mode::Optimal,
