@@ -643,26 +643,8 @@ impl Views {
             }
         }
         // mo and fr successors of an event, and the readers of every write.
-        let mut readers: Vec<Vec<EventId>> = vec![Vec::new(); n];
-        for (r, src) in g.rf.iter().enumerate() {
-            if let Some(src) = src {
-                readers[*src].push(r);
-            }
-        }
-        let mo_after = |e: usize| -> &[EventId] {
-            let Some(x) = ev[e].loc else { return &[] };
-            let of = if ev[e].is_write() {
-                Some(e)
-            } else if ev[e].is_read() {
-                g.rf[e]
-            } else {
-                None
-            };
-            match of.and_then(|v| g.mo[x].iter().position(|&m| m == v)) {
-                Some(p) => &g.mo[x][p + 1..],
-                None => &[],
-            }
-        };
+        let readers = psc::Readers::new(g);
+        let mo_after = |e: usize| psc::mo_after(g, e);
         // hb ; po|≠loc, per event, computed when first needed.
         let mut hb_pn = vec![0u64; n * w];
         let mut hb_pn_done = vec![false; n];
@@ -758,7 +740,7 @@ impl Views {
                         if t != c {
                             set(&mut eco, t);
                         }
-                        for &r in &readers[t] {
+                        for &r in readers.of(t) {
                             set(&mut eco, r);
                         }
                     }

@@ -92,22 +92,12 @@ pub fn fix(
     cost: Cost,
     clock: fn() -> f64,
 ) -> FastRun {
-    run_loop(input, model, limits, cost, clock, false, None, None)
-}
-
-/// `--mode lazy`: as [`fix`], but each round solves the 0/1 program over the requirements of
-/// *every* round so far on the input (earlier fences are not kept, they may move or go). The
-/// result is optimal: it is the cheapest fence set fixing the requirements found, every fix
-/// must fix those, and it fixes all (the last exploration finds no bug). Each round adds a
-/// requirement the current fences do not fix, so the loop ends.
-pub fn fix_lazy(
-    input: &Program,
-    model: Model,
-    limits: &Limits,
-    cost: Cost,
-    clock: fn() -> f64,
-) -> FastRun {
-    run_loop(input, model, limits, cost, clock, true, None, None)
+    let search = Search {
+        lazy: false,
+        seed: None,
+        verify: None,
+    };
+    run(input, model, limits, cost, clock, search)
 }
 
 /// Requirements of the input already known when the lazy loop starts: what the optimal mode
@@ -121,19 +111,6 @@ pub struct Seed {
     /// Executions explored, and buggy ones, while collecting them.
     pub executions: u64,
     pub graphs: usize,
-}
-
-/// As [`fix_lazy`], starting from the cheapest fences for `seed`'s requirements instead of
-/// none: the first round is the collection that found them. Exact for the same reason.
-pub fn fix_lazy_from(
-    input: &Program,
-    model: Model,
-    limits: &Limits,
-    cost: Cost,
-    clock: fn() -> f64,
-    seed: Seed,
-) -> FastRun {
-    run_loop(input, model, limits, cost, clock, true, Some(seed), None)
 }
 
 /// What a [`Verify`] hook found on a round's fences, written into the source.
@@ -152,26 +129,20 @@ pub enum Verdict {
 /// the loop's own exploration of the last round (the same program explored twice).
 pub type Verify<'a> = &'a mut dyn FnMut(&Solution) -> Verdict;
 
-/// How [`run`] searches (see [`fix`], [`fix_lazy`] and [`fix_lazy_from`]), with a [`Verify`]
-/// hook asked about every round's fences before the program is explored with them.
+/// How [`run`] searches.
 pub struct Search<'a> {
-    /// Re-solve over every round's requirements (`--mode lazy`) instead of keeping fences.
+    /// `--mode lazy`: each round solves the 0/1 program over the requirements of *every*
+    /// round so far on the input (earlier fences are not kept, they may move or go). The
+    /// result is optimal: it is the cheapest fence set fixing the requirements found, every
+    /// fix must fix those, and it fixes all (the last check finds no bug). Each round adds a
+    /// requirement the current fences do not fix, so the loop ends. Otherwise (the fast mode,
+    /// [`fix`]) earlier fences are kept and only strengthened.
     pub lazy: bool,
+    /// With `lazy`: start from the cheapest fences for these requirements instead of none;
+    /// the first round is the collection that found them. Exact for the same reason.
     pub seed: Option<Seed>,
+    /// Asked about every round's fences before the program is explored with them.
     pub verify: Option<Verify<'a>>,
-}
-
-/// The loop of [`fix`] / [`fix_lazy`] / [`fix_lazy_from`] as `search` says.
-pub fn run(
-    input: &Program,
-    model: Model,
-    limits: &Limits,
-    cost: Cost,
-    clock: fn() -> f64,
-    search: Search,
-) -> FastRun {
-    let Search { lazy, seed, verify } = search;
-    run_loop(input, model, limits, cost, clock, lazy, seed, verify)
 }
 
 /// The cheapest change of `prog`'s fences fixing every requirement of `reqs` (given on `prog`),
@@ -198,17 +169,20 @@ fn solve(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_loop(
+/// The rounds of the fast and lazy modes, as `search` says (see [`Search`]).
+pub fn run(
     input: &Program,
     model: Model,
     limits: &Limits,
     cost: Cost,
     clock: fn() -> f64,
-    lazy: bool,
-    seed: Option<Seed>,
-    mut verify: Option<Verify>,
+    search: Search,
 ) -> FastRun {
+    let Search {
+        lazy,
+        seed,
+        mut verify,
+    } = search;
     let mut f = Fenced::new(input);
     let opts = CheckOptions {
         model,

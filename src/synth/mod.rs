@@ -37,7 +37,7 @@ use good_lp::{
 
 /// Optimal (FenSyng), one trace at a time (fastFenSyng), optimal with a time limit and the
 /// fast mode as fallback (the default), or optimal with the requirements discovered one buggy
-/// execution at a time (`Lazy`, see `synth::fast::fix_lazy`).
+/// execution at a time (`Lazy`, see `synth::fast::Search::lazy`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {

@@ -158,9 +158,7 @@ impl Psc {
         let ev = &g.events[e];
         let e_sc = is_sc(ev);
         let ys = mo_after(g, e);
-        let hb = |a: EventId, b: EventId| {
-            a != b && g.events[a].thread != INIT_THREAD && v.hb_eq(g, a, b)
-        };
+        let hb = |a: EventId, b: EventId| hb_strict(v, g, a, b);
         let before: Vec<EventId> = self.fences.iter().copied().filter(|&f| hb(f, e)).collect();
         if !e_sc && (before.is_empty() || ys.is_empty()) {
             return;
@@ -296,19 +294,24 @@ impl Psc {
         }
         mark_joins(&mut joined, e);
         let first_in_z = |u: usize| kz[u] > 0 || u == te;
+        // Whether the last event of thread `u`'s prefix in Z has a po-successor in Z ∪ {e}
+        // outside the thread: the first event of a thread it spawned, or a join of `u`.
+        let last_continues = |u: usize| {
+            let k = kz[u];
+            k.checked_sub(1).is_some_and(|i| {
+                matches!(g.events[tr(u)[i]].kind, EventKind::Spawn { child } if first_in_z(child))
+            }) || (k > 0 && k == tr(u).len() && joined[u])
+        };
         if fence {
             // po-predecessors of the events hb-before e: all but each prefix's last event,
             // which is one when it spawned a thread that started in Z or its thread was
             // joined in Z (or it is po-before e, already in).
-            for u in 0..nt {
-                let k = kz[u];
+            for (u, &k) in kz.iter().enumerate() {
                 for &a in &tr(u)[..k.saturating_sub(1)] {
                     set(&mut xs, a);
                 }
                 if let Some(&last) = k.checked_sub(1).map(|i| &tr(u)[i]) {
-                    let spawn_in = matches!(g.events[last].kind,
-                        EventKind::Spawn { child } if first_in_z(child));
-                    if spawn_in || (k == tr(u).len() && joined[u]) {
+                    if last_continues(u) {
                         set(&mut xs, last);
                     }
                 }
@@ -334,13 +337,9 @@ impl Psc {
             }
         }
         if fence {
-            for u in 0..nt {
-                let prefix = &tr(u)[..kz[u]];
-                let Some(&last) = prefix.last() else { continue };
-                let last_ev = &g.events[last];
-                let spawn_in = matches!(last_ev.kind,
-                    EventKind::Spawn { child } if first_in_z(child));
-                let mut later = if spawn_in || (prefix.len() == tr(u).len() && joined[u]) {
+            for (u, &k) in kz.iter().enumerate() {
+                let prefix = &tr(u)[..k];
+                let mut later = if last_continues(u) {
                     Later::Mixed
                 } else {
                     Later::Nothing
@@ -404,7 +403,7 @@ impl Psc {
                         continue;
                     };
                     let later_elsewhere = (0..nt).any(|t2| {
-                        t2 != u && last_at[t2 * nl + x].is_some_and(|b| hb_idx(v, g, a, b))
+                        t2 != u && last_at[t2 * nl + x].is_some_and(|b| hb_strict(v, g, a, b))
                     });
                     if later_elsewhere {
                         set(&mut xs, a);
@@ -507,14 +506,14 @@ fn prefixes<'a>(g: &'a ExecutionGraph, k: &'a [usize]) -> impl Iterator<Item = E
         .flat_map(|(t, &k)| t.events[..k].iter().copied())
 }
 
-/// `a` hb-before `b`, both added and distinct.
-fn hb_idx(v: &Views, g: &ExecutionGraph, a: EventId, b: EventId) -> bool {
-    a != b && v.hb_eq(g, a, b)
+/// `a` strictly hb-before `b` (both added); never an initialisation write, which psc ignores.
+fn hb_strict(v: &Views, g: &ExecutionGraph, a: EventId, b: EventId) -> bool {
+    a != b && g.events[a].thread != INIT_THREAD && v.hb_eq(g, a, b)
 }
 
 /// The writes mo-after `e` (a write), or after the write `e` reads (a read): its mo or fr
 /// successors.
-fn mo_after(g: &ExecutionGraph, e: EventId) -> &[EventId] {
+pub(super) fn mo_after(g: &ExecutionGraph, e: EventId) -> &[EventId] {
     let ev = &g.events[e];
     let Some(x) = ev.loc else { return &[] };
     let of = match ev.kind {
