@@ -76,37 +76,27 @@ fn fast_and_lazy_modes_fix_every_fixture_optimal_fixes() {
     for path in fixtures_with("fixed") {
         let (name, src, prog) = load(&path);
         let (model, limits, _) = settings(&path);
-        let Repair::Fixed {
-            solution: opt,
-            verified,
-            ..
-        } = repair(&name, &src, &prog, model, Mode::Optimal, limits.clone())
-        else {
-            panic!("{name}: the optimal mode does not fix it");
+        // The fix under `opts`, whose written form re-checks clean.
+        let fixed_with = |opts: &SynthOptions| {
+            let Repair::Fixed {
+                solution, verified, ..
+            } = repair_with(&name, &src, &prog, model, limits.clone(), opts)
+            else {
+                panic!("{name}: {opts:?} does not fix it");
+            };
+            assert_eq!(verified.buggy, 0, "{name}: {opts:?}");
+            solution
         };
-        assert_eq!(verified.buggy, 0, "{name}");
-        let Repair::Fixed {
-            solution: fast,
-            verified,
-            ..
-        } = repair(&name, &src, &prog, model, Mode::Fast, limits.clone())
-        else {
-            panic!("{name}: the fast mode does not fix it");
+        let in_mode = |mode| SynthOptions {
+            mode,
+            ..SynthOptions::default()
         };
-        // The full re-check of the written fix.
-        assert_eq!(verified.buggy, 0, "{name}");
+        let opt = fixed_with(&in_mode(Mode::Optimal));
+        let fast = fixed_with(&in_mode(Mode::Fast));
         assert_eq!(fast.mode, Mode::Fast, "{name}");
         // `--mode lazy`: the same rounds, re-solved over all of them: the optimum, holding
         // only the requirements it met.
-        let Repair::Fixed {
-            solution: lazy,
-            verified,
-            ..
-        } = repair(&name, &src, &prog, model, Mode::Lazy, limits.clone())
-        else {
-            panic!("{name}: the lazy mode does not fix it");
-        };
-        assert_eq!(verified.buggy, 0, "{name}");
+        let lazy = fixed_with(&in_mode(Mode::Lazy));
         assert_eq!(lazy.mode, Mode::Lazy, "{name}");
         assert_eq!(cost(&lazy), cost(&opt), "{name}: lazy is not optimal");
         if lazy.requirements.len() < opt.requirements.len() {
@@ -115,20 +105,10 @@ fn fast_and_lazy_modes_fix_every_fixture_optimal_fixes() {
         // `--mode optimal` past its collection limit: the requirements collected seed the
         // lazy rounds; the same minimum, reported as the optimal mode's.
         for limit in [0, 1, 3] {
-            let opts = SynthOptions {
-                mode: Mode::Optimal,
+            let seeded = fixed_with(&SynthOptions {
                 collect_limit: limit,
-                ..SynthOptions::default()
-            };
-            let Repair::Fixed {
-                solution: seeded,
-                verified,
-                ..
-            } = repair_with(&name, &src, &prog, model, limits.clone(), &opts)
-            else {
-                panic!("{name}: the optimal mode with --collect-limit {limit} does not fix it");
-            };
-            assert_eq!(verified.buggy, 0, "{name}");
+                ..in_mode(Mode::Optimal)
+            });
             assert_eq!(seeded.mode, Mode::Optimal, "{name}");
             assert_eq!(
                 cost(&seeded),

@@ -381,15 +381,10 @@ fn random_litmus_programs_are_fixed_optimally() {
     assert!(fixed >= 20 && clean >= 5, "fixed {fixed}, clean {clean}");
 }
 
-/// `Requirement::fixed_by` under rc11 (the explorer's incremental check: vector clocks, the
-/// coherence frontier, psc on the seq_cst rows) gives the verdict of the recomputed relations
-/// (`fixed_by_relations`) — fixed or not, and how — for every requirement of every fixture
-/// buggy under rc11 (its first 24), under every assignment of one candidate site (two where a
-/// fixture has at most 12 sites), all orders, and under each order at every site at once.
-#[test]
-fn fast_rc11_verdicts_match_the_relations() {
-    let mut compared = 0u64;
-    let mut fixed = 0u64;
+/// Every fixture checked under rc11 (outside `fixtures/bench/`) that has buggy executions and
+/// was explored in full: its name, program and check result.
+fn buggy_rc11_fixtures() -> Vec<(String, Program, checker::CheckResult)> {
+    let mut out = Vec::new();
     for path in fixtures() {
         if model_of(&path) != Model::Rc11 || rel(&path).starts_with("fixtures/bench/") {
             continue;
@@ -404,6 +399,21 @@ fn fast_rc11_verdicts_match_the_relations() {
         if res.buggy.is_empty() || res.stats.incomplete.is_some() {
             continue;
         }
+        out.push((name, prog, res));
+    }
+    out
+}
+
+/// `Requirement::fixed_by` under rc11 (the explorer's incremental check: vector clocks, the
+/// coherence frontier, psc on the seq_cst rows) gives the verdict of the recomputed relations
+/// (`fixed_by_relations`) — fixed or not, and how — for every requirement of every fixture
+/// buggy under rc11 (its first 24), under every assignment of one candidate site (two where a
+/// fixture has at most 12 sites), all orders, and under each order at every site at once.
+#[test]
+fn fast_rc11_verdicts_match_the_relations() {
+    let mut compared = 0u64;
+    let mut fixed = 0u64;
+    for (name, prog, res) in buggy_rc11_fixtures() {
         let reqs = requirements(&res.buggy, Model::Rc11);
         let sites = candidate_sites(&prog, &reqs);
         let mut check = |a: &Assignment| {
@@ -431,20 +441,7 @@ fn fast_rc11_verdicts_match_the_relations() {
 #[test]
 fn implied_requirements_change_no_fix() {
     let (mut compared, mut fixing, mut dropped) = (0u64, 0u64, 0usize);
-    for path in fixtures() {
-        if model_of(&path) != Model::Rc11 || rel(&path).starts_with("fixtures/bench/") {
-            continue;
-        }
-        let (name, _src, prog) = load(&path);
-        let opts = CheckOptions {
-            model: Model::Rc11,
-            limits: limits_of(&path),
-            ..CheckOptions::default()
-        };
-        let res = checker::check(&prog, &opts);
-        if res.buggy.is_empty() || res.stats.incomplete.is_some() {
-            continue;
-        }
+    for (name, prog, res) in buggy_rc11_fixtures() {
         let all = fensyn::trace::all_requirements(&res.buggy, Model::Rc11);
         let kept = requirements(&res.buggy, Model::Rc11);
         assert!(kept.len() <= all.len(), "{name}");
