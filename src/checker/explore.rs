@@ -259,6 +259,19 @@ struct State {
 }
 
 impl State {
+    /// A copy to be extended by about `more` events, with room for them (`clone` leaves none:
+    /// every per-event vector would be reallocated by the copy's first event).
+    fn fork(&self, more: usize) -> State {
+        State {
+            g: self.g.fork(more),
+            th: self.th.clone(),
+            views: self.views.fork(more),
+            all_sc: self.all_sc,
+            witness: self.witness.clone(),
+            added: self.added.fork(more),
+        }
+    }
+
     /// Room for `n` events in every per-event vector.
     fn reserve(&mut self, n: usize) {
         let more = n.saturating_sub(self.g.len());
@@ -1565,11 +1578,16 @@ type ReadEffect = (MemOrder, Option<(MemOrder, i64)>, Vec<(usize, i64)>);
 /// reads the expected value when spurious failures are enabled (success, then failure).
 /// The state for one of several choices made from `slot`: a copy, or for the `last` choice the
 /// state itself (no copy when the caller gave it away).
+/// How many events a copy of a state has room for before its vectors grow.
+const FORK_ROOM: usize = 16;
+
 fn take_last(slot: &mut Option<std::borrow::Cow<'_, State>>, last: bool) -> State {
     if last {
         slot.take().expect("the state is used once").into_owned()
     } else {
-        State::clone(slot.as_ref().expect("the state is kept until the last"))
+        slot.as_ref()
+            .expect("the state is kept until the last")
+            .fork(FORK_ROOM)
     }
 }
 

@@ -147,7 +147,37 @@ pub struct ExecutionGraph {
     pub bugs: Vec<Bug>,
 }
 
+/// A copy of `v` with room for `more` elements: a copy the explorer goes on extending would
+/// otherwise be reallocated (and moved) by its first push, `Vec::clone` leaving no room.
+pub(crate) fn with_room<T: Clone>(v: &[T], more: usize) -> Vec<T> {
+    let mut c = Vec::with_capacity(v.len() + more);
+    c.extend_from_slice(v);
+    c
+}
+
 impl ExecutionGraph {
+    /// A copy of the graph to be extended by about `more` events (see [`with_room`]).
+    pub(crate) fn fork(&self, more: usize) -> ExecutionGraph {
+        ExecutionGraph {
+            events: with_room(&self.events, more),
+            threads: self
+                .threads
+                .iter()
+                .map(|t| ThreadTrace {
+                    func: t.func,
+                    spawned_by: t.spawned_by,
+                    events: with_room(&t.events, more),
+                    slots: t.slots.clone(),
+                    end: t.end,
+                })
+                .collect(),
+            rf: with_room(&self.rf, more),
+            mo: self.mo.iter().map(|m| with_room(m, more)).collect(),
+            rmw: with_room(&self.rmw, more),
+            bugs: self.bugs.clone(),
+        }
+    }
+
     /// A graph holding only the initialisation writes.
     /// Test aid: the initialisation writes of `locs` zeroed locations and `threads` empty
     /// threads running function 0.

@@ -31,7 +31,7 @@
 //! rows of the seq_cst events, from the clocks, without closing any relation); the unit tests
 //! compare the two with the recomputed relations.
 
-use super::graph::{EventId, EventKind, ExecutionGraph, INIT_THREAD};
+use super::graph::{with_room, EventId, EventKind, ExecutionGraph, INIT_THREAD};
 use crate::ir::Loc;
 mod psc;
 
@@ -162,7 +162,9 @@ impl Views {
         let old = self.width;
         let relay = |rows: &mut Vec<u32>| {
             let n = rows.len() / old.max(1);
-            let mut wide = vec![0u32; n * w];
+            // Keep the room reserved for more rows (`reserve`, `fork`).
+            let mut wide = Vec::with_capacity(rows.capacity() / old.max(1) * w);
+            wide.resize(n * w, 0);
             for (dst, src) in wide.chunks_exact_mut(w).zip(rows.chunks_exact(old.max(1))) {
                 dst[..old].copy_from_slice(&src[..old]);
             }
@@ -191,6 +193,21 @@ impl Views {
     }
 
     /// Room for `more` events.
+    /// A copy to be extended by about `more` events (see [`with_room`]).
+    pub fn fork(&self, more: usize) -> Views {
+        let w = self.width;
+        Views {
+            width: w,
+            vc: with_room(&self.vc, more * w),
+            index: with_room(&self.index, more),
+            msg: with_room(&self.msg, more * w),
+            reads_msg: with_room(&self.reads_msg, more * w),
+            rel_fence: with_room(&self.rel_fence, more * w),
+            rmw_read: with_room(&self.rmw_read, more),
+            psc: self.psc.as_ref().map(|p| p.fork(more)),
+        }
+    }
+
     pub fn reserve(&mut self, more: usize) {
         let w = self.width;
         self.vc.reserve(more * w);
@@ -318,11 +335,6 @@ impl Views {
         v
     }
 
-    /// Row `e` of a flat clock array.
-    fn row(rows: &[u32], width: usize, e: EventId) -> &[u32] {
-        &rows[e * width..(e + 1) * width]
-    }
-
     /// Records event `e`, the last one added to `g` (with its rf and rmw already set).
     pub fn add(&mut self, g: &ExecutionGraph, e: EventId) {
         let ev = &g.events[e];
@@ -330,45 +342,62 @@ impl Views {
         self.widen(slot(t) + 1);
         let w = self.width;
         let index = g.threads[t].events.len() as u32 - 1;
-        let mut v = self.clock_after(g, t, index as usize);
         let prev = index
             .checked_sub(1)
             .map(|i| g.threads[t].events[i as usize]);
-        if let EventKind::Join { child } = ev.kind {
-            if let Some(&last) = g.threads[child].events.last() {
-                join_into(&mut v, self.clock(last));
+        // The new rows are appended first and computed in place (no temporary clocks).
+        let row = |e: EventId| e * w..(e + 1) * w;
+        let new = row(e);
+        debug_assert_eq!(self.vc.len(), new.start, "events are added in id order");
+        match prev.or(g.threads[t].spawned_by) {
+            Some(p) => self.vc.extend_from_within(row(p)),
+            None => self.vc.resize(new.end, 0),
+        }
+        if self.vc[new.start] == 0 {
+            self.vc[new.start] = u32::MAX; // every initialisation write
+        }
+        match prev {
+            Some(p) => {
+                self.reads_msg.extend_from_within(row(p));
+                self.rel_fence.extend_from_within(row(p));
+            }
+            None => {
+                self.reads_msg.resize(new.end, 0);
+                self.rel_fence.resize(new.end, 0);
             }
         }
-        let mut reads_msg = vec![0u32; w];
-        let mut rel_fence = vec![0u32; w];
-        if let Some(p) = prev {
-            reads_msg.copy_from_slice(Self::row(&self.reads_msg, w, p));
-            rel_fence.copy_from_slice(Self::row(&self.rel_fence, w, p));
+        if let EventKind::Join { child } = ev.kind {
+            if let Some(&last) = g.threads[child].events.last() {
+                let (old, v) = self.vc.split_at_mut(new.start);
+                join_into(v, &old[row(last)]);
+            }
         }
         match ev.kind {
             EventKind::Read => {
                 if let Some(src) = g.rf[e] {
                     if ev.order.is_atomic() {
-                        let m = Self::row(&self.msg, w, src);
+                        let m = &self.msg[row(src)];
                         if ev.order.is_acquire() {
-                            join_into(&mut v, m);
+                            join_into(&mut self.vc[new.clone()], m);
                         }
-                        join_into(&mut reads_msg, m);
+                        join_into(&mut self.reads_msg[new.clone()], m);
                     }
                 }
             }
-            EventKind::Fence if ev.order.is_acquire() => join_into(&mut v, &reads_msg),
+            EventKind::Fence if ev.order.is_acquire() => {
+                join_into(&mut self.vc[new.clone()], &self.reads_msg[new.clone()])
+            }
             _ => {}
         }
-        v[slot(t)] = index + 1;
+        self.vc[new.start + slot(t)] = index + 1;
         if ev.is_fence() && ev.order.is_release() {
-            rel_fence.copy_from_slice(&v);
+            self.rel_fence[new.clone()].copy_from_slice(&self.vc[new.clone()]);
         }
         // The message of an atomic write: its release head (itself if a release write, else
         // the latest release write to the location before it in its thread: po|loc is part
         // of the release sequence), the latest release fence before it, and — for the write
         // part of an RMW — the message of the write the RMW read.
-        let mut msg = vec![0u32; w];
+        self.msg.resize(new.end, 0);
         let rmw_src = g
             .rmw
             .iter()
@@ -376,24 +405,25 @@ impl Views {
             .find(|&&(_, x)| x == e)
             .and_then(|&(r, _)| g.rf[r]);
         if ev.kind == EventKind::Write && ev.order.is_atomic() {
-            join_into(&mut msg, &rel_fence);
-            if ev.order.is_release() {
-                join_into(&mut msg, &v);
-            } else if let Some(h) = self.last_release_write(g, t, ev.loc, index) {
-                join_into(&mut msg, self.clock(h));
+            let head = if ev.order.is_release() {
+                Some(new.clone())
+            } else {
+                self.last_release_write(g, t, ev.loc, index).map(row)
+            };
+            let msg = &mut self.msg[new.clone()];
+            join_into(msg, &self.rel_fence[new.clone()]);
+            if let Some(head) = head {
+                join_into(msg, &self.vc[head]);
             }
             if let Some(src) = rmw_src {
-                join_into(&mut msg, Self::row(&self.msg, w, src));
+                let (old, msg) = self.msg.split_at_mut(new.start);
+                join_into(msg, &old[row(src)]);
             }
         }
         if let Some(src) = rmw_src {
             self.rmw_read[src] = true;
         }
-        self.vc.extend_from_slice(&v);
         self.index.push(index);
-        self.msg.extend_from_slice(&msg);
-        self.reads_msg.extend_from_slice(&reads_msg);
-        self.rel_fence.extend_from_slice(&rel_fence);
         self.rmw_read.push(false);
         if let Some(mut p) = self.psc.take() {
             p.add(g, self, e);
@@ -465,7 +495,8 @@ impl Views {
     /// inserted after it).
     pub fn sc_frontier(&self, g: &ExecutionGraph, t: usize, x: Loc) -> usize {
         let n = g.len();
-        let readers = psc::Readers::new(g);
+        // Built the first time a write's fr-predecessors are needed.
+        let mut readers = None;
         let mut seen = vec![false; n];
         let mut stack: Vec<EventId> = Vec::new();
         let tr = &g.threads[t];
@@ -513,6 +544,7 @@ impl Views {
                             if p > 0 {
                                 let prev = g.mo[y][p - 1];
                                 stack.push(prev);
+                                let readers = readers.get_or_insert_with(|| psc::Readers::new(g));
                                 stack.extend(readers.of(prev).iter().copied());
                             }
                         }

@@ -31,7 +31,7 @@
 //! a consistent graph (hence consistent), so only `a` (at each mo position) and `r` are checked.
 
 use super::{Explorer, ReadChoice, State, Status};
-use crate::checker::graph::{EventId, EventKind, ExecutionGraph};
+use crate::checker::graph::{with_room, EventId, EventKind, ExecutionGraph};
 use crate::checker::{Control, Incomplete};
 
 /// When each event was added (TruSt's `≤G`), and which reads took the second outcome of their
@@ -44,6 +44,15 @@ pub(super) struct Added {
 }
 
 impl Added {
+    /// A copy to be extended by about `more` events.
+    pub(super) fn fork(&self, more: usize) -> Added {
+        Added {
+            stamp: with_room(&self.stamp, more),
+            alt: with_room(&self.alt, more),
+            next: self.next,
+        }
+    }
+
     /// The stamps of a graph of `init` initialisation writes.
     pub(super) fn new(init: usize) -> Added {
         Added {

@@ -144,6 +144,15 @@ fn join(acc: &mut Vec<u32>, c: &[u32]) {
 }
 
 impl Psc {
+    /// A copy to be extended by about `more` events.
+    pub(super) fn fork(&self, more: usize) -> Psc {
+        Psc {
+            succ: crate::checker::graph::with_room(&self.succ, more),
+            fences: self.fences.clone(),
+            cyclic: self.cyclic,
+        }
+    }
+
     /// Whether psc has a cycle.
     pub fn cyclic(&self) -> bool {
         self.cyclic
