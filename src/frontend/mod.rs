@@ -116,7 +116,11 @@
 //! * **Await loops** (GenMC's spin-assume transformation): a `while`, `do … while` or `for`
 //!   (without an update clause) whose body consists only of empty statements and empty blocks
 //!   and whose condition reads memory (a global or `atomic_load*`) but has no other effect (no
-//!   assignment, increment, or other call) is lowered to the condition's loads followed by
+//!   assignment, increment, or other call, except calls of functions of the file that only
+//!   read and compute: their bodies hold only local declarations, assignments and increments
+//!   of their own locals and parameters, `if`/`else`, `return` and such calls — no loop,
+//!   store, read-modify-write, fence, assertion, `static` local or write through a pointer;
+//!   GenMC's spin-assume allows the same) is lowered to the condition's loads followed by
 //!   `Assume { cond: !cond }` — no loop, no `LoopHead`, and no statements or slots for the empty
 //!   body. Executions in which the loop would spin forever are thereby blocked; the iterations
 //!   that fail have no effect, so only the final one needs to be explored. Any other loop,

@@ -1326,6 +1326,59 @@ fn await_loops_become_assume() {
 }
 
 #[test]
+fn await_loops_may_call_functions_that_only_read() {
+    // A condition calling a function of the file whose body only reads memory and computes
+    // (locals, parameters, if/else, return, nested calls of the same kind) is an await loop.
+    let src = "atomic_int f; int d;\n\
+        int later(int a, int b) { return a > b; }\n\
+        int pending(int t, int me) { int k = t; k++; if (k == 1) return 0; \
+          return later(k, me) && d == 0; }\n\
+        int flag(atomic_int *p) { return atomic_load_explicit(p, memory_order_acquire); }\n\
+        void *t(void *a) {\n  while (pending(atomic_load(&f), 2)) ;\n  while (!flag(&f)) ;\n  return NULL;\n}\n\
+        int main() { pthread_t p; pthread_create(&p, 0, t, 0); }\n";
+    let p = ok(src);
+    let t = func(&p, "t");
+    assert!(loop_heads(t).is_empty(), "{:?}", code(t));
+    assert_eq!(
+        code(t)
+            .iter()
+            .filter(|i| matches!(i, Instr::Assume { .. }))
+            .count(),
+        2
+    );
+
+    // Not await loops: the called function writes a global, writes through a pointer, has a
+    // loop, asserts, stores, has a static local, or calls a function that does; a parameter
+    // named like a global (scopes would be needed to tell them apart).
+    for body in [
+        "d = 1; return f;",
+        "*q = 1; return f;",
+        "int i = 0; while (i < 2) i++; return f;",
+        "assert(d == 0); return f;",
+        "atomic_store(&f, 1); return 0;",
+        "static int n; n++; return f;",
+        "return g2(q);",
+        "return atomic_fetch_add(&f, 0);",
+    ] {
+        let src = format!(
+            "atomic_int f; int d; int z;\nint g2(int *q) {{ *q = 0; return f; }}\n\
+             int g(int *q) {{ {body} }}\n\
+             int main() {{ while (g(&z)) ; }}\n"
+        );
+        let p = ok(&src);
+        let m = &p.functions[p.main];
+        assert!(!loop_heads(m).is_empty(), "{body}");
+        assert!(
+            !m.body.iter().any(|i| matches!(i, Instr::Assume { .. })),
+            "{body}"
+        );
+    }
+    let p =
+        ok("atomic_int f; int d;\nint g(int d) { return d + f; }\nint main() { while (g(1)) ; }\n");
+    assert_eq!(loop_heads(&p.functions[p.main]).len(), 1);
+}
+
+#[test]
 fn verifier_assume() {
     let (p, c) =
         main_code("atomic_int x;\nint main() { int r = x; __VERIFIER_assume(r == 1); assume(r); }");

@@ -166,13 +166,18 @@ impl<'a> FnLower<'_, 'a> {
                 "call_expression" => {
                     let f = node.child_by_field_name("function")?;
                     let name = src.text(f);
-                    let is_load = f.kind() == "identifier"
-                        && matches!(name, "atomic_load" | "atomic_load_explicit")
-                        && matches!(self.lookup(name), Name::Unknown);
-                    if !is_load {
+                    if f.kind() != "identifier" {
                         return None;
                     }
-                    reads = true;
+                    match self.lookup(name) {
+                        Name::Unknown if matches!(name, "atomic_load" | "atomic_load_explicit") => {
+                            reads = true
+                        }
+                        // A call to a function of the file that only reads (its arguments
+                        // are walked below).
+                        Name::Function => reads |= self.pure_function(name, &mut Vec::new())?,
+                        _ => return None,
+                    }
                 }
                 "identifier" => {
                     if matches!(self.lookup(src.text(node)), Name::Global(_)) {
@@ -205,6 +210,143 @@ impl<'a> FnLower<'_, 'a> {
                 depth -= 1;
             }
         }
+    }
+
+    /// `Some(reads)` when calling the function `name` defined in this file has no effect but
+    /// reading memory (`reads`: it may read some): its body has only declarations of locals,
+    /// assignments and increments of its parameters and locals, `if`/`else`, `return`, and
+    /// expressions that read (globals, `*p`, elements, `atomic_load*`) or call such functions —
+    /// no loop, store, read-modify-write, fence, assertion or other call. `None` otherwise
+    /// (also for a recursive call: `active` holds the functions being looked into, and for a
+    /// local or parameter named like a global, where telling the two apart needs scopes).
+    fn pure_function(&self, name: &str, active: &mut Vec<String>) -> Option<bool> {
+        let def = *self.cx.fn_defs.get(name)?;
+        if active.iter().any(|f| f == name) || active.len() >= super::inline::MAX_INLINE_DEPTH {
+            return None;
+        }
+        let src = self.src;
+        // Its parameters and locals: every declarator name in the definition.
+        let mut locals: Vec<&str> = Vec::new();
+        let mut stack = vec![def.child_by_field_name("declarator")?];
+        stack.extend(def.child_by_field_name("body"));
+        while let Some(n) = stack.pop() {
+            if matches!(
+                n.kind(),
+                "parameter_declaration" | "declaration" | "init_declarator"
+            ) || n.kind().ends_with("_declarator")
+            {
+                if let Some(d) = n.child_by_field_name("declarator") {
+                    if d.kind() == "identifier" {
+                        locals.push(src.text(d));
+                    }
+                }
+            }
+            stack.extend(named_children(n));
+        }
+        if locals.iter().any(|l| self.cx.global_index.contains_key(*l)) {
+            return None;
+        }
+        let is_local = |n: Node| n.kind() == "identifier" && locals.contains(&src.text(n));
+        active.push(name.to_string());
+        let mut reads = false;
+        let mut stack = vec![def.child_by_field_name("body")?];
+        let mut seen = 0usize;
+        let verdict = loop {
+            let Some(n) = stack.pop() else {
+                break Some(reads);
+            };
+            seen += 1;
+            if seen > MAX_EMPTY_BODY_NODES {
+                break None;
+            }
+            let ok = match n.kind() {
+                "compound_statement"
+                | "declaration"
+                | "init_declarator"
+                | "expression_statement"
+                | "return_statement"
+                | "if_statement"
+                | "else_clause"
+                | "condition_clause"
+                | "parenthesized_expression"
+                | "binary_expression"
+                | "conditional_expression"
+                | "cast_expression"
+                | "type_descriptor"
+                | "primitive_type"
+                | "sized_type_specifier"
+                | "type_qualifier"
+                | "type_identifier"
+                | "abstract_pointer_declarator"
+                | "pointer_declarator"
+                | "number_literal"
+                | "char_literal"
+                | "true"
+                | "false"
+                | "null"
+                | "comment"
+                | "argument_list" => true,
+                "unary_expression" => true,
+                // `&x` names an address (to load from), `*p` reads.
+                "pointer_expression" => {
+                    reads |= n.child_by_field_name("operator").map(|o| src.text(o)) == Some("*");
+                    true
+                }
+                "subscript_expression" | "field_expression" => {
+                    reads = true;
+                    true
+                }
+                "identifier" => {
+                    if !locals.contains(&src.text(n))
+                        && self.cx.global_index.contains_key(src.text(n))
+                    {
+                        reads = true;
+                    }
+                    true
+                }
+                "assignment_expression" => n.child_by_field_name("left").is_some_and(is_local),
+                "update_expression" => n.child_by_field_name("argument").is_some_and(is_local),
+                "call_expression" => match n.child_by_field_name("function") {
+                    Some(f) if f.kind() == "identifier" && !locals.contains(&src.text(f)) => {
+                        let callee = src.text(f);
+                        if matches!(callee, "atomic_load" | "atomic_load_explicit") {
+                            reads = true;
+                            true
+                        } else {
+                            match self.pure_function(callee, active) {
+                                Some(r) => {
+                                    reads |= r;
+                                    true
+                                }
+                                None => false,
+                            }
+                        }
+                    }
+                    _ => false,
+                },
+                _ => false,
+            };
+            if !ok {
+                break None;
+            }
+            // A called function's name is not a variable: only its arguments are looked at.
+            match n.kind() {
+                "call_expression" => stack.extend(n.child_by_field_name("arguments")),
+                "declaration" => {
+                    // Not `static` or `extern` (those locals are globals).
+                    if named_children(n)
+                        .iter()
+                        .any(|c| c.kind() == "storage_class_specifier")
+                    {
+                        break None;
+                    }
+                    stack.extend(named_children(n));
+                }
+                _ => stack.extend(named_children(n)),
+            }
+        };
+        active.pop();
+        verdict
     }
 
     /// An await loop: the condition's loads, then `assume(!cond)` (no loop, no body).
