@@ -103,12 +103,23 @@ pub(super) fn candidates(
     let porf = g.porf_prefix(roots);
     let mut outside: Vec<EventId> = (g.num_locs()..n).filter(|&e| !porf[e]).collect();
     outside.sort_unstable_by_key(|&e| std::cmp::Reverse(added.stamp[e]));
+    // Per write: the earliest stamp among its readers, and whether one is in the prefix (what
+    // a write's maximality asks of its readers, found in one pass).
+    let mut first_reader = vec![u32::MAX; n];
+    let mut porf_reader = vec![false; n];
+    for (x, w) in g.rf.iter().enumerate() {
+        if let Some(w) = *w {
+            first_reader[w] = first_reader[w].min(added.stamp[x]);
+            porf_reader[w] |= porf[x];
+        }
+    }
+    let readers = (first_reader.as_slice(), porf_reader.as_slice());
     let mut found = Vec::new();
     // Each event's maximality does not depend on the read revisited: walk back from the
     // latest event; the first one not maximally added ends the candidates (it would be
     // deleted by any earlier read's revisit).
     for e in outside {
-        if !maximal(g, added, &porf, a, e) {
+        if !maximal(g, added, &porf, readers, a, e) {
             break;
         }
         let ev = &g.events[e];
@@ -120,11 +131,13 @@ pub(super) fn candidates(
 }
 
 /// Whether `e` was maximally added with respect to the events added no later than it and the
-/// revisiting write's porf-prefix (`a` itself excluded).
+/// revisiting write's porf-prefix (`a` itself excluded). `readers`: per write, the earliest
+/// stamp among its readers and whether one of them is in the prefix.
 fn maximal(
     g: &ExecutionGraph,
     added: &Added,
     porf: &[bool],
+    (first_reader, porf_reader): (&[u32], &[bool]),
     a: Option<EventId>,
     e: EventId,
 ) -> bool {
@@ -144,7 +157,8 @@ fn maximal(
             let w = g.rf[e].expect("a read has a source");
             previous(w) && latest(w)
         }
-        EventKind::Write => latest(e) && !(0..g.len()).any(|x| g.rf[x] == Some(e) && previous(x)),
+        // No reader of `e` is previous (a read is never `a`, a write).
+        EventKind::Write => latest(e) && !(first_reader[e] <= stamp || porf_reader[e]),
         _ => true,
     }
 }
@@ -186,10 +200,13 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     ) {
         let limit = added.stamp[r];
         self.stats.revisits += 1;
-        let rmw_write: std::collections::HashMap<EventId, EventId> =
-            g.rmw.iter().copied().collect();
-        let write_parts: std::collections::HashSet<EventId> =
-            g.rmw.iter().map(|&(_, w)| w).collect();
+        // The write part of every RMW's read part, and which events are write parts.
+        let mut rmw_write: Vec<Option<EventId>> = vec![None; g.len()];
+        let mut write_part = vec![false; g.len()];
+        for &(rd, w) in &g.rmw {
+            rmw_write[rd] = Some(w);
+            write_part[w] = true;
+        }
         let mut st = super::initial_state(self.prog, self.model, &self.limits);
         st.reserve(g.len() + 2);
         let mut threads = vec![usize::MAX; g.threads.len()];
@@ -199,11 +216,11 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             *id = i;
         }
         for x in g.num_locs()..g.len() {
-            if x == r || write_parts.contains(&x) || !(added.stamp[x] < limit || porf[x]) {
+            if x == r || write_part[x] || !(added.stamp[x] < limit || porf[x]) {
                 continue;
             }
             let t = threads[g.events[x].thread];
-            let rmw = rmw_write.contains_key(&x);
+            let rmw = rmw_write[x].is_some();
             if !self.replay_step(&mut st, g, x, t, &ids, added.alt[x]) {
                 return;
             }
@@ -211,7 +228,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             ids[x] = id;
             st.added.stamp[id] = added.stamp[x];
             st.added.alt[id] = added.alt[x];
-            if let Some(&w) = rmw_write.get(&x) {
+            if let Some(w) = rmw_write[x] {
                 ids[w] = id + 1;
                 st.added.stamp[id + 1] = added.stamp[w];
             }
