@@ -167,9 +167,14 @@ impl Psc {
         let ev = &g.events[e];
         let e_sc = is_sc(ev);
         let ys = mo_after(g, e);
+        // An event that is not seq_cst adds edges only between fences before it and what is
+        // mo- or fr-after it: most have nothing after them (they read or are the latest write).
+        if !e_sc && ys.is_empty() {
+            return;
+        }
         let hb = |a: EventId, b: EventId| hb_strict(v, g, a, b);
         let before: Vec<EventId> = self.fences.iter().copied().filter(|&f| hb(f, e)).collect();
-        if !e_sc && (before.is_empty() || ys.is_empty()) {
+        if !e_sc && before.is_empty() {
             return;
         }
         let readers = Readers::new(g);
