@@ -41,7 +41,7 @@ use super::graph::{
     Bug, BugKind, Event, EventId, EventKind, ExecutionGraph, ThreadEnd, ThreadTrace,
 };
 use super::incremental::Views;
-use super::model::{Model, Relations};
+use super::model::{MemoryModel, Model, Relations};
 use super::witness::Witness;
 use crate::ir::{Instr, MemOrder, Program};
 use std::sync::Arc;
@@ -295,6 +295,8 @@ struct Explorer<'a, F: FnMut(&ExecutionGraph) -> Control> {
     /// What each thread may still write (to avoid waiting for writes that cannot come).
     future: Future,
     model: Model,
+    /// The model's consistency checks (`model.semantics()`).
+    sem: &'static dyn MemoryModel,
     limits: Limits,
     visit: F,
     stats: Stats,
@@ -383,15 +385,14 @@ fn initial_state(prog: &Program, model: Model, limits: &Limits) -> State {
         end: None,
     });
     let main = &prog.functions[prog.main];
-    // RC11's psc is kept from the start when the program has an access or fence that is not
-    // a seq_cst access (else RC11 is SC throughout, and psc is not needed).
+    // What the model's incremental check keeps (RC11: psc, from the start when the program
+    // has an access or fence that is not a seq_cst access). The SC witness needs nothing.
     let mut views = Views::new(&g);
-    let may_leave_sc =
-        prog.functions.iter().flat_map(|f| &f.body).any(|ins| {
+    if !limits.coarse(model) {
+        let may_leave_sc = prog.functions.iter().flat_map(|f| &f.body).any(|ins| {
             ins.seq_cst() == Some(false) || matches!(ins, crate::ir::Instr::Fence { .. })
         });
-    if model == Model::Rc11 && !limits.coarse(model) && may_leave_sc {
-        views.track_psc();
+        model.semantics().init_views(&mut views, may_leave_sc);
     }
     let track_deps = limits.dependencies || model.needs_dependencies();
     State {
@@ -422,6 +423,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             prog,
             future,
             model,
+            sem: model.semantics(),
             limits,
             visit,
             stats: Stats::default(),
@@ -811,61 +813,38 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         st.g.threads[t].end = Some(end);
     }
 
-    /// The coherence frontier of thread `t`'s next access to `loc` (see `incremental`).
+    /// The coherence frontier of thread `t`'s next access to `loc` (see `incremental`; 0 for
+    /// the hardware models, whose full axioms decide in `consistent`).
     fn frontier(&self, st: &State, t: usize, loc: usize) -> usize {
-        match self.model {
-            Model::Sc => st.views.sc_frontier(&st.g, t, loc),
-            Model::Rc11 if st.all_sc && self.pending_is_sc(st, t) => {
-                st.views.sc_frontier(&st.g, t, loc)
-            }
-            Model::Rc11 | Model::C11 => {
-                let clock = st.views.pre_clock(&st.g, t);
-                st.views.frontier(&st.g, &clock, loc)
-            }
-            // Hardware models have no hb: every source and position is tried and the full
-            // axioms decide (`consistent`).
-            Model::Tso | Model::Pso | Model::Armv8 => 0,
-        }
+        let sc_step = st.all_sc && self.pending_is_sc(st, t);
+        self.sem.frontier(&st.views, &st.g, t, loc, sc_step)
     }
 
     /// Records that the event just added to `next` is (`sc`) or is not a seq_cst access: the
-    /// first one that is not ends [`State::all_sc`], and under RC11 starts keeping psc.
+    /// first one that is not ends [`State::all_sc`] (and under RC11 starts keeping psc).
     fn leave_sc(&self, next: &mut State, sc: bool) {
         if next.all_sc && !sc {
             next.all_sc = false;
-            // (Kept from the start unless the program looked all seq_cst.)
-            if self.model == Model::Rc11
-                && next.witness.is_none()
-                && next.views.psc_cyclic().is_none()
-            {
-                next.views.start_psc(&next.g);
+            if next.witness.is_none() {
+                self.sem.left_sc(&mut next.views, &next.g);
             }
         }
     }
 
     /// Whether `next` — a consistent graph extended by the event `e` (and, for an RMW, its read
-    /// part just before it) that passed the coherence and atomicity checks — is consistent.
-    /// For RC11 the SC axiom is checked, on recomputed relations, only when a new event can
-    /// add a psc edge; for SC the frontier check is complete.
+    /// part just before it) that passed the coherence and atomicity checks — is consistent
+    /// (the model's [`MemoryModel::step_consistent`]: for RC11 the kept psc, for SC nothing
+    /// beyond the frontier, for hardware the full axioms).
     fn consistent(&self, next: &mut State, e: usize) -> bool {
         if let Some(w) = &mut next.witness {
             let (g, views) = (&next.g, &next.views);
             return w.extend(g, e, &|a, b| views.hb_eq(g, a, b));
         }
-        let verdict = match self.model {
-            Model::Sc => true,
-            // C11's SC order is checked on complete executions (`complete`).
-            Model::C11 => true,
-            // Hardware models: the full axioms on every step (they are prefix-closed).
-            Model::Tso | Model::Pso | Model::Armv8 => self.model.violation(&next.g).is_none(),
-            Model::Rc11 if next.all_sc => true,
-            // psc is kept up to date as events are added (`initial_state` tracks it).
-            Model::Rc11 => !next.views.psc_cyclic().expect("rc11 tracks psc"),
-        };
+        let verdict = self.sem.step_consistent(&next.views, &next.g, next.all_sc);
         if self.limits.verify_incremental {
             assert_eq!(
                 verdict,
-                self.model.prefix_violation(&next.g).is_none(),
+                self.sem.prefix_violation(&next.g).is_none(),
                 "incremental consistency disagrees with the axioms"
             );
         }
@@ -1056,7 +1035,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                 let id = next.push(ev, false);
                 next.g.mo[loc].insert(pos, id);
                 assert!(
-                    self.model.prefix_violation(&next.g).is_some(),
+                    self.sem.prefix_violation(&next.g).is_some(),
                     "incremental check skipped a consistent mo position"
                 );
             }
@@ -1289,7 +1268,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                 let refuted = match &mut next.witness {
                     Some(_) if by_value => true,
                     Some(wit) => !wit.extend(&next.g, last, &|_, _| false),
-                    None => self.model.prefix_violation(&next.g).is_some(),
+                    None => self.sem.prefix_violation(&next.g).is_some(),
                 };
                 assert!(
                     refuted,
@@ -1405,8 +1384,9 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                 "the explorer visited a graph twice:\n{key}"
             );
         }
-        if self.model == Model::C11 && self.model.violation(&st.g).is_some() {
-            // No SC order for this execution: it does not exist under C11.
+        if !self.sem.prefix_closed() && self.sem.violation(&st.g).is_some() {
+            // Partial graphs were pruned by the prefix-closed axioms only (C11: the SC order
+            // is checked here); this execution does not exist under the model.
             return;
         }
         if self.limits.goal == Goal::Sc {
@@ -1416,10 +1396,10 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         self.find_deadlocks(&mut st.g);
         // Hardware models run the mapped program: plain accesses are machine loads and
         // stores, and a data race is a C-level notion they do not report.
-        let races = if self.model.is_hardware() {
-            Vec::new()
-        } else {
+        let races = if self.sem.has_races() {
             st.views.races(&st.g)
+        } else {
+            Vec::new()
         };
         for (a, b) in races {
             let (ea, eb) = (&st.g.events[a], &st.g.events[b]);

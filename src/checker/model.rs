@@ -1,30 +1,50 @@
 //! Memory models: derived relations and per-model consistency (shared/docs/memory-models.md §1–3).
 //!
 //! [`Relations::compute`] derives po, rf, mo, rmw, fr, eco, rs, sw and hb of a graph exactly as
-//! §1 defines them; [`Model::violation`] checks a model's axioms on them:
+//! §1 defines them. Each model's consistency is one type behind the [`MemoryModel`] trait
+//! (`semantics.rs`), reached from the user-facing [`Model`] by [`Model::semantics`]. The trait
+//! owns the model's axioms on full relations ([`MemoryModel::violation_with`], the reference
+//! that trace, synth and the tests use through [`Model::violation`]), whether they are
+//! prefix-closed ([`MemoryModel::prefix_closed`], [`MemoryModel::prefix_violation`]), and the
+//! explorer's incremental hooks, so that the explorer never branches on the model: what the
+//! views keep from the start and when the first non-seq_cst event arrives
+//! ([`MemoryModel::init_views`], [`MemoryModel::left_sc`]: RC11's psc), the coherence
+//! frontier of a thread's next access ([`MemoryModel::frontier`]) and the verdict on each step
+//! ([`MemoryModel::step_consistent`]). The models:
 //!
-//! * `rc11` (RC11, Lahav et al. PLDI 2017; §2): coherence `irreflexive(hb ; eco?)`, atomicity
-//!   `rmw ∩ (fr ; mo) = ∅`, SC `acyclic(psc_base ∪ psc_F)`, no thin air `acyclic(po ∪ rf)`.
-//! * `c11` (§3, the thesis's C11 model, Figure 3.6): RC11's coherence, atomicity and no thin
-//!   air, and instead of psc the existence of a total order `to` on the seq_cst events that
-//!   contains hb and mo between them (coto), in which every seq_cst read reads from the last
-//!   seq_cst write to its location before it, or from a non-seq_cst write not hb-before that
-//!   last write (rfto1, rfto2), and in which a seq_cst write read after a seq_cst fence of the
-//!   reading thread is the last seq_cst write to the location before the fence (tofen). An RMW
-//!   is one action of `to` (its read and write parts are adjacent). The order is searched for
-//!   (see [`sc_order_exists`]). Unlike RC11's axioms this condition is not preserved by taking
-//!   prefixes, so the explorer applies it to complete executions only.
-//! * `sc` (§3): `acyclic(po ∪ rf ∪ mo ∪ fr)` and atomicity; memory orders are ignored.
-//! * `tso`, `pso` (§3): the hardware models of [`super::hardware`], over the program as
-//!   compilers map it to the machine (no hb; no data races).
+//! * `rc11` ([`Rc11`]; RC11, Lahav et al. PLDI 2017; §2): coherence `irreflexive(hb ; eco?)`,
+//!   atomicity `rmw ∩ (fr ; mo) = ∅`, SC `acyclic(psc_base ∪ psc_F)`, no thin air
+//!   `acyclic(po ∪ rf)`. Incrementally: the hb frontier and the psc the views keep; while
+//!   every event is a seq_cst access, the SC frontier alone (RC11 is SC there).
+//! * `c11` ([`C11`]; §3, the thesis's C11 model, Figure 3.6): RC11's coherence, atomicity and
+//!   no thin air, and instead of psc the existence of a total order `to` on the seq_cst events
+//!   that contains hb and mo between them (coto), in which every seq_cst read reads from the
+//!   last seq_cst write to its location before it, or from a non-seq_cst write not hb-before
+//!   that last write (rfto1, rfto2), and in which a seq_cst write read after a seq_cst fence of
+//!   the reading thread is the last seq_cst write to the location before the fence (tofen). An
+//!   RMW is one action of `to` (its read and write parts are adjacent). The order is searched
+//!   for (see [`sc_order_exists`]). Unlike RC11's axioms this condition is not preserved by
+//!   taking prefixes, so the explorer applies it to complete executions only.
+//! * `sc` ([`Sc`]; §3): `acyclic(po ∪ rf ∪ mo ∪ fr)` and atomicity; memory orders are
+//!   ignored. Incrementally: the SC frontier is the whole check.
+//! * `tso`, `pso`, `armv8` ([`Hardware`] of a [`Machine`]; §3): the hardware models of
+//!   [`super::hardware`], over the program as compilers map it to the machine (no hb; no data
+//!   races). Incrementally: frontier 0 and the full axioms on every step.
 //!
 //! Coherence failures are the thesis's "weak" violations (its six co-* constraints), psc cycles
 //! its "strong" ones (the (tosc)/(tofen) total order).
+//!
+//! The explorer calls the hooks through `&'static dyn MemoryModel`: a virtual call per step is
+//! lost in the step's own work (measured against the former `match`: no difference).
 
 use super::graph::{ExecutionGraph, INIT_THREAD};
-use super::hardware::{self, HwAxiom, Machine};
+use super::hardware::Machine;
 use super::relation::Rel;
 use std::fmt;
+
+mod semantics;
+
+pub use semantics::{Hardware, MemoryModel, Rc11, Sc, C11};
 
 /// A memory model fensyn can check against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
@@ -69,7 +89,7 @@ impl Model {
 
     /// Whether the model's axioms read the events' dependencies (see `deps`).
     pub fn needs_dependencies(self) -> bool {
-        self == Model::Armv8
+        self.semantics().needs_dependencies()
     }
 
     /// Whether the model is a hardware model: it has no data races (see `hardware`).
@@ -214,78 +234,41 @@ impl Relations {
 }
 
 impl Model {
+    /// The model's consistency: its axioms and the explorer's incremental hooks.
+    pub fn semantics(self) -> &'static dyn MemoryModel {
+        static TSO: Hardware = Hardware(Machine::Tso);
+        static PSO: Hardware = Hardware(Machine::Pso);
+        static ARMV8: Hardware = Hardware(Machine::Armv8);
+        match self {
+            Model::Rc11 => &Rc11,
+            Model::C11 => &C11,
+            Model::Sc => &Sc,
+            Model::Tso => &TSO,
+            Model::Pso => &PSO,
+            Model::Armv8 => &ARMV8,
+        }
+    }
+
     /// The first axiom of the model that `g` violates, or `None` if `g` is consistent.
     pub fn violation(self, g: &ExecutionGraph) -> Option<Axiom> {
-        if let Some(m) = self.machine() {
-            return hardware_violation(m, g);
-        }
-        let r = Relations::compute(g);
-        self.violation_with(g, &r)
+        self.semantics().violation(g)
     }
 
     /// As [`Model::violation`], reusing already computed relations.
     pub fn violation_with(self, g: &ExecutionGraph, r: &Relations) -> Option<Axiom> {
-        if let Some(m) = self.machine() {
-            return hardware_violation(m, g);
-        }
-        if !r.po.union(&r.rf).is_acyclic() {
-            return Some(Axiom::NoThinAir);
-        }
-        if !r.rmw.intersect(&r.fr.seq(&r.mo)).is_empty() {
-            return Some(Axiom::Atomicity);
-        }
-        match self {
-            Model::Rc11 => {
-                if !r.hb.is_irreflexive() || !r.hb.seq(&r.eco).is_irreflexive() {
-                    return Some(Axiom::Coherence);
-                }
-                if !r.psc(g).is_acyclic() {
-                    return Some(Axiom::Psc);
-                }
-                None
-            }
-            Model::C11 => {
-                if !r.hb.is_irreflexive() || !r.hb.seq(&r.eco).is_irreflexive() {
-                    return Some(Axiom::Coherence);
-                }
-                if !sc_order_exists(g, r) {
-                    return Some(Axiom::ScOrder);
-                }
-                None
-            }
-            Model::Sc => {
-                let all = r.po.union(&r.rf).union(&r.mo).union(&r.fr);
-                (!all.is_acyclic()).then_some(Axiom::SeqCst)
-            }
-            Model::Tso | Model::Pso | Model::Armv8 => {
-                self.machine().and_then(|m| hardware_violation(m, g))
-            }
-        }
+        self.semantics().violation_with(g, r)
     }
 
     /// The first violated axiom that is preserved by taking po ∪ rf-prefixes: for `c11`, all
     /// but the SC order (which the explorer checks on complete executions only); for the other
     /// models, every axiom.
     pub fn prefix_violation(self, g: &ExecutionGraph) -> Option<Axiom> {
-        match self.violation(g) {
-            Some(Axiom::ScOrder) => None,
-            v => v,
-        }
+        self.semantics().prefix_violation(g)
     }
 
     pub fn is_consistent(self, g: &ExecutionGraph) -> bool {
         self.violation(g).is_none()
     }
-}
-
-/// The hardware axioms (see [`super::hardware`]) as model axioms.
-fn hardware_violation(m: Machine, g: &ExecutionGraph) -> Option<Axiom> {
-    hardware::violation(m, g).map(|a| match a {
-        HwAxiom::NoThinAir => Axiom::NoThinAir,
-        HwAxiom::Atomicity => Axiom::Atomicity,
-        HwAxiom::PerLocation => Axiom::PerLocation,
-        HwAxiom::GlobalOrder => Axiom::MachineOrder,
-    })
 }
 
 /// Returns the data races of a graph: pairs of accesses to the same location from different
