@@ -44,6 +44,49 @@ fn slot(thread: usize) -> usize {
 }
 
 /// Joins clock `other` into `acc` (as long as `acc`, or shorter).
+/// The backward `po ∪ rf ∪ mo ∪ fr` closure being grown by [`Views::sc_frontier`].
+struct ScReach<'g> {
+    g: &'g ExecutionGraph,
+    views: &'g Views,
+    /// Per thread, how many of its first events are reached.
+    reached: Vec<usize>,
+    /// Per location, how many of its first writes in mo are reached.
+    mo_reached: Vec<usize>,
+    /// Threads and locations whose reached part grew since they were last scanned.
+    threads: Vec<usize>,
+    locs: Vec<Loc>,
+}
+
+impl ScReach<'_> {
+    /// `e` (an event of `g`) is reached, hence its po-prefix.
+    fn event(&mut self, e: EventId) {
+        let ev = &self.g.events[e];
+        if ev.thread == INIT_THREAD {
+            // Nothing is before an initialisation write, and it is mo-first.
+            return;
+        }
+        let u = ev.thread;
+        let k = self.views.index[e] as usize + 1;
+        if k > self.reached[u] {
+            self.reached[u] = k;
+            self.threads.push(u);
+        }
+    }
+
+    /// The write `w` (an event of `g`, reached) is: so are the writes mo-before it.
+    fn write(&mut self, w: EventId) {
+        let y = self.g.events[w].loc.expect("a write has a location");
+        let p = self.g.mo[y]
+            .iter()
+            .position(|&z| z == w)
+            .expect("a write is in mo");
+        if p + 1 > self.mo_reached[y] {
+            self.mo_reached[y] = p + 1;
+            self.locs.push(y);
+        }
+    }
+}
+
 fn join_into(acc: &mut [u32], other: &[u32]) {
     for (a, b) in acc.iter_mut().zip(other) {
         *a = (*a).max(*b);
@@ -494,68 +537,75 @@ impl Views {
     /// can be reached by `po ∪ rf ∪ mo ∪ fr` (a read must read at or after it, a write be
     /// inserted after it).
     pub fn sc_frontier(&self, g: &ExecutionGraph, t: usize, x: Loc) -> usize {
-        let n = g.len();
+        // What reaches the new event backwards is closed under po and mo: per thread a prefix
+        // of its events, per location the writes before some mo position. Each grows only,
+        // and each event or write is looked at once when its prefix grows past it.
+        let mut r = ScReach {
+            g,
+            views: self,
+            reached: vec![0; g.threads.len()],
+            mo_reached: vec![0; g.mo.len()],
+            threads: Vec::new(),
+            locs: Vec::new(),
+        };
+        let tr = &g.threads[t];
+        if let Some(&p) = tr.events.last().or(tr.spawned_by.as_ref()) {
+            r.event(p);
+        }
+        let mut scanned = vec![0usize; g.threads.len()];
+        let mut mo_scanned = vec![0usize; g.mo.len()];
+        let mut fr_scanned = vec![0usize; g.mo.len()];
         // Built the first time a write's fr-predecessors are needed.
         let mut readers = None;
-        let mut seen = vec![false; n];
-        let mut stack: Vec<EventId> = Vec::new();
-        let tr = &g.threads[t];
-        if let Some(&p) = tr.events.last() {
-            stack.push(p);
-        } else if let Some(sp) = tr.spawned_by {
-            stack.push(sp);
-        }
-        let mut best: Vec<EventId> = Vec::new();
-        while let Some(e) = stack.pop() {
-            if std::mem::replace(&mut seen[e], true) {
-                continue;
-            }
-            let ev = &g.events[e];
-            if ev.thread == INIT_THREAD {
-                continue;
-            }
-            if ev.loc == Some(x) && ev.is_write() {
-                best.push(e);
-            }
-            // po (and spawn / join) predecessors.
-            let et = ev.thread;
-            let i = self.index[e] as usize;
-            if i > 0 {
-                stack.push(g.threads[et].events[i - 1]);
-            } else if let Some(sp) = g.threads[et].spawned_by {
-                stack.push(sp);
-            }
-            if let EventKind::Join { child } = ev.kind {
-                if let Some(&last) = g.threads[child].events.last() {
-                    stack.push(last);
-                }
-            }
-            match ev.kind {
-                EventKind::Read => {
-                    if let Some(w) = g.rf[e] {
-                        stack.push(w);
-                        // fr: a read is after... (fr edges leave reads; nothing to add here)
-                    }
-                }
-                EventKind::Write => {
-                    // mo and fr predecessors: the previous write and its readers.
-                    if let Some(y) = ev.loc {
-                        if let Some(p) = g.mo[y].iter().position(|&w| w == e) {
-                            if p > 0 {
-                                let prev = g.mo[y][p - 1];
-                                stack.push(prev);
-                                let readers = readers.get_or_insert_with(|| psc::Readers::new(g));
-                                stack.extend(readers.of(prev).iter().copied());
-                            }
+        loop {
+            if let Some(u) = r.threads.pop() {
+                while scanned[u] < r.reached[u] {
+                    let i = scanned[u];
+                    scanned[u] += 1;
+                    let e = g.threads[u].events[i];
+                    if i == 0 {
+                        if let Some(sp) = g.threads[u].spawned_by {
+                            r.event(sp);
                         }
                     }
+                    let ev = &g.events[e];
+                    match ev.kind {
+                        EventKind::Join { child } => {
+                            if let Some(&last) = g.threads[child].events.last() {
+                                r.event(last);
+                            }
+                        }
+                        EventKind::Read => {
+                            if let Some(w) = g.rf[e] {
+                                r.event(w);
+                            }
+                        }
+                        EventKind::Write => r.write(e),
+                        _ => {}
+                    }
                 }
-                _ => {}
+            } else if let Some(y) = r.locs.pop() {
+                // The writes before the latest reached one (mo), and their readers (fr).
+                let upto = r.mo_reached[y];
+                for p in mo_scanned[y]..upto {
+                    r.event(g.mo[y][p]);
+                }
+                mo_scanned[y] = mo_scanned[y].max(upto);
+                let fr_upto = upto.saturating_sub(1);
+                if fr_scanned[y] < fr_upto {
+                    let readers = readers.get_or_insert_with(|| psc::Readers::new(g));
+                    for p in fr_scanned[y]..fr_upto {
+                        for &rd in readers.of(g.mo[y][p]) {
+                            r.event(rd);
+                        }
+                    }
+                    fr_scanned[y] = fr_upto;
+                }
+            } else {
+                break;
             }
         }
-        // Reads reached read from writes that reach them: those writes were pushed too, so
-        // `best` holds every write to `x` in the closure.
-        Self::max_position(g, x, &best)
+        r.mo_reached[x].saturating_sub(1)
     }
 
     /// Whether `w` may be the source of an RMW (no other RMW read it already).
