@@ -477,3 +477,33 @@ fn unfixable_results_suggest_an_access_to_strengthen_when_one_helps() {
     let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert!(j.get("suggestion").is_none());
 }
+
+/// A spin on a helper that only reads is an await loop, and the helper gets no fence slot: the
+/// fence goes after the loop (a fence inside would make the loop an ordinary one, explored up
+/// to the loop bound). Two statements on one line are ordered without "a later pass".
+#[test]
+fn await_loop_helpers_get_no_fences() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("spin.cpp"),
+        "#include <atomic>\n#include <thread>\n#include <cassert>\n\
+         std::atomic<int> x{0};\nint data = 0;\n\
+         bool ready(int v) { return v == 1; }\n\
+         void t() { while (!ready(x.load(std::memory_order_relaxed))) ; assert(data == 1); }\n\
+         int main() { std::thread a(t); data = 1; x.store(1, std::memory_order_relaxed); \
+         a.join(); return 0; }\n",
+    )
+    .unwrap();
+    let out = fensyn_in(dir.path(), &["fix", "spin.cpp", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let diff = j["diff"].as_str().unwrap();
+    assert!(
+        diff.contains("+void t() { while (!ready(x.load(std::memory_order_relaxed))) ; std::atomic_thread_fence(std::memory_order_acquire); /* fensyn: orders line 7 before line 7 */ assert(data == 1); }"),
+        "{diff}"
+    );
+    assert!(!diff.contains("+bool ready"), "{diff}");
+    // The fixed program is verified in full: no execution cut by the loop bound.
+    assert_eq!(j["verified"]["buggy"], 0, "{j}");
+    assert_eq!(j["verified"]["bounded"], 0, "{j}");
+}

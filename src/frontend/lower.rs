@@ -98,6 +98,9 @@ struct FnLower<'c, 'a> {
     visible_before: usize,
     /// The calls being inlined, innermost last.
     inlines: Vec<inline::Frame>,
+    /// Lowering an await loop's condition: the functions it calls get no fence slots (a fence
+    /// there would make the loop an ordinary one; the slot after the loop orders the same).
+    in_await: bool,
     /// C++ lock guards and loops in scope (`src/frontend/lower/cpp.rs`).
     cpp: cpp::State,
 }
@@ -355,6 +358,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             root_start: usize::MAX,
             visible_before: usize::MAX,
             inlines: Vec::new(),
+            in_await: false,
             cpp: cpp::State::default(),
         }
     }
@@ -471,6 +475,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
     }
 
     fn slot(&mut self, place: SlotPlace) {
+        if self.in_await {
+            return;
+        }
         self.cx.slots.push(Slot {
             func: self.fid,
             place,

@@ -1346,6 +1346,9 @@ fn await_loops_may_call_functions_that_only_read() {
             .count(),
         2
     );
+    // The called functions get no fence slots: two loops and the return, one slot each.
+    let ti = p.functions.iter().position(|f| f.name == "t").unwrap();
+    assert_eq!(p.slots.iter().filter(|s| s.func == ti).count(), 3);
 
     // Not await loops: the called function writes a global, writes through a pointer, has a
     // loop, asserts, stores, has a static local, or calls a function that does; a parameter

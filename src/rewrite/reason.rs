@@ -78,7 +78,9 @@ pub fn orders_text(
         _ => String::new(),
     };
     let (a, b) = (line(before), line(after));
-    let later = if fa == fb && b <= a {
+    // Two statements on one line: by their source positions.
+    let behind = b < a || (b == a && prog.stmts[after].span.start <= prog.stmts[before].span.start);
+    let later = if fa == fb && behind {
         " of a later pass"
     } else {
         ""

@@ -351,7 +351,10 @@ impl<'a> FnLower<'_, 'a> {
 
     /// An await loop: the condition's loads, then `assume(!cond)` (no loop, no body).
     fn await_loop(&mut self, cond: Node) -> R<()> {
-        let c = self.expr(cond)?;
+        let outer = std::mem::replace(&mut self.in_await, true);
+        let c = self.expr(cond);
+        self.in_await = outer;
+        let c = c?;
         self.emit(Instr::Assume {
             cond: un(UnOp::Not, c),
         });
