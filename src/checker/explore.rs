@@ -1554,13 +1554,11 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
 /// write part of an RMW (order and value) if it writes, and the registers it sets.
 type ReadEffect = (MemOrder, Option<(MemOrder, i64)>, Vec<(usize, i64)>);
 
-/// The possible effects of a pending read that reads `value`: one, except for a weak CAS that
-/// reads the expected value when spurious failures are enabled (success, then failure).
-/// The state for one of several choices made from `slot`: a copy, or for the `last` choice the
-/// state itself (no copy when the caller gave it away).
 /// How many events a copy of a state has room for before its vectors grow.
 const FORK_ROOM: usize = 16;
 
+/// The state for one of several choices made from `slot`: a copy, or for the `last` choice the
+/// state itself (no copy when the caller gave it away).
 fn take_last(slot: &mut Option<std::borrow::Cow<'_, State>>, last: bool) -> State {
     if last {
         slot.take().expect("the state is used once").into_owned()
@@ -1669,6 +1667,8 @@ impl ValuePolicy {
     }
 }
 
+/// The possible effects of a pending read that reads `value`: one, except for a weak CAS that
+/// reads the expected value when spurious failures are enabled (success, then failure).
 fn read_effects(ins: &Instr, regs: &[i64], value: i64, spurious_cas: bool) -> Vec<ReadEffect> {
     let mut effects = vec![read_effect(ins, regs, value)];
     if let Instr::Cas {

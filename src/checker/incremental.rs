@@ -43,7 +43,6 @@ fn slot(thread: usize) -> usize {
     }
 }
 
-/// Joins clock `other` into `acc` (as long as `acc`, or shorter).
 /// The backward `po ∪ rf ∪ mo ∪ fr` closure being grown by [`Views::sc_frontier`].
 struct ScReach<'g> {
     g: &'g ExecutionGraph,
@@ -87,6 +86,7 @@ impl ScReach<'_> {
     }
 }
 
+/// Joins clock `other` into `acc` (as long as `acc`, or shorter).
 fn join_into(acc: &mut [u32], other: &[u32]) {
     for (a, b) in acc.iter_mut().zip(other) {
         *a = (*a).max(*b);
@@ -235,7 +235,6 @@ impl Views {
         self.psc.as_ref().map(psc::Psc::cyclic)
     }
 
-    /// Room for `more` events.
     /// A copy to be extended by about `more` events (see [`with_room`]).
     pub fn fork(&self, more: usize) -> Views {
         let w = self.width;
@@ -251,6 +250,7 @@ impl Views {
         }
     }
 
+    /// Room for `more` events.
     pub fn reserve(&mut self, more: usize) {
         let w = self.width;
         self.vc.reserve(more * w);
