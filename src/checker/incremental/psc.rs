@@ -39,6 +39,8 @@ pub struct Psc {
     fences: Vec<EventId>,
     /// psc has a cycle (then nothing more is recorded: the graph is inconsistent for good).
     cyclic: bool,
+    /// Whether some seq_cst access was added (else every psc edge joins two fences).
+    sc_access: bool,
 }
 
 fn set(bits: &mut Vec<u64>, b: usize) {
@@ -150,6 +152,7 @@ impl Psc {
             succ: crate::checker::graph::with_room(&self.succ, more),
             fences: self.fences.clone(),
             cyclic: self.cyclic,
+            sc_access: self.sc_access,
         }
     }
 
@@ -206,7 +209,18 @@ impl Psc {
             if ev.is_access() {
                 self.succ[e] = ends;
             }
-            for u in self.predecessors(g, v, e, &readers) {
+            self.sc_access |= ev.is_access();
+            // With no seq_cst access, a fence's psc predecessors are fences, and every fence
+            // hb-before it is one (psc_F): when all are, they are the answer.
+            let preds = if ev.is_fence()
+                && !self.sc_access
+                && self.fences.iter().all(|&f| v.hb_eq(g, f, e))
+            {
+                self.fences.clone()
+            } else {
+                self.predecessors(g, v, e, &readers)
+            };
+            for u in preds {
                 set(&mut self.succ[u], e);
             }
             if ev.is_fence() {
