@@ -86,6 +86,20 @@ impl ScReach<'_> {
     }
 }
 
+/// The event whose clock the `k`-th event of thread `t` starts from: its po-predecessor, or
+/// for a thread's first event the spawn that created it (`None` for main's first event).
+fn start_from(g: &ExecutionGraph, t: usize, k: usize) -> Option<EventId> {
+    let tr = &g.threads[t];
+    k.checked_sub(1).map(|i| tr.events[i]).or(tr.spawned_by)
+}
+
+/// A clock starting a thread: every event is hb-after every initialisation write (slot 0).
+fn after_init(clock: &mut [u32]) {
+    if clock[0] == 0 {
+        clock[0] = u32::MAX;
+    }
+}
+
 /// Joins clock `other` into `acc` (as long as `acc`, or shorter).
 fn join_into(acc: &mut [u32], other: &[u32]) {
     for (a, b) in acc.iter_mut().zip(other) {
@@ -360,21 +374,11 @@ impl Views {
     /// or for the first event of a spawned thread the spawn's (main starts after the
     /// initialisation). Joins add the joined thread's last event separately.
     pub fn pre_clock(&self, g: &ExecutionGraph, t: usize) -> Vec<u32> {
-        self.clock_after(g, t, g.threads[t].events.len())
-    }
-
-    /// The clock after the first `k` events of thread `t` (see [`Views::pre_clock`]), at
-    /// least `width` counters and long enough for `t`'s slot.
-    fn clock_after(&self, g: &ExecutionGraph, t: usize, k: usize) -> Vec<u32> {
-        let tr = &g.threads[t];
         let mut v = vec![0u32; self.width.max(slot(t) + 1)];
-        match k.checked_sub(1).map(|i| tr.events[i]).or(tr.spawned_by) {
-            Some(p) => v[..self.width].copy_from_slice(self.clock(p)),
-            None => v[0] = u32::MAX,
+        if let Some(p) = start_from(g, t, g.threads[t].events.len()) {
+            v[..self.width].copy_from_slice(self.clock(p));
         }
-        if v[0] == 0 {
-            v[0] = u32::MAX; // every initialisation write
-        }
+        after_init(&mut v);
         v
     }
 
@@ -392,13 +396,11 @@ impl Views {
         let row = |e: EventId| e * w..(e + 1) * w;
         let new = row(e);
         debug_assert_eq!(self.vc.len(), new.start, "events are added in id order");
-        match prev.or(g.threads[t].spawned_by) {
+        match start_from(g, t, index as usize) {
             Some(p) => self.vc.extend_from_within(row(p)),
             None => self.vc.resize(new.end, 0),
         }
-        if self.vc[new.start] == 0 {
-            self.vc[new.start] = u32::MAX; // every initialisation write
-        }
+        after_init(&mut self.vc[new.clone()]);
         match prev {
             Some(p) => {
                 self.reads_msg.extend_from_within(row(p));

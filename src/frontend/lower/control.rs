@@ -285,8 +285,8 @@ impl<'a> FnLower<'_, 'a> {
                 | "false"
                 | "null"
                 | "comment"
-                | "argument_list" => true,
-                "unary_expression" => true,
+                | "argument_list"
+                | "unary_expression" => true,
                 // `&x` names an address (to load from), `*p` reads.
                 "pointer_expression" => {
                     reads |= n.child_by_field_name("operator").map(|o| src.text(o)) == Some("*");
@@ -297,29 +297,21 @@ impl<'a> FnLower<'_, 'a> {
                     true
                 }
                 "identifier" => {
-                    if !locals.contains(&src.text(n))
-                        && self.cx.global_index.contains_key(src.text(n))
-                    {
-                        reads = true;
-                    }
+                    reads |= !is_local(n) && self.cx.global_index.contains_key(src.text(n));
                     true
                 }
                 "assignment_expression" => n.child_by_field_name("left").is_some_and(is_local),
                 "update_expression" => n.child_by_field_name("argument").is_some_and(is_local),
                 "call_expression" => match n.child_by_field_name("function") {
-                    Some(f) if f.kind() == "identifier" && !locals.contains(&src.text(f)) => {
+                    Some(f) if f.kind() == "identifier" && !is_local(f) => {
                         let callee = src.text(f);
                         if matches!(callee, "atomic_load" | "atomic_load_explicit") {
                             reads = true;
                             true
                         } else {
-                            match self.pure_function(callee, active) {
-                                Some(r) => {
-                                    reads |= r;
-                                    true
-                                }
-                                None => false,
-                            }
+                            self.pure_function(callee, active)
+                                .map(|r| reads |= r)
+                                .is_some()
                         }
                     }
                     _ => false,
@@ -330,18 +322,9 @@ impl<'a> FnLower<'_, 'a> {
                 break None;
             }
             // A called function's name is not a variable: only its arguments are looked at.
+            // (A `static` or `extern` local, a global, has a `storage_class_specifier`: no.)
             match n.kind() {
                 "call_expression" => stack.extend(n.child_by_field_name("arguments")),
-                "declaration" => {
-                    // Not `static` or `extern` (those locals are globals).
-                    if named_children(n)
-                        .iter()
-                        .any(|c| c.kind() == "storage_class_specifier")
-                    {
-                        break None;
-                    }
-                    stack.extend(named_children(n));
-                }
                 _ => stack.extend(named_children(n)),
             }
         };
