@@ -44,7 +44,7 @@ use super::incremental::Views;
 use super::model::{MemoryModel, Model, Relations};
 use super::witness::Witness;
 use crate::ir::{Instr, MemOrder, Program};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 mod revisit;
@@ -292,8 +292,9 @@ impl State {
 
 struct Explorer<'a, F: FnMut(&ExecutionGraph) -> Control> {
     prog: &'a Program,
-    /// What each thread may still write (to avoid waiting for writes that cannot come).
-    future: Future,
+    /// What each thread may still write (to avoid waiting for writes that cannot come): only
+    /// the canonical-order explorer waits, so it is computed on first use (shared by workers).
+    future: &'a OnceLock<Future>,
     model: Model,
     /// The model's consistency checks (`model.semantics()`).
     sem: &'static dyn MemoryModel,
@@ -368,7 +369,8 @@ where
     F: FnMut(&ExecutionGraph) -> Control,
 {
     let state = initial_state(prog, model, &limits);
-    let mut ex = Explorer::new(prog, Future::new(prog), model, limits, visit);
+    let future = OnceLock::new();
+    let mut ex = Explorer::new(prog, &future, model, limits, visit);
     ex.run(state);
     ex.stats
 }
@@ -414,7 +416,13 @@ fn initial_state(prog: &Program, model: Model, limits: &Limits) -> State {
 }
 
 impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
-    fn new(prog: &'a Program, future: Future, model: Model, limits: Limits, visit: F) -> Self {
+    fn new(
+        prog: &'a Program,
+        future: &'a OnceLock<Future>,
+        model: Model,
+        limits: Limits,
+        visit: F,
+    ) -> Self {
         let track_deps = limits.dependencies || model.needs_dependencies();
         let coarse = limits.coarse(model);
         let trust = !coarse && !limits.canonical;
@@ -859,13 +867,16 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         (0..st.th.len()).any(|u| {
             u != t
                 && st.th[u].status == Status::Running
-                && self.future.may_write_now(
-                    self.prog,
-                    st.g.threads[u].func,
-                    st.th[u].pc,
-                    &st.th[u].regs,
-                    loc,
-                )
+                && self
+                    .future
+                    .get_or_init(|| Future::new(self.prog))
+                    .may_write_now(
+                        self.prog,
+                        st.g.threads[u].func,
+                        st.th[u].pc,
+                        &st.th[u].regs,
+                        loc,
+                    )
         })
     }
 
@@ -1770,14 +1781,14 @@ pub fn explore_parallel(
         ..limits
     };
     let value = worker_limits.equiv == Equiv::Value && worker_limits.coarse(model);
-    let future = Future::new(prog);
+    let future = OnceLock::new();
     // Split: expand subtrees level by level until there are enough.
     let mut total = Stats::default();
     let mut tasks = vec![Task::Run(initial_state(prog, model, &worker_limits))];
     {
         let mut splitter = Explorer::new(
             prog,
-            future.clone(),
+            &future,
             model,
             worker_limits.clone(),
             |_: &ExecutionGraph| Control::Continue,
@@ -1837,7 +1848,7 @@ pub fn explore_parallel(
                 let (stats, visits) = {
                     let mut ex = Explorer::new(
                         prog,
-                        future.clone(),
+                        future,
                         model,
                         worker_limits.clone(),
                         |g: &ExecutionGraph| {
