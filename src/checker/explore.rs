@@ -44,6 +44,7 @@ use super::incremental::Views;
 use super::model::{MemoryModel, Model, Relations};
 use super::witness::Witness;
 use crate::ir::{Instr, MemOrder, Program};
+use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -325,6 +326,10 @@ struct Explorer<'a, F: FnMut(&ExecutionGraph) -> Control> {
     /// In a parallel `--equiv value` worker: every visit's value class, kind and bugginess, so
     /// that classes found by several workers are counted once, in sequential order.
     visits: Option<Vec<Visit>>,
+    /// TruSt: states this path branched from (before a read with several sources), by graph
+    /// length; each is the state of an id-prefix of the current graph, which a revisit copies
+    /// instead of replaying that prefix (see `revisit`).
+    snapshots: Vec<(usize, Rc<State>)>,
 }
 
 /// One way a pending read can go: its source, its event (and its RMW write), whether it goes
@@ -445,6 +450,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             depth: 0,
             cancel: None,
             visits: None,
+            snapshots: Vec::new(),
         }
     }
 }
@@ -1177,9 +1183,35 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         let choices = self.read_choices(st, t, loc, sources);
         let sc_pending = self.pending_is_sc(st, t);
         let n = choices.len();
-        let mut state = Some(state);
+        // TruSt: the state before the read is kept for the revisits below it. The last choice
+        // takes it back, unless the latest state kept is more than SNAPSHOT_EVERY events
+        // behind: then it copies it and the state stays for the revisits below that choice
+        // too (a revisit replays at most that many events before the one it changes).
+        let mark = self.snapshots.len();
+        let behind = |len: usize| len >= self.snapshots.last().map_or(0, |s| s.0) + SNAPSHOT_EVERY;
+        let checkpoint = behind(st.g.len());
+        let mut state = match state {
+            std::borrow::Cow::Owned(st) if self.trust && (n > 1 || checkpoint) => {
+                let st = Rc::new(st);
+                self.snapshots.push((st.g.len(), Rc::clone(&st)));
+                Err(Some(st))
+            }
+            state => Ok(Some(state)),
+        };
         for (k, choice) in choices.into_iter().enumerate() {
-            let mut next = take_last(&mut state, k + 1 == n);
+            let last = k + 1 == n;
+            let mut next = match &mut state {
+                Ok(slot) => take_last(slot, last),
+                Err(kept) if last && !checkpoint => {
+                    self.snapshots.truncate(mark);
+                    let kept = kept.take().expect("the state is kept until the last");
+                    Rc::try_unwrap(kept).unwrap_or_else(|kept| kept.fork(FORK_ROOM))
+                }
+                Err(kept) => kept
+                    .as_ref()
+                    .expect("the state is kept until the last")
+                    .fork(FORK_ROOM),
+            };
             let (_, last) = self.apply_read(&mut next, t, loc, &choice, sc_pending);
             if !choice.forward {
                 self.after_rmw(next, last, false);
@@ -1194,6 +1226,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                 break;
             }
         }
+        self.snapshots.truncate(mark);
         any
     }
 
@@ -1567,6 +1600,10 @@ type ReadEffect = (MemOrder, Option<(MemOrder, i64)>, Vec<(usize, i64)>);
 
 /// How many events a copy of a state has room for before its vectors grow.
 const FORK_ROOM: usize = 16;
+
+/// TruSt keeps a copy of the state before a read at least every this many events of a path,
+/// so that a revisit replays at most this many events before the first one it changes.
+const SNAPSHOT_EVERY: usize = 8;
 
 /// The state for one of several choices made from `slot`: a copy, or for the `last` choice the
 /// state itself (no copy when the caller gave it away).

@@ -33,6 +33,7 @@
 use super::{Explorer, ReadChoice, State, Status};
 use crate::checker::graph::{with_room, EventId, EventKind, ExecutionGraph};
 use crate::checker::{Control, Incomplete};
+use std::rc::Rc;
 
 /// When each event was added (TruSt's `≤G`), and which reads took the second outcome of their
 /// source (a weak CAS failing spuriously).
@@ -74,6 +75,10 @@ impl Added {
         self.next += 1;
     }
 }
+
+/// A revisit's rebuilt state, the new number of every old thread and the new id of every
+/// kept event (see [`Explorer::rebuild`]).
+type Rebuilt = (State, Vec<usize>, Vec<EventId>);
 
 /// The write doing a backward revisit.
 #[derive(Clone, Copy, Debug)]
@@ -198,31 +203,111 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         r: EventId,
         a: Writer,
     ) {
-        let limit = added.stamp[r];
         self.stats.revisits += 1;
-        // The write part of every RMW's read part, and which events are write parts.
+        let limit = added.stamp[r];
+        // The write part of every RMW's read part, and which events are write parts (added
+        // with their read part).
         let mut rmw_write: Vec<Option<EventId>> = vec![None; g.len()];
         let mut write_part = vec![false; g.len()];
         for &(rd, w) in &g.rmw {
             rmw_write[rd] = Some(w);
             write_part[w] = true;
         }
-        let mut st = super::initial_state(self.prog, self.model, &self.limits);
-        st.reserve(g.len() + 2);
+        // The kept events are replayed in id order: up to the first one deleted (or `r`),
+        // the replay would rebuild exactly the states this path went through, so it starts
+        // from the latest one kept (a snapshot taken before a read branched).
+        let kept = |x: EventId| x != r && (added.stamp[x] < limit || porf[x]);
+        let same = (g.num_locs()..g.len())
+            .find(|&x| !kept(x) && !write_part[x])
+            .unwrap_or(g.len());
+        let k = self.snapshots.partition_point(|&(len, _)| len <= same);
+        // Below the revisit, states after `same` are no prefix of the graph any more.
+        let hidden = self.snapshots.split_off(k);
+        let base = self.snapshots.last().map(|(_, st)| Rc::clone(st));
+        let parts = (rmw_write.as_slice(), write_part.as_slice());
+        if let Some(rebuilt) = self.rebuild(g, added, &kept, parts, base.as_deref()) {
+            if self.limits.verify_incremental && base.is_some() {
+                // The snapshot must stand for the replayed prefix exactly. Its threads may
+                // have run their local code further (up to their next event, as any state
+                // the exploration branched from): compare after every thread did.
+                let scratch = self.rebuild(g, added, &kept, parts, None);
+                let mut key = |(st, threads, ids): &Rebuilt| {
+                    let mut st = st.clone();
+                    // As `run_here` does: a thread's end can end another (a join).
+                    let ended =
+                        |st: &State| st.g.threads.iter().filter(|t| t.end.is_some()).count();
+                    loop {
+                        let before = ended(&st);
+                        for t in 0..st.th.len() {
+                            self.local(&mut st, t);
+                        }
+                        if ended(&st) == before {
+                            break;
+                        }
+                    }
+                    let locals: Vec<_> = st.th.iter().map(|t| (t.pc, &t.regs, &t.status)).collect();
+                    let mut bugs: Vec<String> =
+                        st.g.bugs.iter().map(|b| format!("{b:?}")).collect();
+                    bugs.sort();
+                    let g = &st.g;
+                    let graph = (&g.events, &g.rf, &g.mo, &g.rmw, &st.added.stamp, &g.threads);
+                    format!("{graph:?} {locals:?} {bugs:?} {threads:?} {ids:?}")
+                };
+                let (want, got) = (scratch.as_ref().map(&mut key), key(&rebuilt));
+                assert_eq!(
+                    want,
+                    Some(got),
+                    "a revisit from a snapshot differs from the replay from scratch"
+                );
+            }
+            self.revisited(rebuilt, g, added.stamp[r], r, a);
+        }
+        self.snapshots.extend(hidden);
+    }
+
+    /// [`Self::revisit`]'s restricted graph before `r` reads from its new source: the events
+    /// `kept` replayed in their old id order, from `base` (the state of an id-prefix of them)
+    /// or from the initial state; with the new thread number of every old thread and the new
+    /// id of every kept event. None when the exploration must stop or the kept events cannot
+    /// be consistent.
+    fn rebuild(
+        &mut self,
+        g: &ExecutionGraph,
+        added: &Added,
+        kept: &dyn Fn(EventId) -> bool,
+        (rmw_write, write_part): (&[Option<EventId>], &[bool]),
+        base: Option<&State>,
+    ) -> Option<Rebuilt> {
         let mut threads = vec![usize::MAX; g.threads.len()];
-        threads[0] = 0;
         let mut ids = vec![usize::MAX; g.len()];
-        for (i, id) in ids.iter_mut().enumerate().take(g.num_locs()) {
+        let mut st = match base {
+            Some(base) => base.fork(g.len() + 2 - base.g.len()),
+            None => {
+                let mut st = super::initial_state(self.prog, self.model, &self.limits);
+                st.reserve(g.len() + 2);
+                st
+            }
+        };
+        let start = if base.is_some() {
+            st.g.len()
+        } else {
+            g.num_locs()
+        };
+        debug_assert!(st.added.stamp[g.num_locs()..start] == added.stamp[g.num_locs()..start]);
+        for (u, t) in threads.iter_mut().enumerate().take(st.th.len()) {
+            *t = u;
+        }
+        for (i, id) in ids.iter_mut().enumerate().take(start) {
             *id = i;
         }
-        for x in g.num_locs()..g.len() {
-            if x == r || write_part[x] || !(added.stamp[x] < limit || porf[x]) {
+        for x in start..g.len() {
+            if write_part[x] || !kept(x) {
                 continue;
             }
             let t = threads[g.events[x].thread];
             let rmw = rmw_write[x].is_some();
             if !self.replay_step(&mut st, g, x, t, &ids, added.alt[x]) {
-                return;
+                return None;
             }
             let id = st.g.len() - 1 - usize::from(rmw);
             ids[x] = id;
@@ -237,6 +322,19 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             }
         }
         st.added.next = added.next;
+        Some((st, threads, ids))
+    }
+
+    /// Goes on from a revisit's rebuilt graph: `r` (stamped `limit`) reads from `a`.
+    fn revisited(
+        &mut self,
+        rebuilt: Rebuilt,
+        g: &ExecutionGraph,
+        limit: u32,
+        r: EventId,
+        a: Writer,
+    ) {
+        let (mut st, threads, ids) = rebuilt;
         let rt = threads[g.events[r].thread];
         match a {
             Writer::Rmw { write } => {
