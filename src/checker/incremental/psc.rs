@@ -41,6 +41,41 @@ pub struct Psc {
     cyclic: bool,
     /// Whether some seq_cst access was added (else every psc edge joins two fences).
     sc_access: bool,
+    /// Buffers [`Psc::predecessors`] reuses from one event to the next.
+    scratch: Scratch,
+}
+
+/// Working buffers of [`Psc::predecessors`] (see there for what each holds): kept between
+/// calls so that an event costs no allocation. Not part of the state: a copy starts empty.
+#[derive(Debug, Default)]
+struct Scratch {
+    kz: Vec<usize>,
+    xs: Vec<u64>,
+    pk: Vec<usize>,
+    work: Vec<(usize, usize)>,
+    spawner_seen: Vec<bool>,
+    joined: Vec<bool>,
+    c_clock: Vec<u32>,
+    kc: Vec<usize>,
+    joined_c: Vec<bool>,
+    last_at: Vec<Option<EventId>>,
+    eco_bounds: Vec<(usize, usize)>,
+    bound: Vec<usize>,
+    reach: Vec<u32>,
+    eco_reach: Vec<u32>,
+    out: Vec<EventId>,
+}
+
+impl Clone for Scratch {
+    fn clone(&self) -> Scratch {
+        Scratch::default()
+    }
+}
+
+/// `v` cleared and refilled with `n` copies of `x`, keeping its allocation.
+fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+    v.clear();
+    v.resize(n, x);
 }
 
 fn set(bits: &mut Vec<u64>, b: usize) {
@@ -100,6 +135,14 @@ impl Readers {
         Readers { start, list }
     }
 
+    /// No readers recorded: for a caller that never asks (`of` would panic).
+    fn none() -> Readers {
+        Readers {
+            start: Vec::new(),
+            list: Vec::new(),
+        }
+    }
+
     pub(super) fn of(&self, w: EventId) -> &[EventId] {
         &self.list[self.start[w] as usize..self.start[w + 1] as usize]
     }
@@ -153,6 +196,7 @@ impl Psc {
             fences: self.fences.clone(),
             cyclic: self.cyclic,
             sc_access: self.sc_access,
+            scratch: Scratch::default(),
         }
     }
 
@@ -180,7 +224,13 @@ impl Psc {
         if !e_sc && before.is_empty() {
             return;
         }
-        let readers = Readers::new(g);
+        // Readers are asked for by the edges between old events (`before`) and by the
+        // predecessors of a seq_cst write or fence (mo ; fr, psc_F), not of a read.
+        let readers = if !before.is_empty() || (e_sc && !ev.is_read()) {
+            Readers::new(g)
+        } else {
+            Readers::none()
+        };
         // end(y) for the mo / fr successors y of e, and psc_F's fences after their readers.
         let mut ends: Vec<u64> = Vec::new();
         for &y in ys {
@@ -212,17 +262,17 @@ impl Psc {
             self.sc_access |= ev.is_access();
             // With no seq_cst access, a fence's psc predecessors are fences, and every fence
             // hb-before it is one (psc_F): when all are, they are the answer.
-            let preds = if ev.is_fence()
-                && !self.sc_access
-                && self.fences.iter().all(|&f| v.hb_eq(g, f, e))
-            {
-                self.fences.clone()
+            let mut scratch = std::mem::take(&mut self.scratch);
+            if ev.is_fence() && !self.sc_access && self.fences.iter().all(|&f| v.hb_eq(g, f, e)) {
+                scratch.out.clear();
+                scratch.out.extend_from_slice(&self.fences);
             } else {
-                self.predecessors(g, v, e, &readers)
-            };
-            for u in preds {
+                self.predecessors(g, v, e, &readers, &mut scratch);
+            }
+            for &u in &scratch.out {
                 set(&mut self.succ[u], e);
             }
+            self.scratch = scratch;
             if ev.is_fence() {
                 self.fences.push(e);
             }
@@ -254,14 +304,32 @@ impl Psc {
         false
     }
 
-    /// The psc predecessors of the seq_cst event `e` (the last of `g`).
+    /// The psc predecessors of the seq_cst event `e` (the last of `g`), into `s.out`.
     fn predecessors(
         &self,
         g: &ExecutionGraph,
         v: &Views,
         e: EventId,
         readers: &Readers,
-    ) -> Vec<EventId> {
+        s: &mut Scratch,
+    ) {
+        let Scratch {
+            kz,
+            xs,
+            pk,
+            work,
+            spawner_seen,
+            joined,
+            c_clock,
+            kc,
+            joined_c,
+            last_at,
+            eco_bounds,
+            bound,
+            reach,
+            eco_reach,
+            out,
+        } = s;
         let ev = &g.events[e];
         let te = ev.thread;
         let fence = ev.is_fence();
@@ -270,23 +338,24 @@ impl Psc {
         let clock =
             |x: EventId, u: usize| -> usize { v.clock(x).get(slot(u)).map_or(0, |&c| c as usize) };
         // Z: the events hb-before e, as a prefix length per thread.
-        let kz: Vec<usize> = (0..nt)
-            .map(|u| {
-                if u == te {
-                    v.index[e] as usize
-                } else {
-                    clock(e, u).min(tr(u).len())
-                }
-            })
-            .collect();
+        kz.clear();
+        kz.extend((0..nt).map(|u| {
+            if u == te {
+                v.index[e] as usize
+            } else {
+                clock(e, u).min(tr(u).len())
+            }
+        }));
+        let kz: &[usize] = kz;
         // `x` of scb ; (y = e, or for a fence y hb-before e): the candidates for start(x).
-        let mut xs: Vec<u64> = Vec::new();
+        xs.clear();
 
         // po: e's po-prefix (its thread's events before it, the spawners' prefixes, the
         // joined threads), per thread a prefix length.
-        let mut pk = vec![0usize; nt];
-        let mut work: Vec<(usize, usize)> = vec![(te, v.index[e] as usize)];
-        let mut spawner_seen = vec![false; nt];
+        reset(pk, nt, 0);
+        work.clear();
+        work.push((te, v.index[e] as usize));
+        reset(spawner_seen, nt, false);
         let mut push_spawner = |work: &mut Vec<(usize, usize)>, u: usize| {
             if !std::mem::replace(&mut spawner_seen[u], true) {
                 if let Some(sp) = g.threads[u].spawned_by {
@@ -294,7 +363,7 @@ impl Psc {
                 }
             }
         };
-        push_spawner(&mut work, te);
+        push_spawner(work, te);
         while let Some((u, k)) = work.pop() {
             if k <= pk[u] {
                 continue;
@@ -305,22 +374,23 @@ impl Psc {
                     work.push((child, tr(child).len()));
                 }
             }
-            push_spawner(&mut work, u);
+            push_spawner(work, u);
         }
-        for a in prefixes(g, &pk) {
-            set(&mut xs, a);
+        for a in prefixes(g, pk) {
+            set(xs, a);
         }
         // The joins among Z ∪ {e}, by joined thread.
-        let mut joined = vec![false; nt];
+        reset(joined, nt, false);
         let mark_joins = |joined: &mut Vec<bool>, x: EventId| {
             if let EventKind::Join { child } = g.events[x].kind {
                 joined[child] = true;
             }
         };
-        for a in prefixes(g, &kz) {
-            mark_joins(&mut joined, a);
+        for a in prefixes(g, kz) {
+            mark_joins(joined, a);
         }
-        mark_joins(&mut joined, e);
+        mark_joins(joined, e);
+        let joined: &[bool] = joined;
         let first_in_z = |u: usize| kz[u] > 0 || u == te;
         // Whether the last event of thread `u`'s prefix in Z has a po-successor in Z ∪ {e}
         // outside the thread: the first event of a thread it spawned, or a join of `u`.
@@ -336,11 +406,11 @@ impl Psc {
             // joined in Z (or it is po-before e, already in).
             for (u, &k) in kz.iter().enumerate() {
                 for &a in &tr(u)[..k.saturating_sub(1)] {
-                    set(&mut xs, a);
+                    set(xs, a);
                 }
                 if let Some(&last) = k.checked_sub(1).map(|i| &tr(u)[i]) {
                     if last_continues(u) {
-                        set(&mut xs, last);
+                        set(xs, last);
                     }
                 }
             }
@@ -349,18 +419,23 @@ impl Psc {
         // po|≠loc ; hb ; po|≠loc: the events po|≠loc-before those hb-before some d that is
         // po|≠loc-before e (or, for a fence, before an event hb-before e). C, the events
         // hb-before such a d, is a clock.
-        let mut c_clock: Vec<u32> = Vec::new();
+        c_clock.clear();
         let strict = |c_clock: &mut Vec<u32>, d: EventId| {
-            let mut c = v.clock(d).to_vec();
-            c[slot(g.events[d].thread)] = v.index[d];
-            join(c_clock, &c);
+            // d's clock with its own thread's entry lowered to the events strictly before d.
+            let own = slot(g.events[d].thread);
+            let before = c_clock.get(own).copied().unwrap_or(0);
+            join(c_clock, v.clock(d));
+            if c_clock.len() <= own {
+                c_clock.resize(own + 1, 0);
+            }
+            c_clock[own] = before.max(v.index[d]);
         };
         let own = &tr(te)[..v.index[e] as usize];
         match own.iter().rev().find(|&&d| other_loc(&g.events[d], ev)) {
-            Some(&d) => strict(&mut c_clock, d),
+            Some(&d) => strict(c_clock, d),
             None => {
                 if let Some(sp) = g.threads[te].spawned_by {
-                    strict(&mut c_clock, sp);
+                    strict(c_clock, sp);
                 }
             }
         }
@@ -375,7 +450,7 @@ impl Psc {
                 for &d in prefix.iter().rev() {
                     let dev = &g.events[d];
                     if later.other_than(dev) {
-                        strict(&mut c_clock, d);
+                        strict(c_clock, d);
                         break;
                     }
                     later = later.see(dev);
@@ -383,24 +458,23 @@ impl Psc {
             }
         }
         if !c_clock.is_empty() {
-            let kc: Vec<usize> = (0..nt)
-                .map(|u| {
-                    c_clock
-                        .get(slot(u))
-                        .map_or(0, |&c| c as usize)
-                        .min(tr(u).len())
-                })
-                .collect();
-            let mut joined_c = vec![false; nt];
-            for a in prefixes(g, &kc) {
-                mark_joins(&mut joined_c, a);
+            kc.clear();
+            kc.extend((0..nt).map(|u| {
+                c_clock
+                    .get(slot(u))
+                    .map_or(0, |&c| c as usize)
+                    .min(tr(u).len())
+            }));
+            reset(joined_c, nt, false);
+            for a in prefixes(g, kc) {
+                mark_joins(joined_c, a);
             }
             for u in 0..nt {
                 let mut later = Later::Nothing;
                 for &a in tr(u)[..kc[u]].iter().rev() {
                     let aev = &g.events[a];
                     if joined_c[u] || later.other_than(aev) {
-                        set(&mut xs, a);
+                        set(xs, a);
                     }
                     later = later.see(aev);
                 }
@@ -410,16 +484,16 @@ impl Psc {
         // hb|loc: events hb-before e at its location; for a fence, events hb-before another
         // event at their location, both in Z.
         let nl = g.num_locs();
-        let mut last_at: Vec<Option<EventId>> = vec![None; nt * nl];
-        for a in prefixes(g, &kz) {
+        reset(last_at, nt * nl, None);
+        for a in prefixes(g, kz) {
             let u = g.events[a].thread;
             if let Some(x) = g.events[a].loc {
                 if !fence && Some(x) == ev.loc {
-                    set(&mut xs, a);
+                    set(xs, a);
                 }
                 if let Some(prev) = last_at[u * nl + x].replace(a) {
                     if fence {
-                        set(&mut xs, prev);
+                        set(xs, prev);
                     }
                 }
             }
@@ -434,7 +508,7 @@ impl Psc {
                         t2 != u && last_at[t2 * nl + x].is_some_and(|b| hb_strict(v, g, a, b))
                     });
                     if later_elsewhere {
-                        set(&mut xs, a);
+                        set(xs, a);
                     }
                 }
             }
@@ -454,10 +528,10 @@ impl Psc {
         };
         // psc_F for a fence: eco-predecessors of the events in Z, by location as bounds on
         // mo (writes before `wq`, readers of writes before `rq`).
-        let mut eco_bounds: Vec<(usize, usize)> = vec![(0, 0); nl];
+        reset(eco_bounds, nl, (0, 0));
         if fence {
-            let mut bound = vec![0usize; nl];
-            for a in prefixes(g, &kz) {
+            reset(bound, nl, 0);
+            for a in prefixes(g, kz) {
                 let aev = &g.events[a];
                 let Some(x) = aev.loc else { continue };
                 let pos = |w: EventId| g.mo[x].iter().position(|&m| m == w).unwrap_or(0);
@@ -473,37 +547,37 @@ impl Psc {
                 }
             }
             for (x, &b) in bound.iter().enumerate() {
-                mo_before(&mut xs, x, b);
+                mo_before(xs, x, b);
             }
         } else if ev.kind == EventKind::Write {
             let x = ev.loc.expect("a write has a location");
             let p = g.mo[x].iter().position(|&m| m == e).unwrap_or(0);
-            mo_before(&mut xs, x, p);
+            mo_before(xs, x, p);
         }
 
         // start(x): the seq_cst events among the xs, and the seq_cst fences hb-before-or-
         // equal to one of them (one joined clock).
-        let mut out: Vec<EventId> = Vec::new();
-        let mut reach: Vec<u32> = Vec::new();
-        for x in super::ones(&xs) {
+        out.clear();
+        reach.clear();
+        for x in super::ones(xs) {
             if x == e || g.events[x].thread == INIT_THREAD {
                 continue;
             }
             if is_sc(&g.events[x]) {
                 out.push(x);
             }
-            join(&mut reach, v.clock(x));
+            join(reach, v.clock(x));
         }
-        let mut eco_reach: Vec<u32> = Vec::new();
+        eco_reach.clear();
         if fence {
             for (x, &(wq, rq)) in eco_bounds.iter().enumerate() {
                 for (i, &w) in g.mo[x][..wq.max(rq)].iter().enumerate() {
                     if i > 0 && i < wq {
-                        join(&mut eco_reach, v.clock(w));
+                        join(eco_reach, v.clock(w));
                     }
                     if i < rq {
                         for &r in readers.of(w) {
-                            join(&mut eco_reach, v.clock(r));
+                            join(eco_reach, v.clock(r));
                         }
                     }
                 }
@@ -517,12 +591,11 @@ impl Psc {
             if out.contains(&f) {
                 continue;
             }
-            let psc_f = fence && (v.hb_eq(g, f, e) || below(&eco_reach, f));
-            if below(&reach, f) || psc_f {
+            let psc_f = fence && (v.hb_eq(g, f, e) || below(eco_reach, f));
+            if below(reach, f) || psc_f {
                 out.push(f);
             }
         }
-        out
     }
 }
 
