@@ -24,11 +24,21 @@
 //! Event ids stay a linearisation of po ∪ rf (the incremental views need a read's source
 //! before the read), so "added before" is kept separately as a stamp per event ([`Added`]); a
 //! revisited read keeps its stamp while its new source gets a later one. The restricted state
-//! is rebuilt by **replaying** the kept events, in their old id order, from the initial state:
-//! each thread's local code is re-run up to its next kept event, which is added with the same
-//! source and mo order as before. This re-derives registers, loop counts, blocked threads and
-//! bugs of the smaller graph without storing any of them. The kept events are a porf-prefix of
-//! a consistent graph (hence consistent), so only `a` (at each mo position) and `r` are checked.
+//! is rebuilt by **replaying** the kept events, in their old id order: each thread's local code
+//! is re-run up to its next kept event, which is added with the same source and mo order as
+//! before. This re-derives registers, loop counts, blocked threads and bugs of the smaller graph
+//! without storing them per event. The kept events are a porf-prefix of a consistent graph
+//! (hence consistent), so only `a` (at each mo position) and `r` are checked.
+//!
+//! The replay starts from a **snapshot**: up to the first event deleted (or `r`), the kept
+//! events are an id-prefix of the graph, and replaying them would rebuild a state this path
+//! went through. The explorer keeps the state before a read when it branches (it has it anyway)
+//! and a copy at least every `SNAPSHOT_EVERY` events, as a stack along the current path; a
+//! revisit starts from the latest one within that prefix and hides the later ones below it
+//! (they are no prefix of the restricted graph). A snapshot's threads may have run their local
+//! code up to their next event, which the replay would do later: the same registers and bugs.
+//! Under `Limits::verify_incremental` every revisit from a snapshot is also replayed from the
+//! initial state and the two must agree.
 
 use super::{Explorer, ReadChoice, State, Status};
 use crate::checker::graph::{with_room, EventId, EventKind, ExecutionGraph};
