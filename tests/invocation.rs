@@ -587,6 +587,23 @@ fn configuration_is_found_upwards_and_flags_win() {
         ],
     ));
     assert_eq!(j["cost"], "weight");
+
+    // collect_limit: the optimal mode stops collecting after the file's limit (0: at once) and
+    // finds the rest in rounds; the flag beats it.
+    std::fs::write(
+        dir.path().join("proj/own/fensyn.toml"),
+        "mode = \"optimal\"\ncollect_limit = 0\n",
+    )
+    .unwrap();
+    let fix = |extra: &[&str]| {
+        let mut args = vec!["fix", "proj/own/sb.c", "--format", "json"];
+        args.extend_from_slice(extra);
+        json(&fensyn_in(dir.path(), &args))
+    };
+    assert_eq!(fix(&[])["lazy_after"], 1);
+    assert!(fix(&["--collect-limit", "1000"])
+        .get("lazy_after")
+        .is_none());
 }
 
 #[test]

@@ -1184,12 +1184,11 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         let sc_pending = self.pending_is_sc(st, t);
         let n = choices.len();
         // TruSt: the state before the read is kept for the revisits below it. The last choice
-        // takes it back, unless the latest state kept is more than SNAPSHOT_EVERY events
-        // behind: then it copies it and the state stays for the revisits below that choice
-        // too (a revisit replays at most that many events before the one it changes).
+        // takes it back, unless the latest state kept is SNAPSHOT_EVERY or more events behind
+        // (a checkpoint): then the last choice copies it too, and it stays for the revisits
+        // below that choice as well.
         let mark = self.snapshots.len();
-        let behind = |len: usize| len >= self.snapshots.last().map_or(0, |s| s.0) + SNAPSHOT_EVERY;
-        let checkpoint = behind(st.g.len());
+        let checkpoint = st.g.len() >= self.snapshots.last().map_or(0, |s| s.0) + SNAPSHOT_EVERY;
         let mut state = match state {
             std::borrow::Cow::Owned(st) if self.trust && (n > 1 || checkpoint) => {
                 let st = Rc::new(st);

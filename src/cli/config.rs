@@ -6,7 +6,8 @@
 //! beats the file's, and the file's beats the built-in default ([`Settings::resolve`]).
 //!
 //! Keys are the long option names with `_` for `-`: `model`, `lang`, `mode`, `cost`, `unroll`,
-//! `max_executions`, `timeout`, `optimal_timeout`, `spurious_cas`, `comments`, `equiv`, `jobs`.
+//! `max_executions`, `timeout`, `optimal_timeout`, `collect_limit`, `spurious_cas`, `comments`,
+//! `equiv`, `jobs`.
 //! An unknown key, a
 //! value of the wrong type or a value outside the option's choices is an error at its
 //! `file:line:column` (exit code 3), never ignored.
@@ -36,6 +37,7 @@ pub struct Config {
     pub max_executions: Option<u64>,
     pub timeout: Option<f64>,
     pub optimal_timeout: Option<f64>,
+    pub collect_limit: Option<usize>,
     pub spurious_cas: Option<bool>,
     pub comments: Option<bool>,
     pub equiv: Option<crate::checker::Equiv>,
@@ -74,6 +76,7 @@ struct Raw {
     max_executions: Option<u64>,
     timeout: Option<Spanned<f64>>,
     optimal_timeout: Option<Spanned<f64>>,
+    collect_limit: Option<usize>,
     spurious_cas: Option<bool>,
     comments: Option<bool>,
     equiv: Option<Spanned<String>>,
@@ -148,6 +151,7 @@ pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
         max_executions: raw.max_executions,
         timeout: seconds("timeout", raw.timeout)?,
         optimal_timeout: seconds("optimal_timeout", raw.optimal_timeout)?,
+        collect_limit: raw.collect_limit,
         spurious_cas: raw.spurious_cas,
         comments: raw.comments,
         equiv: choice("equiv", raw.equiv, &error)?,
@@ -263,6 +267,8 @@ pub struct Settings {
     pub max_executions: Option<u64>,
     pub timeout: Option<f64>,
     pub optimal_timeout: f64,
+    /// `--collect-limit` ([`crate::synth::SynthOptions::collect_limit`]).
+    pub collect_limit: usize,
     pub spurious_cas: bool,
     /// Whether inserted fences get an explanatory comment (`comments` in the configuration).
     pub comments: bool,
@@ -292,6 +298,10 @@ impl Settings {
                 .optimal_timeout
                 .or(cfg.optimal_timeout)
                 .unwrap_or(crate::synth::AUTO_OPTIMAL_SECONDS as f64),
+            collect_limit: cli
+                .collect_limit
+                .or(cfg.collect_limit)
+                .unwrap_or(crate::synth::COLLECT_LIMIT),
             spurious_cas: cli.spurious_cas.or(cfg.spurious_cas).unwrap_or(false),
             comments: cli.comments.or(cfg.comments).unwrap_or(true),
             equiv: cli.equiv.or(cfg.equiv),
@@ -312,8 +322,8 @@ mod tests {
         let c = parse(
             "fensyn.toml",
             "model = \"c11\"\nlang = \"c++\"\nmode = \"fast\"\ncost = \"armv8\"\nunroll = 3\n\
-             max_executions = 100\ntimeout = 2\noptimal_timeout = 0.5\nspurious_cas = true\n\
-             comments = false\n",
+             max_executions = 100\ntimeout = 2\noptimal_timeout = 0.5\ncollect_limit = 7\n\
+             spurious_cas = true\ncomments = false\n",
         )
         .unwrap();
         assert_eq!(c.model, Some(Model::C11));
@@ -324,6 +334,7 @@ mod tests {
         assert_eq!(c.max_executions, Some(100));
         assert_eq!(c.timeout, Some(2.0));
         assert_eq!(c.optimal_timeout, Some(0.5));
+        assert_eq!(c.collect_limit, Some(7));
         assert_eq!(c.spurious_cas, Some(true));
         assert_eq!(c.comments, Some(false));
         assert_eq!(parse("f", "").unwrap(), Config::default());

@@ -340,6 +340,7 @@ pub fn run(cli: Cli) -> i32 {
                 mode,
                 cost,
                 optimal_timeout,
+                collect_limit,
                 ..common.given()
             };
             batch::run(&common.batch(false), &given, &mut |file, s, out, err| {
@@ -358,7 +359,7 @@ pub fn run(cli: Cli) -> i32 {
                     } else {
                         0.0
                     }),
-                    collect_limit: collect_limit.unwrap_or(synth::COLLECT_LIMIT),
+                    collect_limit: s.collect_limit,
                 };
                 cmd_fix(file, opts, out, err)
             })
