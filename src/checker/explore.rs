@@ -114,6 +114,10 @@ pub struct Limits {
     /// it is how `--equiv rf|value` runs) instead of TruSt. A test and benchmark aid: both
     /// visit the same graphs.
     pub canonical: bool,
+    /// Give up ([`Stats::gave_up`]) once the canonical explorer's dead ends exceed this many
+    /// plus ten per execution visited: its redundant work is then growing out of proportion
+    /// (see `cli`'s `--equiv` default, which explores graphs instead).
+    pub give_up_after: Option<u64>,
 }
 
 /// The equivalence between executions the explorer visits one representative of.
@@ -208,6 +212,8 @@ pub struct Stats {
     /// Backward revisits (TruSt): restricted graphs rebuilt by replay, each the root of a
     /// subtree of new graphs.
     pub revisits: u64,
+    /// The exploration stopped because its dead ends passed [`Limits::give_up_after`].
+    pub gave_up: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -459,6 +465,14 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     fn should_stop(&mut self) -> bool {
         if self.stats.stopped || self.stats.incomplete.is_some() {
             return true;
+        }
+        if let Some(budget) = self.limits.give_up_after {
+            let visited = self.stats.executions + self.stats.blocked + self.stats.bounded;
+            if self.stats.dead_ends > budget.saturating_add(visited.saturating_mul(10)) {
+                self.stats.gave_up = true;
+                self.stats.stopped = true;
+                return true;
+            }
         }
         if let Some(c) = &self.cancel {
             if c.load(std::sync::atomic::Ordering::Relaxed) {

@@ -552,11 +552,11 @@ fn cmd_check(
     } else {
         common.equiv
     };
-    let scope = match explored_as(&prog, common, asked, &name, err) {
+    let mut scope = match explored_as(&prog, common, asked, &name, err) {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let opts = CheckOptions {
+    let mut opts = CheckOptions {
         model: scope.model,
         limits: Limits {
             dependencies: on_hardware.is_some_and(|h| h.needs_dependencies()),
@@ -566,7 +566,28 @@ fn cmd_check(
         first,
         keep_buggy: 1000,
     };
-    let res = checker::check(&prog, &opts);
+    let res = if asked.is_none() && scope.equiv == checker::Equiv::Rf {
+        match probe_rf(&prog, &opts) {
+            Probe::Done(res) => res,
+            Probe::Continue => checker::check(&prog, &opts),
+            Probe::GaveUp(dead_ends) => {
+                let _ = writeln!(
+                    err,
+                    "{name}: note: the reads-from exploration gave up after {dead_ends} dead \
+                     ends; exploring execution graphs instead (--equiv graph)"
+                );
+                scope = report::ExploredAs {
+                    equiv: checker::Equiv::Graph,
+                    model: common.model,
+                };
+                opts.model = common.model;
+                opts.limits.equiv = checker::Equiv::Graph;
+                checker::check(&prog, &opts)
+            }
+        }
+    } else {
+        checker::check(&prog, &opts)
+    };
     clear_progress();
     let stats = &res.stats;
     match common.format {
@@ -630,6 +651,57 @@ fn cmd_check(
         EXIT_INCOMPLETE
     } else {
         EXIT_OK
+    }
+}
+
+/// Executions a default `--equiv rf` check first explores on one thread, watching its dead
+/// ends (see [`probe_rf`]).
+const RF_PROBE_EXECUTIONS: u64 = 20_000;
+
+/// Dead ends (beyond ten per execution) after which that first part gives up on rf.
+const RF_DEAD_END_BUDGET: u64 = 10_000;
+
+/// What the first part of a default `--equiv rf` check found.
+enum Probe {
+    /// It explored everything (or reached the user's own limit): the result.
+    Done(checker::CheckResult),
+    /// It explored [`RF_PROBE_EXECUTIONS`] executions without trouble: explore as asked.
+    Continue,
+    /// Its dead ends grew out of proportion (this many): explore graphs instead.
+    GaveUp(u64),
+}
+
+/// The default equivalence is rf where it applies, and rf runs the canonical-order explorer,
+/// whose reads wait for writes: on some programs its dead ends grow exponentially where
+/// TruSt's graphs have none (indexer(12): no end with rf, 8 graphs in 2 ms). So a default rf
+/// check first explores on one thread with a dead-end budget; past it, `check` explores
+/// graphs instead and says so. Sequential and counted, so the choice is deterministic.
+fn probe_rf(prog: &Program, opts: &CheckOptions) -> Probe {
+    let cap = opts
+        .limits
+        .max_executions
+        .map_or(RF_PROBE_EXECUTIONS, |m| m.min(RF_PROBE_EXECUTIONS));
+    let probe = CheckOptions {
+        limits: Limits {
+            jobs: 1,
+            max_executions: Some(cap),
+            give_up_after: Some(RF_DEAD_END_BUDGET),
+            ..opts.limits.clone()
+        },
+        ..opts.clone()
+    };
+    let res = checker::check(prog, &probe);
+    if res.stats.gave_up {
+        return Probe::GaveUp(res.stats.dead_ends);
+    }
+    let probe_cap_hit = matches!(
+        res.stats.incomplete,
+        Some(checker::Incomplete::MaxExecutions(_))
+    ) && opts.limits.max_executions != Some(cap);
+    if probe_cap_hit {
+        Probe::Continue
+    } else {
+        Probe::Done(res)
     }
 }
 
