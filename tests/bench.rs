@@ -3,7 +3,7 @@
 //! debug build (`in_tests` in `fixtures/bench/index.csv`) are fixed in optimal mode, re-checked
 //! clean, and proved locally minimal through the library — the check `fix --prove-optimal`
 //! runs. The other rows run in `scripts/bench thesis` (release build, with a time and memory
-//! limit per row: several rows exceed 4 GB today, see docs/performance.md).
+//! limit per row; figures in docs/performance.md).
 
 mod common;
 
