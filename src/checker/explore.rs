@@ -506,21 +506,8 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             return;
         }
         self.stats.states += 1;
-        // Run every thread up to its next event. A thread that stops can make another stop too
-        // (a join of a failed thread waits forever), so repeat until nothing changes.
-        loop {
-            // A thread's end only goes from None to Some: counting them tells a change.
-            let ended = |st: &State| st.g.threads.iter().filter(|t| t.end.is_some()).count();
-            let before = ended(&st);
-            for t in 0..st.th.len() {
-                if let Err(inc) = self.run_local(&mut st, t) {
-                    self.stats.incomplete = Some(inc);
-                    return;
-                }
-            }
-            if ended(&st) == before {
-                break;
-            }
+        if !self.run_locals(&mut st) {
+            return;
         }
         if self.trust {
             return self.step_trust(st);
@@ -606,6 +593,26 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             }
         }
         self.complete(st);
+    }
+
+    /// Runs every thread up to its next event. A thread that stops can make another stop too
+    /// (a join of a failed thread waits forever), so it repeats until nothing changes. False
+    /// when the exploration must stop (a local loop that never reaches an event).
+    fn run_locals(&mut self, st: &mut State) -> bool {
+        loop {
+            // A thread's end only goes from None to Some: counting them tells a change.
+            let ended = |st: &State| st.g.threads.iter().filter(|t| t.end.is_some()).count();
+            let before = ended(st);
+            for t in 0..st.th.len() {
+                if let Err(inc) = self.run_local(st, t) {
+                    self.stats.incomplete = Some(inc);
+                    return false;
+                }
+            }
+            if ended(st) == before {
+                return true;
+            }
+        }
     }
 
     /// Executes thread-local instructions of `t` until it is at an event or done.

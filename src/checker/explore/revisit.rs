@@ -243,18 +243,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 let scratch = self.rebuild(g, added, &kept, parts, None);
                 let mut key = |(st, threads, ids): &Rebuilt| {
                     let mut st = st.clone();
-                    // As `run_here` does: a thread's end can end another (a join).
-                    let ended =
-                        |st: &State| st.g.threads.iter().filter(|t| t.end.is_some()).count();
-                    loop {
-                        let before = ended(&st);
-                        for t in 0..st.th.len() {
-                            self.local(&mut st, t);
-                        }
-                        if ended(&st) == before {
-                            break;
-                        }
-                    }
+                    self.run_locals(&mut st);
                     let locals: Vec<_> = st.th.iter().map(|t| (t.pc, &t.regs, &t.status)).collect();
                     let mut bugs: Vec<String> =
                         st.g.bugs.iter().map(|b| format!("{b:?}")).collect();
