@@ -13,10 +13,10 @@
 //! 2. **Thread runs.** Every thread's complete local runs: its event sequence with values (reads
 //!    take every value of the set; an RMW or successful CAS is a read and a write joined by
 //!    `rmw`, a failed CAS only a read), ending by finishing, failing (assertion or division by
-//!    zero), blocking (false `assume`), being cut at the loop bound (a `LoopHead` reached more
-//!    than `unroll` times), or getting stuck at a `Join` of a thread that did not finish (each
-//!    `Join` branches on "child finished" and "child did not finish"; the combination step keeps
-//!    only runs that agree).
+//!    zero), blocking (false `assume`), being cut at the loop bound (a `LoopIter` reached more
+//!    than `unroll` times since the last `LoopEnter` of its loop), or getting stuck at a `Join`
+//!    of a thread that did not finish (each `Join` branches on "child finished" and "child did
+//!    not finish"; the combination step keeps only runs that agree).
 //! 3. **Graphs.** Every combination of runs, every rf choice (read → same-location write with the
 //!    same value, init included) and every mo permutation per location (init first) is built and
 //!    kept if the oracle's own RC11 (or SC) axioms accept it (atomicity included; release
@@ -855,7 +855,7 @@ enum End {
     Stuck,
     /// A false `assume`.
     Blocked,
-    /// A loop head reached more than `unroll` times.
+    /// A loop iteration started more than `unroll` times since the loop was entered.
     Bounded,
 }
 
@@ -1062,7 +1062,11 @@ impl Walker<'_> {
                     }
                     Err(_) => return self.stop(run, End::Failed),
                 },
-                Instr::LoopHead { id } => {
+                Instr::LoopEnter { id } => {
+                    loops.remove(id);
+                    pc += 1;
+                }
+                Instr::LoopIter { id } => {
                     let k = loops.entry(*id).or_insert(0);
                     *k += 1;
                     if *k > self.unroll {
@@ -3139,22 +3143,23 @@ fn rmw_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> {
             Some([0, 1, 0, 0]),
         ));
     }
-    // An await loop with a loop head: `while (load(f) == 0) ;`. The child reads 0 k times and
-    // then 1 (k = 0..7: 8 executions), or 0 eight times and is cut at the 9th head (1 bounded
-    // graph, main stuck joining it).
+    // An await loop lowered as an ordinary loop: `while (load(f) == 0) ;`. The child reads 0
+    // k times and then 1 (k = 0..8 iterations: 9 executions), or 0 nine times and is cut when
+    // the 9th iteration starts (1 bounded graph, main stuck joining it).
     {
         let t = function(
             "t",
             1,
             None,
             vec![
-                Instr::LoopHead { id: 0 },
+                Instr::LoopEnter { id: 0 },
                 load(0, 0, Acquire),
                 Instr::BranchIfZero {
                     cond: eq(r(0), c(0)),
-                    target: 4,
+                    target: 5,
                 },
-                Instr::Jump { target: 0 },
+                Instr::LoopIter { id: 0 },
+                Instr::Jump { target: 1 },
                 load(0, 1, NonAtomic),
                 assert_ir(eq(r(0), c(7))),
             ],
@@ -3177,10 +3182,10 @@ fn rmw_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> {
         out.push((
             "await_loop_bounded",
             prog_of(&["f", "data"], vec![t], main),
-            Some([8, 0, 1, 0]),
+            Some([9, 0, 1, 0]),
         ));
     }
-    // A counting loop (2 iterations, 3 head visits) of fetch_adds in two threads: within the
+    // A counting loop (2 iterations) of fetch_adds in two threads: within the
     // bound, every interleaving of the four RMWs on the counter: 4!/(2!2!) = 6 executions.
     {
         let t = function(
@@ -3189,17 +3194,18 @@ fn rmw_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> {
             None,
             vec![
                 Instr::Assign { dst: 0, val: c(0) },
-                Instr::LoopHead { id: 0 },
+                Instr::LoopEnter { id: 0 },
                 Instr::BranchIfZero {
                     cond: bin(BinOp::Lt, r(0), c(2)),
-                    target: 6,
+                    target: 7,
                 },
+                Instr::LoopIter { id: 0 },
                 rmw(1, 0, RmwOp::Add, c(1), Relaxed),
                 Instr::Assign {
                     dst: 0,
                     val: bin(BinOp::Add, r(0), c(1)),
                 },
-                Instr::Jump { target: 1 },
+                Instr::Jump { target: 2 },
             ],
         );
         let main = spawn_join_main(2, 1, vec![load(2, 0, Relaxed), assert_ir(eq(r(2), c(4)))]);
@@ -3291,13 +3297,14 @@ fn rmw_cas_assume_and_loop_counts() {
             }
         }
     }
-    // A smaller loop bound cuts the await loop earlier: unroll 2 gives 2 executions + 1 cut.
+    // A smaller loop bound cuts the await loop earlier: unroll 2 gives 3 executions (0, 1 or
+    // 2 iterations) + 1 cut.
     let (_, prog, _) = rmw_programs()
         .into_iter()
         .find(|p| p.0 == "await_loop_bounded")
         .unwrap();
     for unroll in [1, 2] {
-        let want = [unroll as u64, 0, 1, 0];
+        let want = [unroll as u64 + 1, 0, 1, 0];
         let o = classify(oracle_with(&prog, Model::Rc11, unroll).values());
         let st = explorer_with(&prog, Model::Rc11, unroll).stats;
         let got = [st.executions, st.blocked, st.bounded, st.buggy];
@@ -3470,12 +3477,19 @@ fn random_program(rng: &mut Rng) -> Program {
                 },
             );
         }
-        // Loop heads without a loop (the random programs run with an unroll bound of 1): a
-        // second visit of one head cuts the thread.
+        // Loop iterations and entries without a loop (the random programs run with an unroll
+        // bound of 1): a second iteration of one loop cuts the thread unless the loop was
+        // entered again in between.
         if rng.below(5) == 0 {
-            for _ in 0..1 + rng.below(2) {
+            for _ in 0..1 + rng.below(3) {
                 let at = rng.below(body.len() + 1);
-                body.insert(at, Instr::LoopHead { id: rng.below(2) });
+                let id = rng.below(2);
+                let ins = if rng.below(3) == 0 {
+                    Instr::LoopEnter { id }
+                } else {
+                    Instr::LoopIter { id }
+                };
+                body.insert(at, ins);
             }
         }
         // Some children assert on a value they read; main never joins those (a failing child
@@ -4062,7 +4076,7 @@ fn compare_coarse(name: &str, prog: &Program) -> Result<(), String> {
         (
             Equiv::Rf,
             &(|_: &Program, g: &ExecutionGraph| rf_key(g))
-                as &dyn Fn(&Program, &ExecutionGraph) -> String,
+                as &(dyn Fn(&Program, &ExecutionGraph) -> String + Sync),
         ),
         (Equiv::Value, &value_class),
     ] {

@@ -553,3 +553,118 @@ fn default_rf_gives_way_to_graphs_when_its_dead_ends_explode() {
     assert_eq!(j["executions"], families::lastzero_count(6));
     assert!(!stderr(&out).contains("gave up"), "{}", stderr(&out));
 }
+
+/// `--unroll N` bounds each loop's iterations every time a thread enters it, not their sum over
+/// the thread, and counting `for` loops run to the end without a bound: three calls of a CAS
+/// retry loop from a counting loop, two threads. A CAS fails at most three times in a row (once
+/// per increment of the other thread), so `--unroll 3` explores everything and `--unroll 2`
+/// cuts; counted across calls, three iterations would not even cover the calls.
+#[test]
+fn unroll_bounds_each_entry_of_a_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("retry.c");
+    std::fs::write(
+        &path,
+        r#"#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+atomic_int x;
+
+void bump(void) {
+    int e = atomic_load_explicit(&x, memory_order_relaxed);
+    while (!atomic_compare_exchange_strong_explicit(&x, &e, e + 1, memory_order_relaxed,
+                                                    memory_order_relaxed))
+        ;
+}
+
+void *t(void *arg) {
+    for (int i = 0; i < 3; i++)
+        bump();
+    return NULL;
+}
+
+int main(void) {
+    pthread_t a, b;
+    pthread_create(&a, NULL, t, NULL);
+    pthread_create(&b, NULL, t, NULL);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    assert(atomic_load_explicit(&x, memory_order_relaxed) == 6);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let file = path.to_str().unwrap();
+    let run = |unroll: &str| {
+        let out = fensyn(&["check", file, "--unroll", unroll, "--format", "json"]);
+        let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        (out.status.code(), j)
+    };
+    let (code, j) = run("3");
+    assert_eq!(code, Some(0), "{j}");
+    assert_eq!(
+        (j["complete"].as_bool(), j["bounded"].as_u64()),
+        (Some(true), Some(0))
+    );
+    assert_eq!(j["buggy"], 0);
+    let all = j["executions"].as_u64().unwrap();
+    // More iterations change nothing.
+    assert_eq!(run("8").1["executions"], all);
+    let (code, j) = run("2");
+    assert_eq!(code, Some(4), "{j}");
+    assert!(j["bounded"].as_u64().unwrap() > 0, "{j}");
+    assert!(j["executions"].as_u64().unwrap() < all, "{j}");
+}
+
+/// A counting loop that polls a flag a thousand times runs to the end without a bound (1,001
+/// executions: the flag is first seen after k polls, or never). The explorer goes down one
+/// level per poll with two writes to read, so this also runs it a thousand levels deep
+/// (tests/robustness.rs does the same inside a test thread's 2 MB stack).
+#[test]
+fn a_thousand_polls_run_to_the_end_without_a_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("polls.c");
+    std::fs::write(
+        &path,
+        r#"#include <pthread.h>
+#include <stdatomic.h>
+
+atomic_int f;
+
+void *t(void *arg) {
+    int k;
+    for (k = 0; k < 1000 && atomic_load_explicit(&f, memory_order_relaxed) == 0; k++)
+        ;
+    return NULL;
+}
+
+int main(void) {
+    pthread_t a;
+    pthread_create(&a, NULL, t, NULL);
+    atomic_store_explicit(&f, 1, memory_order_relaxed);
+    pthread_join(a, NULL);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    for jobs in ["1", "2"] {
+        let out = fensyn(&[
+            "check",
+            path.to_str().unwrap(),
+            "--jobs",
+            jobs,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(
+            (j["executions"].as_u64(), j["bounded"].as_u64()),
+            (Some(1001), Some(0)),
+            "{j}"
+        );
+    }
+}

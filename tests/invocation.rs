@@ -447,11 +447,11 @@ fn the_exit_code_of_several_files_is_the_most_severe() {
             "bad.c",
             "int main(void) {\n    goto end;\nend:\n    return 0;\n}\n",
         ),
-        ("loop.c", "fixtures/control/loop_counter.c"),
+        ("loop.c", "fixtures/control/while_counter.c"),
     ]);
     let code = |args: &[&str]| fensyn_in(dir.path(), args).status.code().unwrap();
     assert_eq!(code(&["check", "clean.c", "buggy.c"]), 1);
-    // loop_counter is cut at --unroll 1: incomplete (4) beats a bug (1).
+    // while_counter is cut at --unroll 1: incomplete (4) beats a bug (1).
     assert_eq!(code(&["check", "clean.c", "loop.c", "--unroll", "1"]), 4);
     assert_eq!(code(&["check", "buggy.c", "loop.c", "--unroll", "1"]), 4);
     // Unfixable (2) beats incomplete and fix-found.
@@ -612,7 +612,7 @@ fn configuration_limits_apply() {
         ("fensyn.toml", "max_executions = 1\n"),
         ("sb_sc.c", "fixtures/litmus/sb_sc.c"),
         ("loop/fensyn.toml", "unroll = 1\n"),
-        ("loop/l.c", "fixtures/control/loop_counter.c"),
+        ("loop/l.c", "fixtures/control/while_counter.c"),
     ]);
     let out = fensyn_in(dir.path(), &["check", "sb_sc.c"]);
     assert_eq!(out.status.code(), Some(4), "{}", stdout(&out));

@@ -83,8 +83,9 @@ pub enum Control {
 pub struct Limits {
     pub max_executions: Option<u64>,
     pub deadline: Option<Instant>,
-    /// How many times one thread may reach one loop's head ([`DEFAULT_UNROLL`] when `None`).
-    /// A `for`/`while` loop of k iterations reaches its head k + 1 times.
+    /// How many iterations a loop may run each time a thread enters it ([`DEFAULT_UNROLL`]
+    /// when `None`); the thread is cut when it would start one more. (`for` loops with a
+    /// constant trip count have no bound: the frontend emits no iteration count for them.)
     pub unroll: Option<u32>,
     /// Let weak compare-exchanges fail spuriously: a weak CAS that reads the expected value
     /// may also fail (a read with its failure order, `ok` = 0), as C11 allows. Off by default
@@ -229,7 +230,7 @@ struct ThreadState {
     status: Status,
     /// A read of this thread must read from a write with id ≥ bound (see module docs).
     bound: usize,
-    /// How often each loop head was reached.
+    /// Iterations started by each loop since control last entered it.
     loops: std::collections::BTreeMap<usize, u32>,
     /// `run_local` stopped at the thread's next event (an access, fence or spawn, already
     /// validated): running it again would change nothing. Cleared when the thread moves.
@@ -377,13 +378,36 @@ enum VisitKind {
 /// complete one (with its bugs filled in).
 pub fn explore<F>(prog: &Program, model: Model, limits: Limits, visit: F) -> Stats
 where
-    F: FnMut(&ExecutionGraph) -> Control,
+    F: FnMut(&ExecutionGraph) -> Control + Send,
 {
-    let state = initial_state(prog, model, &limits);
-    let future = OnceLock::new();
-    let mut ex = Explorer::new(prog, &future, model, limits, visit);
-    ex.run(state);
-    ex.stats
+    on_explorer_stack(move || {
+        let state = initial_state(prog, model, &limits);
+        let future = OnceLock::new();
+        let mut ex = Explorer::new(prog, &future, model, limits, visit);
+        ex.run(state);
+        ex.stats
+    })
+}
+
+/// Stack reserved for a thread that explores. The explorer goes down the tree of partial graphs
+/// by recursion, one level per read with more than one choice, so a thread that polls a flag a
+/// few thousand times (a counting loop runs to the end) needs more than a main thread's 8 MB.
+/// Only the pages used are ever committed.
+const EXPLORER_STACK: usize = 1 << 30;
+
+/// Runs `f` on a thread with an [`EXPLORER_STACK`]-sized stack and returns its result (a panic
+/// in `f` is resumed here).
+fn on_explorer_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .name("fensyn-explore".into())
+            .stack_size(EXPLORER_STACK)
+            .spawn_scoped(s, f)
+            .expect("cannot start the exploration thread");
+        worker
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 /// The partial graph every exploration starts from: the initialisation writes and `main`.
@@ -766,7 +790,11 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                         return Ok(());
                     }
                 },
-                Instr::LoopHead { id } => {
+                Instr::LoopEnter { id } => {
+                    st.th[t].loops.remove(id);
+                    st.th[t].pc += 1;
+                }
+                Instr::LoopIter { id } => {
                     let unroll = self.limits.unroll();
                     let count = st.th[t].loops.entry(*id).or_insert(0);
                     *count += 1;
@@ -1892,7 +1920,10 @@ pub fn explore_parallel(
             let tx = tx.clone();
             let (slots, next_task, cancel, buggy_met) = (&slots, &next_task, &cancel, &buggy_met);
             let (future, worker_limits) = (&future, &worker_limits);
-            scope.spawn(move || loop {
+            let worker = std::thread::Builder::new()
+                .name("fensyn-explore".into())
+                .stack_size(EXPLORER_STACK);
+            let spawned = worker.spawn_scoped(scope, move || loop {
                 let i = next_task.fetch_add(1, Ordering::Relaxed);
                 if i >= n || cancel.load(Ordering::Relaxed) {
                     break;
@@ -1951,6 +1982,7 @@ pub fn explore_parallel(
                     break;
                 }
             });
+            spawned.expect("cannot start an exploration thread");
         }
         drop(tx);
         // Merge in subtree order.

@@ -96,8 +96,9 @@ pub(super) fn cmd_explain(args: &ExplainArgs, common: &FileArgs, out: Out, err: 
             return EXIT_INCOMPLETE;
         }
         let msg = format!(
-            "{name}: no bugs in {} executions under {}; nothing to explain",
-            stats.executions, common.model
+            "{name}: no bugs in {} under {}; nothing to explain",
+            crate::report::executions(stats.executions),
+            common.model
         );
         // With --format dot, standard output is for DOT only.
         let _ = if common.format == Format::Dot {

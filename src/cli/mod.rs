@@ -165,8 +165,9 @@ pub struct CommonArgs {
     /// Stop after this many seconds (the result is then incomplete, exit code 4).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
-    /// Loop bound: how often one thread may reach one loop's head (a loop of k iterations
-    /// reaches it k + 1 times). Executions that need more are cut and reported [default: 8]
+    /// Loop bound: iterations a loop may run each time a thread enters it (counting `for`
+    /// loops with constant bounds run to the end). Executions that need more are cut and
+    /// reported [default: 8]
     #[arg(long, value_name = "N")]
     pub unroll: Option<u32>,
     /// Let `compare_exchange_weak` fail spuriously (as C11 allows) even when it reads the
@@ -1236,7 +1237,8 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 };
                 let _ = writeln!(
                     err,
-                    "{name}: {what} {executions} executions under {}; nothing to fix",
+                    "{name}: {what} {} under {}; nothing to fix",
+                    report::executions(executions),
                     common.model
                 );
             }

@@ -150,15 +150,16 @@ pub(super) fn cmd_robust(common: &FileArgs, out: Out, err: Out) -> i32 {
             };
             let _ = writeln!(
                 summary,
-                "{name}: {} executions under {}, {} blocked: {verdict}",
-                stats.executions, common.model, stats.blocked
+                "{name}: {} under {}, {} blocked: {verdict}",
+                report::executions(stats.executions),
+                common.model,
+                stats.blocked
             );
             if stats.bounded > 0 {
                 let _ = writeln!(
                     summary,
-                    "{name}: warning: {} execution{} cut at the loop bound; raise --unroll to explore further",
-                    stats.bounded,
-                    if stats.bounded == 1 { "" } else { "s" }
+                    "{name}: warning: {} cut at the loop bound; raise --unroll to explore further",
+                    report::executions(stats.bounded)
                 );
             }
         }

@@ -83,8 +83,8 @@ fn shape(p: &Program, f: &Function) -> Vec<String> {
                 Instr::Return => "return".into(),
                 Instr::BranchIfZero { .. } => "branch".into(),
                 Instr::Jump { .. } => "jump".into(),
-                Instr::LoopHead { .. } => "loop".into(),
-                Instr::Assign { .. } | Instr::Slot(_) => return None,
+                Instr::LoopEnter { .. } => "loop".into(),
+                Instr::Assign { .. } | Instr::Slot(_) | Instr::LoopIter { .. } => return None,
             })
         })
         .collect()

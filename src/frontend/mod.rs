@@ -97,7 +97,7 @@
 //!   mutual, detected with the stack of calls being inlined) is unsupported at the recursive
 //!   call, as are calls to `main` and calls nested deeper than 32 levels. Inside an inlined
 //!   body threads cannot be created or joined (as outside `main`). Every loop of every inlined
-//!   copy gets its own `LoopHead` id.
+//!   copy gets its own loop id.
 //! * **Control flow** is lowered to [`Instr::BranchIfZero`](crate::ir::Instr::BranchIfZero) /
 //!   [`Instr::Jump`](crate::ir::Instr::Jump) (no unrolling: loops are back-jumps, and the
 //!   instructions, statements and slots of a loop body are the same every iteration):
@@ -110,9 +110,17 @@
 //!   promoted type of the controlling expression; duplicates are an error); a label nested
 //!   inside another statement of the switch body (Duff's device), a statement before the first
 //!   label and a declaration directly under a label are unsupported. Conditions are ordinary
-//!   expressions (their loads come first, short-circuits are preserved). Every loop starts each
-//!   iteration with an [`Instr::LoopHead`](crate::ir::Instr::LoopHead) whose id is unique in
-//!   the program (before the condition of `while`/`for`, at the top of the body of `do`).
+//!   expressions (their loads come first, short-circuits are preserved). A loop is entered
+//!   through an [`Instr::LoopEnter`](crate::ir::Instr::LoopEnter) and starts each iteration
+//!   with an [`Instr::LoopIter`](crate::ir::Instr::LoopIter) (after the condition held in
+//!   `while`/`for`, at the top of the body of `do`), both with an id unique in the program, so
+//!   `--unroll` bounds the iterations of each entry. A counting `for` loop gets neither and
+//!   runs to the end: `for (i = A; i OP B; i += K)` (the test alone or as an operand of `&&`)
+//!   with `A`, `B`, `K` integer constant expressions (or `B` a local of the loop's function
+//!   that the loop does not write, with `<` and `i++` or `>` and `i--`), `OP` one of `<`, `<=`, `>`, `>=`, `!=`, the update `i++`, `++i`, `i--`,
+//!   `--i`, `i += K` or `i -= K` moving `i` towards `B` without wrapping around, `i` a local
+//!   integer not assigned, incremented or addressed in the condition or body, and at most a
+//!   thousand iterations.
 //! * **Await loops** (GenMC's spin-assume transformation): a `while`, `do … while` or `for`
 //!   (without an update clause) whose body consists only of empty statements and empty blocks
 //!   and whose condition reads memory (a global or `atomic_load*`) but has no other effect (no
@@ -121,7 +129,7 @@
 //!   of their own locals and parameters, `if`/`else`, `return` and such calls — no loop,
 //!   store, read-modify-write, fence, assertion, `static` local or write through a pointer;
 //!   GenMC's spin-assume allows the same) is lowered to the condition's loads followed by
-//!   `Assume { cond: !cond }` — no loop, no `LoopHead`, and no statements or slots for the empty
+//!   `Assume { cond: !cond }` — no loop, no loop markers, and no statements or slots for the empty
 //!   body. Executions in which the loop would spin forever are thereby blocked; the iterations
 //!   that fail have no effect, so only the final one needs to be explored. Any other loop,
 //!   including one whose body has an assignment or a call, is an ordinary loop.
@@ -539,7 +547,7 @@ pub(crate) struct Ctx<'a> {
     pub(crate) main_name: &'static str,
     /// The thread functions, with the API(s) that spawn them (which fixes their signature).
     pub(crate) spawned: HashMap<String, SpawnedBy>,
-    /// Loops lowered so far: the next [`Instr::LoopHead`](crate::ir::Instr::LoopHead) id.
+    /// Loops lowered so far: the next loop id ([`Instr::LoopEnter`](crate::ir::Instr::LoopEnter)).
     pub(crate) loops: usize,
 }
 

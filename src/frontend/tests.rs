@@ -999,7 +999,7 @@ fn loop_heads(f: &Function) -> Vec<usize> {
     f.body
         .iter()
         .filter_map(|i| match i {
-            Instr::LoopHead { id } => Some(*id),
+            Instr::LoopEnter { id } => Some(*id),
             _ => None,
         })
         .collect()
@@ -1082,26 +1082,27 @@ fn while_with_break_and_continue() {
         c,
         vec![
             assign(0, k(0)),
-            Instr::LoopHead { id: 0 },
-            biz(b(BinOp::Lt, r(0), k(10)), 11),
+            Instr::LoopEnter { id: 0 },
+            biz(b(BinOp::Lt, r(0), k(10)), 12),
+            Instr::LoopIter { id: 0 },
             assign(0, b(BinOp::Add, r(0), k(1))),
-            biz(b(BinOp::Eq, r(0), k(2)), 6),
-            jump(1), // continue: back to the head
+            biz(b(BinOp::Eq, r(0), k(2)), 7),
+            jump(2), // continue: back to the condition
             load(1, 0, SeqCst),
-            biz(r(1), 9),
-            jump(11), // break
+            biz(r(1), 10),
+            jump(12), // break
             store(1, r(0), NonAtomic),
-            jump(1),
+            jump(2),
             Instr::Return,
         ]
     );
-    // The loop head is after the while's Before slot: the slot is passed once, not per
+    // The loop entry is after the while's Before slot: the slot is passed once, not per
     // iteration.
     let m = &p.functions[p.main];
     let head = m
         .body
         .iter()
-        .position(|i| matches!(i, Instr::LoopHead { .. }))
+        .position(|i| matches!(i, Instr::LoopEnter { .. }))
         .unwrap();
     assert!(
         matches!(m.body[head - 1], Instr::Slot(s) if p.slots[s].place == SlotPlace::Before { stmt: 1 })
@@ -1116,12 +1117,13 @@ fn do_while() {
         c,
         vec![
             assign(0, k(0)),
-            Instr::LoopHead { id: 0 },
+            Instr::LoopEnter { id: 0 },
+            Instr::LoopIter { id: 0 },
             assign(0, b(BinOp::Add, r(0), k(1))),
-            biz(b(BinOp::Gt, r(0), k(5)), 5),
-            jump(7),
+            biz(b(BinOp::Gt, r(0), k(5)), 6),
+            jump(8),
             load(1, 0, Acquire),
-            biz(not(b(BinOp::Eq, r(1), k(0))), 1),
+            biz(not(b(BinOp::Eq, r(1), k(0))), 2),
             Instr::Return,
         ]
     );
@@ -1144,15 +1146,16 @@ fn for_with_continue_and_empty_clauses() {
     assert_eq!(
         c,
         vec![
+            // A counting loop: no iteration count (see `counting_for_loops_have_no_bound`).
             assign(0, k(0)),
-            Instr::LoopHead { id: 0 },
-            biz(b(BinOp::Lt, r(0), k(4)), 8),
-            biz(b(BinOp::Eq, r(0), k(1)), 5),
-            jump(6), // continue: to the update
+            biz(b(BinOp::Lt, r(0), k(4)), 7),
+            biz(b(BinOp::Eq, r(0), k(1)), 4),
+            jump(5), // continue: to the update
             rmw(1, 0, RmwOp::Add, r(0), Relaxed),
             assign(0, b(BinOp::Add, r(0), k(1))),
             jump(1),
-            Instr::LoopHead { id: 1 },
+            Instr::LoopEnter { id: 0 },
+            Instr::LoopIter { id: 0 },
             jump(11), // break
             jump(8),
             Instr::Return,
@@ -1245,35 +1248,99 @@ fn switch_with_fall_through_and_default() {
         c,
         vec![
             assign(0, k(0)),
-            Instr::LoopHead { id: 0 },
-            biz(b(BinOp::Lt, r(0), k(3)), 10),
-            biz(b(BinOp::Ne, r(0), k(0)), 5),
-            jump(7),
-            assign(0, k(5)),
-            jump(1),
+            Instr::LoopEnter { id: 0 },
+            biz(b(BinOp::Lt, r(0), k(3)), 11),
+            Instr::LoopIter { id: 0 },
+            biz(b(BinOp::Ne, r(0), k(0)), 6),
             jump(8),
+            assign(0, k(5)),
+            jump(2),
+            jump(9),
             assign(0, b(BinOp::Add, r(0), k(1))),
-            jump(1),
+            jump(2),
             Instr::Return,
         ]
     );
 }
 
 #[test]
+fn counting_for_loops_have_no_bound() {
+    // Each case is one loop in `main`; `true` when it must run without an iteration count.
+    let cases: &[(&str, bool)] = &[
+        ("for (int i = 0; i < 4; i++) x = i;", true),
+        ("for (int i = 0; 4 > i; ++i) x = i;", true),
+        ("for (int i = 10; i > 0; i -= 3) x = i;", true),
+        ("for (int i = 10; i >= 0; i--) x = i;", true),
+        ("for (n = 0; n != 6; n += 2) x = n;", true),
+        (
+            "for (int i = 0; i < 2 * 3; i++) { if (x) break; continue; }",
+            true,
+        ),
+        ("for (unsigned char c = 0; c < 255; c++) x = c;", true),
+        ("for (int i = 0; i < 0; i++) x = i;", true),
+        // A counting test as an operand of `&&` bounds the loop too.
+        (
+            "for (int i = 0; i < 10 && atomic_load(&x) == 0; i++) ;",
+            true,
+        ),
+        ("for (int i = 0; x != 1 && (i < 3); i++) ;", true),
+        ("for (int i = 0; i < 3 || x; i++) ;", false),
+        // The body writes the counter, or may (through its address).
+        ("for (int i = 0; i < 4; i++) i = x;", false),
+        (
+            "for (int i = 0; i < 4; i++) { int j = i; j++; i += j; }",
+            false,
+        ),
+        ("for (int i = 0; i < 4; i++) atomic_store(&x, i) ;", true),
+        // The bound is not a constant, or the counter is not a local.
+        ("for (int i = 0; i < x; i++) ;", false),
+        ("for (g = 0; g < 4; g++) ;", false),
+        // A bound held in a local the loop leaves alone, approached one step at a time.
+        ("for (int i = 0; i < n; i++) x = i;", true),
+        ("for (int i = 10; n < i; i--) x = i;", true),
+        ("for (int i = 0; i < n; i++) n++;", false),
+        ("for (int i = 0; i < n; i++) { n = x; }", false),
+        ("for (int i = 0; i <= n; i++) ;", false),
+        ("for (int i = 0; i < n; i += 2) ;", false),
+        ("for (char c = 0; c < n; c++) ;", false),
+        ("for (int i = 0; i < i; i++) ;", false),
+        // The counter skips the bound, wraps around, or moves away from it.
+        ("for (int i = 0; i != 5; i += 2) x = i;", false),
+        ("for (unsigned char c = 0; c <= 255; c++) x = c;", false),
+        ("for (int i = 0; i < 4; i--) x = i;", false),
+        ("for (int i = 0; i < 4; i += 0) x = i;", false),
+        // No test or no update: an ordinary loop.
+        ("for (int i = 0; ; i++) if (x) break;", false),
+        ("for (int i = 0; i < 4;) i++;", false),
+        // Too many iterations to run them all.
+        ("for (long i = 0; i < 1001; i++) x = 1;", false),
+        ("for (long i = 0; i < 1000; i++) x = 1;", true),
+    ];
+    for (lp, counted) in cases {
+        let src = format!("atomic_int x; int g;\nint main() {{\n  int n = 0;\n  {lp}\n}}\n");
+        let p = ok(&src);
+        let heads = loop_heads(&p.functions[p.main]);
+        assert_eq!(heads.is_empty(), *counted, "{lp}: loop entries {heads:?}");
+    }
+}
+
+#[test]
 fn nested_loops_get_distinct_loop_ids() {
-    let src = "atomic_int x;\nvoid *t(void *a) { for (int i = 0; i < 2; i++) x = i; return NULL; }\nint main() {\n  pthread_t p; pthread_create(&p, 0, t, 0);\n  int i = 0, j = 0;\n  while (i < 2) { do { j++; } while (j < 3); i++; }\n  pthread_join(p, 0);\n}\n";
+    let src = "atomic_int x;\nvoid *t(void *a) { for (int i = 0; x < 2; i++) x = i; return NULL; }\nint main() {\n  pthread_t p; pthread_create(&p, 0, t, 0);\n  int i = 0, j = 0;\n  while (i < 2) { do { j++; } while (j < 3); i++; }\n  pthread_join(p, 0);\n}\n";
     let p = ok(src);
     assert_eq!(loop_heads(func(&p, "t")), vec![0]);
     assert_eq!(loop_heads(&p.functions[p.main]), vec![1, 2]);
-    // The inner loop's back edge goes to its own head, the outer to the outer head.
+    // The inner loop's back edge goes to its own head (the top of the `do` body), the outer
+    // to the outer head (the `while` condition, after the loop's entry).
     let c = code(&p.functions[p.main]);
     let outer = c
         .iter()
-        .position(|i| *i == Instr::LoopHead { id: 1 })
-        .unwrap();
+        .position(|i| *i == Instr::LoopEnter { id: 1 })
+        .unwrap()
+        + 1;
     let inner = c
         .iter()
-        .position(|i| *i == Instr::LoopHead { id: 2 })
+        .position(|i| *i == Instr::LoopIter { id: 2 })
         .unwrap();
     assert!(c.contains(&biz(not(b(BinOp::Lt, r(2), k(3))), inner)));
     assert!(c.contains(&jump(outer)));
@@ -1489,7 +1556,7 @@ fn compare_exchange_strong_and_weak() {
         c,
         vec![
             assign(0, k(0)),
-            Instr::LoopHead { id: 0 },
+            Instr::LoopEnter { id: 0 },
             Instr::Cas {
                 ok: 1,
                 old: 2,
@@ -1501,9 +1568,10 @@ fn compare_exchange_strong_and_weak() {
                 weak: false,
             },
             assign(0, r(2)),
-            biz(not(r(1)), 7),
+            biz(not(r(1)), 8),
+            Instr::LoopIter { id: 0 },
             assign(0, k(0)),
-            jump(1),
+            jump(2),
             Instr::Return,
         ]
     );
@@ -2000,10 +2068,11 @@ fn mutex_trylock() {
     assert_eq!(
         c,
         vec![
-            Instr::LoopHead { id: 0 },
+            Instr::LoopEnter { id: 0 },
             lock_cas(0, 1, 0),
-            biz(busy(0), 4),
-            jump(0),
+            biz(busy(0), 5),
+            Instr::LoopIter { id: 0 },
+            jump(1),
             Instr::Return,
         ]
     );
@@ -2756,14 +2825,14 @@ int main(void) {
     p.validate().unwrap();
     let w = func(&p, "worker");
     assert!(w.body.iter().any(|i| matches!(i, Instr::Cas { .. })));
-    assert!(w.body.iter().any(|i| matches!(i, Instr::LoopHead { .. })));
+    assert!(w.body.iter().any(|i| matches!(i, Instr::LoopEnter { .. })));
     // main's copy of lock() has its own loop head id.
     let heads: Vec<usize> = p
         .functions
         .iter()
         .flat_map(|f| {
             f.body.iter().filter_map(|i| match i {
-                Instr::LoopHead { id } => Some(*id),
+                Instr::LoopEnter { id } => Some(*id),
                 _ => None,
             })
         })

@@ -27,7 +27,7 @@ pub(crate) enum IntTy {
 }
 
 impl IntTy {
-    fn range(self) -> (i64, i64) {
+    pub(crate) fn range(self) -> (i64, i64) {
         match self {
             IntTy::Bool => (0, 1),
             IntTy::I8 => (i64::from(i8::MIN), i64::from(i8::MAX)),

@@ -433,9 +433,13 @@ pub enum Instr {
     /// `assume(cond)` / the exit condition of an await loop: when false, the thread blocks
     /// forever (the execution is reported as blocked, not as a bug).
     Assume { cond: Expr },
-    /// The head of loop `id` (an index unique in the program): each time it is reached counts
-    /// one iteration; past the unroll bound the thread is cut and the bound is reported.
-    LoopHead { id: usize },
+    /// Control enters loop `id` (an index unique in the program) from outside: its iteration
+    /// count starts again at zero, so `--unroll` bounds each execution of the loop, not the
+    /// iterations summed over every time the thread runs it.
+    LoopEnter { id: usize },
+    /// An iteration of loop `id` starts (after its condition held, or at the top of a
+    /// `do` body): past the unroll bound the thread is cut and the bound is reported.
+    LoopIter { id: usize },
     /// A fence written in the program (`atomic_thread_fence`). Its statement is what a fix may
     /// strengthen.
     Fence { order: MemOrder },
@@ -720,7 +724,10 @@ impl Program {
                         check_expr(desired)?;
                     }
                     Instr::Assume { cond } => check_expr(cond)?,
-                    Instr::LoopHead { .. } | Instr::Fence { .. } | Instr::Return => {}
+                    Instr::LoopEnter { .. }
+                    | Instr::LoopIter { .. }
+                    | Instr::Fence { .. }
+                    | Instr::Return => {}
                 }
             }
         }

@@ -39,6 +39,11 @@ pub fn bug_entries<'a>(prog: &Program, bugs: impl IntoIterator<Item = &'a Bug>) 
     v
 }
 
+/// "1 execution", "N executions": counts in messages.
+pub fn executions(n: u64) -> String {
+    format!("{n} execution{}", if n == 1 { "" } else { "s" })
+}
+
 fn error_entry(prog: &Program, b: &Bug) -> ErrorEntry {
     let span = prog.stmts[b.stmt].span;
     ErrorEntry {
@@ -320,17 +325,16 @@ pub fn check_text(
     };
     let _ = writeln!(
         out,
-        "{file}: {} executions under {model}{}, {} blocked: {verdict}",
-        stats.executions,
+        "{file}: {} under {model}{}, {} blocked: {verdict}",
+        executions(stats.executions),
         scope.note(model),
         stats.blocked
     );
     if stats.bounded > 0 {
         let _ = writeln!(
             out,
-            "{file}: warning: {} execution{} cut at the loop bound; raise --unroll to explore further",
-            stats.bounded,
-            if stats.bounded == 1 { "" } else { "s" }
+            "{file}: warning: {} cut at the loop bound; raise --unroll to explore further",
+            executions(stats.bounded)
         );
     }
     out

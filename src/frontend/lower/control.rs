@@ -27,6 +27,39 @@ impl JumpCtx {
 /// At most this many nodes are inspected when deciding whether a loop body is empty.
 const MAX_EMPTY_BODY_NODES: usize = 10_000;
 
+/// A counting `for` loop of more iterations than this keeps the unroll bound (see
+/// `FnLower::counted`). The explorer keeps a state per read with several choices on its
+/// current path, so a loop that polls shared memory costs memory quadratic in its iterations
+/// (about 170 MB for a thousand polls); past this, the user chooses with `--unroll`.
+const MAX_COUNTED_TRIPS: u64 = 1_000;
+
+/// Might the subtree `n` change the local `name`: assign or increment it, take its address,
+/// bind a C++ reference or a lambda (either could write it)? Conservative: a local of the
+/// same name declared inside `n` counts too. (Nothing else can: the front end refuses the
+/// address of a local and C++ references, and inlined callees see only their own locals.)
+fn writes_local(src: &super::Src, name: &str, n: Node) -> bool {
+    let is_counter =
+        |n: Option<Node>| n.is_some_and(|n| n.kind() == "identifier" && src.text(n) == name);
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        let hit = match n.kind() {
+            "assignment_expression" => is_counter(n.child_by_field_name("left")),
+            "update_expression" => is_counter(n.child_by_field_name("argument")),
+            "pointer_expression" => {
+                n.child_by_field_name("operator").map(|o| src.text(o)) == Some("&")
+                    && is_counter(n.child_by_field_name("argument"))
+            }
+            "reference_declarator" | "lambda_expression" => true,
+            _ => false,
+        };
+        if hit {
+            return true;
+        }
+        stack.extend(named_children(n));
+    }
+    false
+}
+
 impl<'a> FnLower<'_, 'a> {
     fn required<'t>(&self, n: Node<'t>, field: &str) -> R<Node<'t>> {
         n.child_by_field_name(field).ok_or_else(|| {
@@ -35,11 +68,12 @@ impl<'a> FnLower<'_, 'a> {
         })
     }
 
-    /// Emits the head of a new loop (a program-wide fresh id) and returns its pc.
-    fn loop_head(&mut self) -> usize {
+    /// Emits the entry of a new loop (a program-wide fresh id) and returns the id.
+    fn loop_enter(&mut self) -> usize {
         let id = self.cx.loops;
         self.cx.loops += 1;
-        self.emit(Instr::LoopHead { id })
+        self.emit(Instr::LoopEnter { id });
+        id
     }
 
     /// Patches the pending jumps of a finished loop or switch.
@@ -353,9 +387,11 @@ impl<'a> FnLower<'_, 'a> {
             self.depth -= 1;
             return Ok(false);
         }
-        let head = self.loop_head();
+        let id = self.loop_enter();
+        let head = self.body.len();
         let c = self.expr(cond)?;
         let exit = self.emit(Instr::BranchIfZero { cond: c, target: 0 });
+        self.emit(Instr::LoopIter { id });
         self.jumps.push(JumpCtx::new(true));
         self.sub_body(body, sid)?;
         let ctx = self.pop_jumps()?;
@@ -376,7 +412,8 @@ impl<'a> FnLower<'_, 'a> {
             self.depth -= 1;
             return Ok(false);
         }
-        let head = self.loop_head();
+        let id = self.loop_enter();
+        let head = self.emit(Instr::LoopIter { id });
         self.jumps.push(JumpCtx::new(true));
         self.sub_body(body, sid)?;
         let ctx = self.pop_jumps()?;
@@ -391,6 +428,166 @@ impl<'a> FnLower<'_, 'a> {
         self.close_jumps(ctx, end, cont);
         self.depth -= 1;
         Ok(false)
+    }
+
+    /// Does the `for` loop `s` (its initialiser already lowered) end within a number of
+    /// iterations known before it starts, whatever memory holds? Then it needs no unroll
+    /// bound. That is the counting loop `for (i = A; i OP B; i += K)`, whose test may also be
+    /// one operand of `&&` (`i < B && atomic_load(&f) == 0`): `i` a local integer variable
+    /// (declared by the initialiser or assigned there), `A`, `B`, `K` integer constant
+    /// expressions (`B` may also be a local that the loop does not write, of a type that fits
+    /// `i`'s, when `OP` is `<` with `i++` or `>` with `i--`: `for (r = 0; r < rounds; r++)`),
+    /// `OP` one of `<`, `<=`, `>`, `>=`, `!=` (either side), the update `i++`, `++i`, `i--`, `--i`,
+    /// `i += K` or `i -= K` moving `i` towards `B`, and `i` neither assigned, incremented nor
+    /// addressed in the condition or the body (C++ references and lambdas in the body count
+    /// as a possible write). The count must be at most [`MAX_COUNTED_TRIPS`] and every value
+    /// of `i` up to the one that ends the loop must fit its type (no wrap-around).
+    fn counted(&mut self, s: Node) -> bool {
+        self.trip_count(s).is_some_and(|n| n <= MAX_COUNTED_TRIPS)
+    }
+
+    /// The iterations of a counting loop (see [`Self::counted`]); 0 when the bound is a local.
+    fn trip_count(&mut self, s: Node) -> Option<u64> {
+        let src = self.src;
+        let init = s.child_by_field_name("initializer")?;
+        let mut cond = s.child_by_field_name("condition")?;
+        let update = s.child_by_field_name("update")?;
+        let body = s.child_by_field_name("body")?;
+        while cond.kind() == "condition_clause" {
+            cond = *named_children(cond).first()?;
+        }
+        // The counter and its first value.
+        let (counter, start) = match init.kind() {
+            "declaration" => {
+                let mut c = init.walk();
+                let decls: Vec<Node> = init.children_by_field_name("declarator", &mut c).collect();
+                let [d] = decls[..] else { return None };
+                if d.kind() != "init_declarator" {
+                    return None;
+                }
+                let name = d.child_by_field_name("declarator")?;
+                (name, d.child_by_field_name("value")?)
+            }
+            "assignment_expression" => {
+                let op = init.child_by_field_name("operator")?;
+                if src.text(op) != "=" {
+                    return None;
+                }
+                (
+                    init.child_by_field_name("left")?,
+                    init.child_by_field_name("right")?,
+                )
+            }
+            _ => return None,
+        };
+        if counter.kind() != "identifier" {
+            return None;
+        }
+        let name = src.text(counter);
+        let Name::Local(r) = self.lookup(name) else {
+            return None;
+        };
+        let ty = *self.reg_tys.get(r)?;
+        let is_counter = |n: Node| n.kind() == "identifier" && src.text(n) == name;
+        let start = ty.wrap(super::const_eval(self.cx, start).ok()?);
+        // The test: `i OP B` or `B OP i`, alone or as an operand of `&&` (the loop then stops
+        // no later than the test alone would make it).
+        let mut tests = vec![cond];
+        let mut test = None;
+        while let Some(mut t) = tests.pop() {
+            while t.kind() == "parenthesized_expression" {
+                t = *named_children(t).first()?;
+            }
+            if t.kind() != "binary_expression" {
+                continue;
+            }
+            let op = src.text(t.child_by_field_name("operator")?);
+            let (l, r) = (
+                t.child_by_field_name("left")?,
+                t.child_by_field_name("right")?,
+            );
+            if op == "&&" {
+                tests.extend([r, l]);
+            } else if test.is_none() && (is_counter(l) || is_counter(r)) {
+                test = Some((l, op, r));
+            }
+        }
+        let (l, op, r) = test?;
+        let (op, bound) = if is_counter(l) {
+            (op, r)
+        } else if is_counter(r) {
+            let mirrored = match op {
+                "<" => ">",
+                "<=" => ">=",
+                ">" => "<",
+                ">=" => "<=",
+                o => o,
+            };
+            (mirrored, l)
+        } else {
+            return None;
+        };
+        // The step.
+        let step: i64 = match update.kind() {
+            "update_expression" => {
+                if !is_counter(update.child_by_field_name("argument")?) {
+                    return None;
+                }
+                match src.text(update.child_by_field_name("operator")?) {
+                    "++" => 1,
+                    "--" => -1,
+                    _ => return None,
+                }
+            }
+            "assignment_expression" => {
+                if !is_counter(update.child_by_field_name("left")?) {
+                    return None;
+                }
+                let k = super::const_eval(self.cx, update.child_by_field_name("right")?).ok()?;
+                match src.text(update.child_by_field_name("operator")?) {
+                    "+=" => k,
+                    "-=" => k.checked_neg()?,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        let unchanged =
+            |local: &str| !writes_local(&src, local, cond) && !writes_local(&src, local, body);
+        if step == 0 || !unchanged(name) {
+            return None;
+        }
+        let Ok(bound) = super::const_eval(self.cx, bound) else {
+            // A bound held in another local that the loop leaves alone, approached one step at
+            // a time: reached whatever its value (it fits the counter's type).
+            let unit = (op == "<" && step == 1) || (op == ">" && step == -1);
+            let b = src.text(bound);
+            let held = bound.kind() == "identifier"
+                && b != name
+                && matches!(self.lookup(b), Name::Local(r) if self.reg_tys.get(r).is_some_and(|t| t.fits_in(ty)))
+                && unchanged(b);
+            return (unit && held).then_some(0);
+        };
+        // The iterations, in exact arithmetic; the value that ends the loop must fit `ty`.
+        let (start, bound, step) = (i128::from(start), i128::from(bound), i128::from(step));
+        // Steps of `by` (> 0) needed to cover `gap` (no steps when it is not positive).
+        let steps = |gap: i128, by: i128| (gap.max(0) + by - 1) / by;
+        let trips = match op {
+            "<" if step > 0 => steps(bound - start, step),
+            "<=" if step > 0 => steps(bound - start + 1, step),
+            ">" if step < 0 => steps(start - bound, -step),
+            ">=" if step < 0 => steps(start - bound + 1, -step),
+            "!=" if (bound - start) % step == 0 && (bound - start) / step >= 0 => {
+                (bound - start) / step
+            }
+            _ => return None,
+        };
+        let last = start + trips * step;
+        let (lo, hi) = ty.range();
+        if last < i128::from(lo) || last > i128::from(hi) {
+            return None;
+        }
+        u64::try_from(trips).ok()
     }
 
     /// The initialiser or update clause of a `for` (an expression evaluated for its effects).
@@ -426,7 +623,8 @@ impl<'a> FnLower<'_, 'a> {
                 return Ok(false);
             }
         }
-        let head = self.loop_head();
+        let id = (!self.counted(s)).then(|| self.loop_enter());
+        let head = self.body.len();
         let exit = match cond {
             Some(c) => {
                 let c = self.expr(c)?;
@@ -434,6 +632,9 @@ impl<'a> FnLower<'_, 'a> {
             }
             None => None,
         };
+        if let Some(id) = id {
+            self.emit(Instr::LoopIter { id });
+        }
         self.jumps.push(JumpCtx::new(true));
         self.sub_body(body, sid)?;
         let ctx = self.pop_jumps()?;
