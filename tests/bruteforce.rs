@@ -2863,7 +2863,7 @@ fn prog_of(globals: &[&str], mut funcs: Vec<Function>, main: Function) -> Progra
     ir_program(&globals, funcs, m)
 }
 
-/// Hand-built programs with RMWs, CAS, assume and loop heads, each with its expected
+/// Hand-built programs with RMWs, CAS, assume and loop markers, each with its expected
 /// `[executions, blocked, bounded, buggy]` counts under RC11 where derived by hand (`None`:
 /// compared with the oracle only).
 fn rmw_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> {
@@ -3359,8 +3359,9 @@ fn read_position(body: &[Instr], reg: usize) -> usize {
 /// on atomic locations, fences), spawned and joined (in a random order) by main, which also
 /// accesses memory between them and may assert on what it read. Some children assert on what
 /// they read; those are not joined. Some children `assume` something about a value they read
-/// (and may block, leaving main stuck at its join), and some pass loop heads (the random
-/// programs run with an unroll bound of 1, so a second visit of one head cuts the thread).
+/// (and may block, leaving main stuck at its join), and some pass loop markers (the random
+/// programs run with an unroll bound of 1, so a second iteration of one loop without a new
+/// entry cuts the thread).
 fn random_program(rng: &mut Rng) -> Program {
     use MemOrder::*;
     let nlocs = 2 + rng.below(2);

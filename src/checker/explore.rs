@@ -171,7 +171,7 @@ impl std::fmt::Debug for Progress {
     }
 }
 
-/// The default loop bound: how often a thread may reach one loop's head.
+/// The default loop bound: iterations of a loop per entry.
 pub const DEFAULT_UNROLL: u32 = 8;
 
 impl Limits {

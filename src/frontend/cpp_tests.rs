@@ -472,7 +472,7 @@ fn globals_and_initialisers() {
 
 #[test]
 fn await_loops_on_member_loads() {
-    // `while (f.load(...) == 0);` is an await loop (an assume, no loop head), as in C.
+    // `while (f.load(...) == 0);` is an await loop (an assume, no loop markers), as in C.
     same(
         "atomic_int f; int g;",
         "while (atomic_load_explicit(&f, memory_order_acquire) == 0); g = 1;",

@@ -280,7 +280,7 @@
 //! one [`Stmt`]; every instruction's `stmt_of` is the statement it was lowered from. A control
 //! statement's own `Stmt` owns the instructions of its condition (so it is
 //! [`StmtKind::Access`](crate::ir::StmtKind::Access) when the condition touches memory), of a
-//! `for`'s clauses, its loop heads and jumps; the statements of its bodies have their own.
+//! `for`'s clauses, its loop markers and jumps; the statements of its bodies have their own.
 //! Before each statement of each block an [`Instr::Slot`](crate::ir::Instr::Slot) with [`SlotPlace::Before`](crate::ir::SlotPlace::Before) is emitted (owned by that statement), and
 //! after the last statement a [`SlotPlace::BlockEnd`](crate::ir::SlotPlace::BlockEnd) slot (owned by the last statement, or by the
 //! block's own statement when the block is empty — for the braces of an `if`/loop/`switch` body,

@@ -2826,7 +2826,7 @@ int main(void) {
     let w = func(&p, "worker");
     assert!(w.body.iter().any(|i| matches!(i, Instr::Cas { .. })));
     assert!(w.body.iter().any(|i| matches!(i, Instr::LoopEnter { .. })));
-    // main's copy of lock() has its own loop head id.
+    // main's copy of lock() has its own loop id.
     let heads: Vec<usize> = p
         .functions
         .iter()
