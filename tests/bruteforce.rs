@@ -4077,7 +4077,7 @@ fn compare_coarse(name: &str, prog: &Program) -> Result<(), String> {
         (
             Equiv::Rf,
             &(|_: &Program, g: &ExecutionGraph| rf_key(g))
-                as &(dyn Fn(&Program, &ExecutionGraph) -> String + Sync),
+                as &dyn Fn(&Program, &ExecutionGraph) -> String,
         ),
         (Equiv::Value, &value_class),
     ] {

@@ -378,37 +378,22 @@ enum VisitKind {
 /// complete one (with its bugs filled in).
 pub fn explore<F>(prog: &Program, model: Model, limits: Limits, visit: F) -> Stats
 where
-    F: FnMut(&ExecutionGraph) -> Control + Send,
+    F: FnMut(&ExecutionGraph) -> Control,
 {
-    on_explorer_stack(move || {
-        let state = initial_state(prog, model, &limits);
-        let future = OnceLock::new();
-        let mut ex = Explorer::new(prog, &future, model, limits, visit);
-        ex.run(state);
-        ex.stats
-    })
+    let state = initial_state(prog, model, &limits);
+    let future = OnceLock::new();
+    let mut ex = Explorer::new(prog, &future, model, limits, visit);
+    ex.run(state);
+    ex.stats
 }
 
-/// Stack reserved for a thread that explores. The explorer goes down the tree of partial graphs
-/// by recursion, one level per read with more than one choice, so a thread that polls a flag a
-/// few thousand times (a counting loop runs to the end) needs more than a main thread's 8 MB.
-/// Only the pages used are ever committed.
-const EXPLORER_STACK: usize = 1 << 30;
-
-/// Runs `f` on a thread with an [`EXPLORER_STACK`]-sized stack and returns its result (a panic
-/// in `f` is resumed here).
-fn on_explorer_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    std::thread::scope(|s| {
-        let worker = std::thread::Builder::new()
-            .name("fensyn-explore".into())
-            .stack_size(EXPLORER_STACK)
-            .spawn_scoped(s, f)
-            .expect("cannot start the exploration thread");
-        worker
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })
-}
+/// The explorer goes down the tree of partial graphs by recursion, one level per read with more
+/// than one choice, so a thread that polls a flag a few thousand times (a counting loop runs
+/// to the end) goes deeper than a thread's stack allows. Each level checks that at least
+/// `STACK_RED_ZONE` bytes are left and otherwise continues on a new `STACK_SEGMENT` bytes
+/// (`stacker`, as rustc does for deep recursion).
+const STACK_RED_ZONE: usize = 256 * 1024;
+const STACK_SEGMENT: usize = 32 * 1024 * 1024;
 
 /// The partial graph every exploration starts from: the initialisation writes and `main`.
 fn initial_state(prog: &Program, model: Model, limits: &Limits) -> State {
@@ -521,7 +506,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             }
         }
         self.depth += 1;
-        self.run_here(st);
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.run_here(st));
         self.depth -= 1;
     }
 
@@ -1920,10 +1905,7 @@ pub fn explore_parallel(
             let tx = tx.clone();
             let (slots, next_task, cancel, buggy_met) = (&slots, &next_task, &cancel, &buggy_met);
             let (future, worker_limits) = (&future, &worker_limits);
-            let worker = std::thread::Builder::new()
-                .name("fensyn-explore".into())
-                .stack_size(EXPLORER_STACK);
-            let spawned = worker.spawn_scoped(scope, move || loop {
+            scope.spawn(move || loop {
                 let i = next_task.fetch_add(1, Ordering::Relaxed);
                 if i >= n || cancel.load(Ordering::Relaxed) {
                     break;
@@ -1982,7 +1964,6 @@ pub fn explore_parallel(
                     break;
                 }
             });
-            spawned.expect("cannot start an exploration thread");
         }
         drop(tx);
         // Merge in subtree order.
