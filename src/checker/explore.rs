@@ -84,8 +84,8 @@ pub struct Limits {
     pub max_executions: Option<u64>,
     pub deadline: Option<Instant>,
     /// How many iterations a loop may run each time a thread enters it ([`DEFAULT_UNROLL`]
-    /// when `None`); the thread is cut when it would start one more. (`for` loops with a
-    /// constant trip count have no bound: the frontend emits no iteration count for them.)
+    /// when `None`); the thread is cut when it would start one more. (Counting `for` loops
+    /// have no bound: the front end emits no `LoopIter` for them.)
     pub unroll: Option<u32>,
     /// Let weak compare-exchanges fail spuriously: a weak CAS that reads the expected value
     /// may also fail (a read with its failure order, `ok` = 0), as C11 allows. Off by default
