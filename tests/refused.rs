@@ -549,16 +549,42 @@ int main(void) {
         ),
         // ---- preprocessor -------------------------------------------------------------------
         case(
-            "define",
+            "define_not_constant",
             "\
-#define N 2
+int g;
+#define N (g + 1)
+int main(void) {
+    return N;
+}
+",
+            (2, 1),
+            UNSUPPORTED,
+            "`#define N` whose value is not an integer constant expression",
+        ),
+        case(
+            "define_string",
+            "\
+#define MSG \"hello\"
 int main(void) {
     return 0;
 }
 ",
             (1, 1),
             UNSUPPORTED,
-            "`#define` (macros are not supported)",
+            "`#define MSG` whose value is not an integer constant expression",
+        ),
+        case(
+            "undef",
+            "\
+#define N 2
+#undef N
+int main(void) {
+    return 0;
+}
+",
+            (2, 1),
+            UNSUPPORTED,
+            "preprocessor directive `#undef`",
         ),
         case(
             "define_function_like",
@@ -571,7 +597,7 @@ int main(void) {
 ",
             (2, 1),
             UNSUPPORTED,
-            "`#define` (macros are not supported)",
+            "function-like macro",
         ),
         case(
             "define_inside_function",
@@ -588,19 +614,35 @@ int main(void) {
             "preprocessor directive inside a function",
         ),
         case(
-            "ifdef",
+            "ifdef_declaration",
             "\
 int x;
-#ifdef FOO
+#ifndef FOO
 int y;
 #endif
 int main(void) {
     return 0;
 }
 ",
-            (2, 1),
+            (3, 1),
             UNSUPPORTED,
-            "preprocessor conditional",
+            "only #define is supported inside #ifdef/#ifndef",
+        ),
+        case(
+            "ifdef_elif",
+            "\
+#ifdef FOO
+#define N 1
+#elif 1
+#define N 2
+#endif
+int main(void) {
+    return 0;
+}
+",
+            (3, 1),
+            UNSUPPORTED,
+            "`#elif`",
         ),
         case(
             "if0",

@@ -10,4 +10,7 @@
 (translation_unit (function_definition) @function)
 (translation_unit (struct_specifier) @struct)
 (translation_unit (type_definition) @typedef)
+; `#define N 3` (object-like integer macros) and `#ifdef N` / `#ifndef N` holding `#define`s.
+(translation_unit (preproc_def) @define)
+(translation_unit (preproc_ifdef) @ifdef)
 (translation_unit (_) @item)

@@ -21,4 +21,7 @@
 ; C++ message from src/frontend/cpp.rs). A struct's name is a type name, as in C++.
 (translation_unit (struct_specifier) @struct)
 (translation_unit (type_definition) @typedef)
+; `#define N 3` (object-like integer macros) and `#ifdef N` / `#ifndef N` holding `#define`s.
+(translation_unit (preproc_def) @define)
+(translation_unit (preproc_ifdef) @ifdef)
 (translation_unit (_) @item)

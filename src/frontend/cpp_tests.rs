@@ -1212,3 +1212,38 @@ fn await_loops_on_element_and_member_loads() {
     );
     assert!(!b.contains(&"loop".to_string()), "{b:?}");
 }
+
+#[test]
+fn macros_and_ifndef_in_cpp() {
+    // A thread count and loop bound from a macro with an `#ifndef` default: the same IR as the
+    // literals, and the counting loops need no bound.
+    let with_macros = ok(&format!(
+        "{HEAD_CPP}#define N 2\n#ifndef N\n#define N 5\n#endif\n#ifndef ROUNDS\n#define ROUNDS (N + 1)\n#endif\n\
+         std::atomic<int> x;\nint a[N];\nvoid t() {{ for (int i = 0; i < ROUNDS; i++) x.fetch_add(1); }}\n\
+         int main() {{\n  std::thread th[N];\n  for (int i = 0; i < N; i++) th[i] = std::thread(t);\n  \
+         for (int i = 0; i < N; i++) th[i].join();\n  a[N - 1] = x.load();\n}}\n"
+    ));
+    let literal = ok(&format!(
+        "{HEAD_CPP}\n\n\n\n\n\n\n\
+         std::atomic<int> x;\nint a[2];\nvoid t() {{ for (int i = 0; i < 3; i++) x.fetch_add(1); }}\n\
+         int main() {{\n  std::thread th[2];\n  for (int i = 0; i < 2; i++) th[i] = std::thread(t);\n  \
+         for (int i = 0; i < 2; i++) th[i].join();\n  a[2 - 1] = x.load();\n}}\n"
+    ));
+    for f in &with_macros.functions {
+        assert!(
+            !f.body.iter().any(|i| matches!(i, Instr::LoopEnter { .. })),
+            "{}",
+            f.name
+        );
+        assert_eq!(f.body, func(&literal, &f.name).body, "{}", f.name);
+    }
+    assert_eq!(
+        diag("#define N 2\nstd::atomic<int> N;\nint main() { }"),
+        (
+            2,
+            18,
+            DiagKind::Error,
+            "`N` is a macro (the preprocessor replaces it by its value)".to_string()
+        )
+    );
+}

@@ -1143,9 +1143,27 @@ impl<'c, 'a> FnLower<'c, 'a> {
         })
     }
 
+    /// The value of the macro `n` (an identifier naming a macro defined before it).
+    fn macro_value(&self, n: Node) -> R<TExpr> {
+        let src = self.src;
+        let name = src.text(n);
+        match self.cx.macro_at(name, n.start_byte()).map(|m| m.value) {
+            Some(Some(v)) => Ok((Expr::Const(v), super::macros::macro_ty(v))),
+            Some(None) => Err(src.error(
+                n,
+                &format!("macro `{name}` has no value (it can only be tested with #ifdef)"),
+            )),
+            None => Err(src.internal("macro_value of a name that is not a macro")),
+        }
+    }
+
     fn name_error(&self, n: Node, name: &str, what: Name, write: bool) -> super::Diagnostic {
         let src = self.src;
         match what {
+            Name::Unknown if self.cx.macro_at(name, n.start_byte()).is_some() => src.error(
+                n,
+                &format!("`{name}` is a macro (the preprocessor replaces it by its value)"),
+            ),
             Name::Unknown if self.mode == Mode::Const => {
                 src.error(n, "initialiser of a global must be a constant expression")
             }
@@ -1830,6 +1848,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 }
             }
             "identifier" if src.text(n) == "ATOMIC_FLAG_INIT" => Ok((Expr::Const(0), IntTy::I32)),
+            "identifier" if self.cx.macro_at(src.text(n), n.start_byte()).is_some() => {
+                self.macro_value(n)
+            }
             "identifier" => {
                 let name = src.text(n);
                 match self.lookup(name) {

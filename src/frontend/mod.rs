@@ -27,6 +27,16 @@
 //!   designators unsupported), and `NULL`, `&global` or an array name for pointers; no
 //!   initialiser means 0. Global `pthread_t` / `thrd_t` variables and arrays of them become
 //!   registers of `main`. Everything else is unsupported.
+//! * **Macros** (`macros.rs`): top-level object-like macros `#define N VALUE` whose value is an
+//!   integer constant expression over literals and earlier macros (evaluated once, in 64-bit
+//!   arithmetic; a later use of `N` is that constant, of type `int` if it fits, else `long`, also
+//!   where an integer constant expression is needed: array sizes, `case` labels, counting loop
+//!   bounds), `#define N` without a value (for `#ifdef` only), and top-level `#ifdef N` /
+//!   `#ifndef N` with an optional `#else`, whose chosen branch may hold only `#define`s (the
+//!   other is ignored). A declared name (variable, parameter, function, field, type) or
+//!   assignment target spelled like a macro after its `#define` is an error. Function-like
+//!   macros, other values, `#if`, `#elif`, `#undef` and directives inside functions are
+//!   unsupported.
 //! * **Functions**: `main` and the functions passed to `pthread_create` or `thrd_create` in
 //!   `main` (found with `queries/c/threads.scm`) are lowered, in source order, to
 //!   [`Function`]s; other function definitions are only lowered where they are called (see
@@ -312,6 +322,7 @@
 mod cpp;
 mod literal;
 mod lower;
+mod macros;
 mod types;
 
 #[cfg(test)]
@@ -549,6 +560,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) spawned: HashMap<String, SpawnedBy>,
     /// Loops lowered so far: the next loop id ([`Instr::LoopEnter`](crate::ir::Instr::LoopEnter)).
     pub(crate) loops: usize,
+    /// The object-like macros defined so far (`#define N 3`), by name (see `macros.rs`).
+    pub(crate) macros: HashMap<String, macros::Macro>,
 }
 
 /// An array or struct in memory: cells `base .. base + size(ty)`.
@@ -579,6 +592,10 @@ enum Item {
     Function,
     Struct,
     Typedef,
+    /// `#define NAME [VALUE]` (an object-like macro).
+    Define,
+    /// `#ifdef NAME` / `#ifndef NAME`.
+    Ifdef,
     Other,
 }
 
@@ -727,6 +744,7 @@ pub fn parse(file: &str, source: &str, lang: Lang) -> Result<Program, Diagnostic
         main_name,
         spawned,
         loops: 0,
+        macros: HashMap::new(),
     };
 
     // Main pass, in document order.
@@ -734,12 +752,22 @@ pub fn parse(file: &str, source: &str, lang: Lang) -> Result<Program, Diagnostic
     for &(node, item) in &items {
         match item {
             Item::Include | Item::Comment => {}
-            Item::Declaration => cx.global_decl(node)?,
+            Item::Define => cx.define_macro(node)?,
+            Item::Ifdef => cx.ifdef(node)?,
+            Item::Declaration => {
+                cx.check_macro_names(node)?;
+                cx.global_decl(node)?;
+            }
             Item::Struct => {
+                cx.check_macro_names(node)?;
                 cx.define_struct(node)?;
             }
-            Item::Typedef => cx.typedef(node)?,
+            Item::Typedef => {
+                cx.check_macro_names(node)?;
+                cx.typedef(node)?;
+            }
             Item::Function => {
+                cx.check_macro_names(node)?;
                 let Some(fdecl) = node
                     .child_by_field_name("declarator")
                     .and_then(function_declarator)
@@ -1304,6 +1332,8 @@ fn classify_items<'t>(root: Node<'t>, query: &Query, text: &[u8]) -> Vec<(Node<'
                 Some("function") => Item::Function,
                 Some("struct") => Item::Struct,
                 Some("typedef") => Item::Typedef,
+                Some("define") => Item::Define,
+                Some("ifdef") => Item::Ifdef,
                 _ => Item::Other,
             };
             let entry = kinds.entry(cap.node.id()).or_insert(item);
@@ -1363,11 +1393,14 @@ fn spawned_functions(
 
 fn unsupported_item(src: &Src, node: Node) -> Diagnostic {
     let what = match node.kind() {
-        "preproc_def" | "preproc_function_def" => {
-            "`#define` (macros are not supported)".to_string()
-        }
+        "preproc_function_def" => "function-like macro (only object-like integer macros such as \
+                                   `#define N 3` are supported)"
+            .to_string(),
+        "preproc_def" => "`#define` (only object-like integer macros are supported)".to_string(),
         "preproc_if" | "preproc_ifdef" | "preproc_elif" | "preproc_else" => {
-            "preprocessor conditional".to_string()
+            "preprocessor conditional `#if` (only `#ifdef` / `#ifndef` holding `#define`s are \
+             supported)"
+                .to_string()
         }
         "preproc_call" => {
             let directive = node

@@ -697,7 +697,7 @@ fn diagnostics_positions() {
             "atomic_uint x;\nint main() { x++; }",
             (2, 14, Unsupported, "`++` on `x` of a narrow or 32-bit unsigned type (its wrap-around is not modelled)"),
         ),
-        ("#define N 2\nint main() { }", (1, 1, Unsupported, "`#define` (macros are not supported)")),
+        ("#define F(a) (a)\nint main() { }", (1, 1, Unsupported, "function-like macro (only object-like integer macros such as `#define N 3` are supported)")),
         ("extern int e;\nint main() { }", (1, 1, Unsupported, "`extern` declaration")),
         ("int y = 1;\nint x = y;\nint main() { }", (2, 9, Error, "initialiser of a global must be a constant expression")),
         ("int x = 1 / 0;\nint main() { }", (1, 9, Error, "division by zero in constant expression")),
@@ -2839,4 +2839,197 @@ int main(void) {
         .collect();
     assert_eq!(heads.len(), 2);
     assert_ne!(heads[0], heads[1]);
+}
+
+#[test]
+fn object_like_macros_are_integer_constants() {
+    // In an expression, as an array size, as a `case` label, referring to an earlier macro.
+    let src = "#define N 3\n#define M ((N) * 2 + (1 << 2) - '\\0') // six plus four\natomic_int x;\nint a[N];\n\
+               int main() {\n  int r = N + M;\n  switch (x) { case M: r = 1; }\n  a[N - 1] = r;\n}\n";
+    let (p, c) = main_code(src);
+    assert_eq!(p.globals.len(), 4);
+    assert_eq!(c[0], assign(0, k(13)));
+    assert!(c.contains(&biz(b(BinOp::Ne, r(1), k(10)), 4)), "{c:?}");
+    // A macro is `int` when it fits, else `long`: `B + B` does not wrap to 32 bits.
+    let (_, c) =
+        main_code("#define B 0x7fffffff\n#define L (B + 1)\nint main() { long l = L; l = B + B; }");
+    assert_eq!(c[0], assign(0, k(1 << 31)));
+    // Every operator of an integer constant expression, with short-circuits.
+    let (_, c) = main_code(
+        "#define Z 0\n#define V (!Z ? -(~1 ^ 6 | 8 & 12) % 5 + (1 && 2 || 0) * (3 >= 3) + (16 >> 2) : 1 / Z)\n\
+         #define W (Z && 1 / Z) + (1 || 1 % Z) + (2 != 2) + (1 <= 0) + (1 < 2) + (2 > 1) + (1 == 1)\n\
+         int main() { int r = V; r = W; }",
+    );
+    // ~1 ^ 6 = -8, | (8 & 12) = -8 | 8 = -8, -(-8) % 5 = 3, + 1 * 1 + 4 = 8.
+    assert_eq!(c[0], assign(0, k(8)));
+    assert_eq!(c[1], assign(0, k(4)));
+    // Before its `#define` the name is an ordinary identifier.
+    assert_eq!(
+        diag("int main() { return N; }\n#define N 2\n"),
+        (
+            1,
+            21,
+            DiagKind::Error,
+            "undeclared identifier `N`".to_string()
+        )
+    );
+    // Redefinition with the same value is allowed (as in C).
+    ok("#define N 2\n#define N 2\n#define E\n#define E\nint main() { return N; }");
+    // A long value is evaluated without deep recursion; deep nesting and odd bytes are refused.
+    let long = format!(
+        "#define L 0{}\nint main() {{ int r = L; }}",
+        "+1".repeat(20_000)
+    );
+    let (_, c) = main_code(&long);
+    assert_eq!(c[0], assign(0, k(20_000)));
+    let deep = format!(
+        "#define D {}1{}\nint main() {{ }}",
+        "(".repeat(500),
+        ")".repeat(500)
+    );
+    assert!(
+        diag(&deep).3.ends_with("nesting deeper than 100 levels"),
+        "{:?}",
+        diag(&deep)
+    );
+    for odd in ["'\\é'", "'é'", "1 é", "\\ 1", "'"] {
+        let src = format!("#define O {odd}\nint main() {{ }}");
+        assert_eq!(diag(&src).2, DiagKind::Unsupported, "{src}");
+    }
+}
+
+#[test]
+fn macro_bounds_make_counting_loops() {
+    let src = "#define N 4\natomic_int x;\nint main() {\n  for (int i = 0; i < N; i++) x = i;\n  for (int i = N; i > 0; i--) x = i;\n}\n";
+    let p = ok(src);
+    assert!(loop_heads(&p.functions[p.main]).is_empty());
+    assert!(!p.functions[p.main]
+        .body
+        .iter()
+        .any(|i| matches!(i, Instr::LoopEnter { .. })));
+}
+
+#[test]
+fn ifdef_and_ifndef_choose_defines() {
+    let value = |src: &str| {
+        let (_, c) = main_code(&format!("{src}\nint main() {{ int r = N; }}\n"));
+        c[0].clone()
+    };
+    // The default of `#ifndef` after an earlier `#define`, and without one.
+    assert_eq!(
+        value("#define N 3\n#ifndef N\n#define N 2\n#endif"),
+        assign(0, k(3))
+    );
+    assert_eq!(
+        value("#ifndef N\n// the default\n#define N 2\n#endif"),
+        assign(0, k(2))
+    );
+    // `#ifdef` with `#else`; the branch not taken is ignored entirely.
+    let two = "#ifdef FAST\n#define N 1\n#else\n#define N 2\n#endif";
+    assert_eq!(value(two), assign(0, k(2)));
+    assert_eq!(value(&format!("#define FAST\n{two}")), assign(0, k(1)));
+    assert_eq!(
+        value("#ifdef FAST\n#define N 5\nint ignored;\n#else\n#define N 6\n#endif"),
+        assign(0, k(6))
+    );
+    assert_eq!(value("#ifndef N\n#endif\n#define N 7"), assign(0, k(7)));
+}
+
+#[test]
+fn macro_errors_have_positions() {
+    use DiagKind::*;
+    type Case<'a> = (&'a str, (usize, usize, DiagKind, &'a str));
+    let cases: &[Case] = &[
+        (
+            "int x;\n#define INC(a) ((a) + 1)\nint main() { }",
+            (2, 1, Unsupported, "function-like macro (only object-like integer macros such as `#define N 3` are supported)"),
+        ),
+        (
+            "int g;\n#define N (g + 1)\nint main() { }",
+            (2, 1, Unsupported, "`#define N` whose value is not an integer constant expression (only those macros are supported): `g` is not a macro defined before it"),
+        ),
+        (
+            "#define T int\nint main() { }",
+            (1, 1, Unsupported, "`#define T` whose value is not an integer constant expression (only those macros are supported): `int` is not a macro defined before it"),
+        ),
+        (
+            "#define S \"s\"\nint main() { }",
+            (1, 1, Unsupported, "`#define S` whose value is not an integer constant expression (only those macros are supported): a string literal"),
+        ),
+        (
+            "#define C f(1)\nint main() { }",
+            (1, 1, Unsupported, "`#define C` whose value is not an integer constant expression (only those macros are supported): `f` is not a macro defined before it"),
+        ),
+        (
+            "#define H 1.5\nint main() { }",
+            (1, 1, Unsupported, "`#define H` whose value is not an integer constant expression (only those macros are supported): floating-point literal `1.5`"),
+        ),
+        (
+            "#define P (1 + )\nint main() { }",
+            (1, 1, Unsupported, "`#define P` whose value is not an integer constant expression (only those macros are supported)"),
+        ),
+        (
+            "\n  #define D (4 / (2 - 2))\nint main() { }",
+            (2, 3, Error, "division by zero in the value of `#define D`"),
+        ),
+        ("#define D (1 % 0)\nint main() { }", (1, 1, Error, "division by zero in the value of `#define D`")),
+        ("#define O (1 << 64)\nint main() { }", (1, 1, Error, "shift by 64 in the value of `#define O`")),
+        (
+            "#define O (0x7fffffffffffffff + 1)\nint main() { }",
+            (1, 1, Error, "overflow in the value of `#define O`"),
+        ),
+        (
+            "#define N (M + 1)\nint main() { }",
+            (1, 1, Unsupported, "`#define N` whose value is not an integer constant expression (only those macros are supported): `M` is not a macro defined before it"),
+        ),
+        (
+            "#define E\n#define N (E + 1)\nint main() { }",
+            (2, 1, Error, "macro `E` (defined without a value) used in the value of `#define N`"),
+        ),
+        (
+            "#define E\nint main() { return E; }",
+            (2, 21, Error, "macro `E` has no value (it can only be tested with #ifdef)"),
+        ),
+        ("#define N 3\n#define N 2\nint main() { }", (2, 1, Error, "`N` redefined")),
+        ("#define N 3\n#define N\nint main() { }", (2, 1, Error, "`N` redefined")),
+        ("#define N 3\nint main() { int N = 1; }", (2, 18, Error, "`N` is a macro (the preprocessor replaces it by its value)")),
+        ("#define N 3\nint N;\nint main() { }", (2, 5, Error, "`N` is a macro (the preprocessor replaces it by its value)")),
+        ("#define N 3\nint N(void) { return 1; }\nint main() { }", (2, 5, Error, "`N` is a macro (the preprocessor replaces it by its value)")),
+        (
+            "#define N 3\nvoid *t(void *N) { return 0; }\nint main() { }",
+            (2, 15, Error, "`N` is a macro (the preprocessor replaces it by its value)"),
+        ),
+        (
+            "#define N 3\nint g;\nint main() { N = 1; }",
+            (3, 14, Error, "`N` is a macro (the preprocessor replaces it by its value)"),
+        ),
+        (
+            "#define f 3\nstruct S { int f; };\nint main() { }",
+            (2, 16, Error, "`f` is a macro (the preprocessor replaces it by its value)"),
+        ),
+        (
+            "int N;\n#define N 3\nint main() { }",
+            (2, 1, Unsupported, "`#define N` of a name declared before it (a macro may not be named like a variable or function)"),
+        ),
+        (
+            "#ifndef N\nint x;\n#endif\nint main() { }",
+            (2, 1, Unsupported, "only #define is supported inside #ifdef/#ifndef"),
+        ),
+        (
+            "#define N\n#ifdef N\n#ifdef M\n#endif\n#endif\nint main() { }",
+            (3, 1, Unsupported, "only #define is supported inside #ifdef/#ifndef"),
+        ),
+        (
+            "#ifdef N\n#elif 1\n#endif\nint main() { }",
+            (2, 1, Unsupported, "`#elif` (only `#ifdef` / `#ifndef` with an optional `#else` are supported)"),
+        ),
+        (
+            "#if 1\n#endif\nint main() { }",
+            (1, 1, Unsupported, "preprocessor conditional `#if` (only `#ifdef` / `#ifndef` holding `#define`s are supported)"),
+        ),
+        ("#define N 2\n#undef N\nint main() { }", (2, 1, Unsupported, "preprocessor directive `#undef`")),
+    ];
+    for (src, (line, col, kind, msg)) in cases {
+        assert_eq!(diag(src), (*line, *col, *kind, msg.to_string()), "{src}");
+    }
 }
