@@ -2555,6 +2555,7 @@ fn ir_program(globals: &[(&str, bool, i64)], functions: Vec<Function>, main: Fun
             },
         }],
         lang: fensyn::ir::Lang::C,
+        defines: vec![],
     };
     prog.validate().unwrap();
     prog

@@ -668,3 +668,65 @@ int main(void) {
         );
     }
 }
+
+/// `-D NAME=VALUE` defines a macro before the first line, like a C compiler's: it overrides
+/// an `#ifndef` default, and `fix` re-parses the patched source (re-check, `--prove-optimal`
+/// variants) with the same macros.
+#[test]
+fn define_sets_macros_for_check_and_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let counter = dir.path().join("counter.c");
+    std::fs::write(
+        &counter,
+        "#include <assert.h>\n#include <pthread.h>\n#include <stdatomic.h>\n#ifndef N\n#define N 2\n#endif\n\
+         atomic_int c;\nvoid *inc(void *arg) {\n    for (int i = 0; i < N; i++)\n        \
+         atomic_fetch_add_explicit(&c, 1, memory_order_relaxed);\n    return NULL;\n}\n\
+         int main(void) {\n    pthread_t a, b;\n    pthread_create(&a, NULL, inc, NULL);\n    \
+         pthread_create(&b, NULL, inc, NULL);\n    pthread_join(a, NULL);\n    pthread_join(b, NULL);\n    \
+         assert(atomic_load_explicit(&c, memory_order_relaxed) == 2 * N);\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let file = counter.to_str().unwrap();
+    let executions = |extra: &[&str]| {
+        let mut args = vec!["check", file, "--format", "json"];
+        args.extend_from_slice(extra);
+        let out = fensyn(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        j["executions"].as_u64().unwrap()
+    };
+    // The interleavings of the two threads' N increments: C(2N, N).
+    assert_eq!(executions(&[]), 6);
+    assert_eq!(executions(&["-DN=3"]), 20);
+    assert_eq!(executions(&["--define", "N=0x4"]), 70);
+    assert_eq!(executions(&["-D", "N"]), 2);
+    let out = fensyn(&["check", file, "-D", "3N=1"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("not a macro name"),
+        "{}",
+        stderr(&out)
+    );
+    // Store buffering over N threads in a ring, N only on the command line.
+    let ring = dir.path().join("ring.c");
+    std::fs::write(
+        &ring,
+        "#include <assert.h>\n#include <pthread.h>\n#include <stdatomic.h>\n\
+         atomic_int x[N];\nint r[N];\n\
+         void *t(void *arg) {\n    int me = (int)(long)arg;\n    \
+         atomic_store_explicit(&x[me], 1, memory_order_relaxed);\n    \
+         r[me] = atomic_load_explicit(&x[(me + 1) % N], memory_order_relaxed);\n    return NULL;\n}\n\
+         int main(void) {\n    pthread_t th[N];\n    for (int i = 0; i < N; i++)\n        \
+         pthread_create(&th[i], NULL, t, (void *)(long)i);\n    for (int i = 0; i < N; i++)\n        \
+         pthread_join(th[i], NULL);\n    assert(r[0] == 1 || r[1] == 1);\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let ring = ring.to_str().unwrap();
+    assert_eq!(fensyn(&["check", ring]).status.code(), Some(3));
+    let out = fensyn(&["fix", ring, "-DN=2", "--prove-optimal", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(j["status"], "fixed", "{j}");
+    assert_eq!(j["verified"]["buggy"], 0, "{j}");
+    assert_eq!(j["inserted"], 1, "{j}");
+}

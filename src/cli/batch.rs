@@ -186,6 +186,7 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
             spurious_cas: settings.spurious_cas,
             equiv: settings.equiv,
             jobs: settings.jobs,
+            defines: settings.defines.clone(),
         };
         let mut out = Vec::new();
         let mut err = Tee {

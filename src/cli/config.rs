@@ -42,6 +42,8 @@ pub struct Config {
     pub comments: Option<bool>,
     pub equiv: Option<crate::checker::Equiv>,
     pub jobs: Option<usize>,
+    /// `-D NAME=VALUE` macros (command line only).
+    pub defines: Vec<(String, i64)>,
 }
 
 /// A bad configuration file: printed `path:line:column: error: message`.
@@ -161,6 +163,7 @@ pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
             }
             j => j.map(|j| *j.get_ref()),
         },
+        defines: Vec::new(),
     })
 }
 
@@ -276,6 +279,8 @@ pub struct Settings {
     pub equiv: Option<crate::checker::Equiv>,
     /// Exploration threads.
     pub jobs: usize,
+    /// `-D NAME=VALUE` macros (command line only).
+    pub defines: Vec<(String, i64)>,
 }
 
 impl Settings {
@@ -309,6 +314,7 @@ impl Settings {
                 .jobs
                 .or(cfg.jobs)
                 .unwrap_or_else(crate::checker::default_jobs),
+            defines: cli.defines.clone(),
         }
     }
 }

@@ -185,6 +185,35 @@ pub struct CommonArgs {
     /// available cores]
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub jobs: Option<u64>,
+    /// Define the macro NAME as the integer VALUE (1 when omitted) before the first line, as
+    /// a C compiler's -D does (repeatable): sets the parameters of a test written with
+    /// `#ifndef N` / `#define N 2` / `#endif`
+    #[arg(short = 'D', long = "define", value_name = "NAME[=VALUE]", value_parser = parse_define)]
+    pub define: Vec<(String, i64)>,
+}
+
+/// A `-D NAME[=VALUE]` argument: NAME a C identifier, VALUE an integer literal (decimal, hex,
+/// octal or binary, optionally negative; 1 when omitted).
+fn parse_define(arg: &str) -> Result<(String, i64), String> {
+    let (name, value) = arg.split_once('=').unwrap_or((arg, "1"));
+    let ident = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !ident {
+        return Err(format!("`{name}` is not a macro name (a C identifier)"));
+    }
+    let (negative, digits) = match value.trim().strip_prefix('-') {
+        Some(d) => (true, d.trim_start()),
+        None => (false, value.trim()),
+    };
+    let v = frontend::integer_literal(digits)
+        .map_err(|e| format!("the value of `{name}` must be an integer literal: {e}"))?;
+    Ok((
+        name.to_string(),
+        if negative { v.wrapping_neg() } else { v },
+    ))
 }
 
 impl CommonArgs {
@@ -198,6 +227,7 @@ impl CommonArgs {
             timeout: self.timeout,
             spurious_cas: self.spurious_cas.then_some(true),
             equiv: self.equiv,
+            defines: self.define.clone(),
             jobs: self.jobs.map(|j| j as usize),
             ..config::Config::default()
         }
@@ -229,6 +259,8 @@ pub struct FileArgs {
     /// `None`: rf where it is sound, else graph.
     pub equiv: Option<checker::Equiv>,
     pub jobs: usize,
+    /// `-D NAME=VALUE` macros.
+    pub defines: Vec<(String, i64)>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -386,7 +418,12 @@ fn display_path(p: &Path) -> String {
 }
 
 /// Reads and parses the input; on failure prints the diagnostic.
-fn load(path: &Path, lang: LangArg, err: Out) -> Result<(String, Program), i32> {
+fn load(
+    path: &Path,
+    lang: LangArg,
+    defines: &[(String, i64)],
+    err: Out,
+) -> Result<(String, Program), i32> {
     let name = display_path(path);
     let src = match std::fs::read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
@@ -413,7 +450,7 @@ fn load(path: &Path, lang: LangArg, err: Out) -> Result<(String, Program), i32> 
             return Err(EXIT_INPUT);
         }
     };
-    match frontend::parse(&name, &src, lang.resolve(path)) {
+    match frontend::parse_with(&name, &src, lang.resolve(path), defines) {
         Ok(p) => {
             for n in &p.notes {
                 let _ = writeln!(
@@ -540,7 +577,7 @@ fn cmd_check(
         );
         return EXIT_INPUT;
     }
-    let (src, prog) = match load(&common.file, common.lang, err) {
+    let (src, prog) = match load(&common.file, common.lang, &common.defines, err) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -816,7 +853,7 @@ pub fn prove_minimal(
                 .map_err(|e| format!("cannot place the fences of a variant: {e}"))?;
             let text = rewrite::apply(src, &edits)
                 .map_err(|e| format!("cannot apply the edits of a variant: {e}"))?;
-            let variant = frontend::parse(name, &text, prog.lang)
+            let variant = frontend::parse_with(name, &text, prog.lang, &prog.defines)
                 .map_err(|d| format!("a variant does not parse: {d}"))?;
             let res = checker::check(
                 &variant,
@@ -1107,7 +1144,7 @@ fn write_and_recheck(
             Ok(r) => (r.text, r.positions),
             Err(e) => return Err(Recheck::Internal(format!("cannot write the fences: {e}"))),
         };
-    let fixed_prog = match frontend::parse(name, &fixed_source, prog.lang) {
+    let fixed_prog = match frontend::parse_with(name, &fixed_source, prog.lang, &prog.defines) {
         Ok(p) => p,
         Err(d) => {
             return Err(Recheck::Internal(format!(
@@ -1161,7 +1198,7 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         comments,
     } = opts;
     let started = clock::cpu_seconds();
-    let (src, prog) = match load(&common.file, common.lang, err) {
+    let (src, prog) = match load(&common.file, common.lang, &common.defines, err) {
         Ok(x) => x,
         Err(code) => return code,
     };

@@ -54,7 +54,7 @@ pub(super) fn cmd_robust(common: &FileArgs, out: Out, err: Out) -> i32 {
     {
         return code;
     }
-    let (src, prog) = match load(&common.file, common.lang, err) {
+    let (src, prog) = match load(&common.file, common.lang, &common.defines, err) {
         Ok(x) => x,
         Err(code) => return code,
     };

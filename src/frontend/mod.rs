@@ -615,6 +615,26 @@ pub fn parse_cpp(file: &str, source: &str) -> Result<Program, Diagnostic> {
 ///
 /// Returns the first problem found as a [`Diagnostic`]; never panics.
 pub fn parse(file: &str, source: &str, lang: Lang) -> Result<Program, Diagnostic> {
+    parse_with(file, source, lang, &[])
+}
+
+/// The value of an integer literal as C writes it (`42`, `0x2a`, `052`, `0b101`, suffixes
+/// allowed), for `-D NAME=VALUE`.
+pub fn integer_literal(text: &str) -> Result<i64, String> {
+    literal::parse_number(text).map_err(|e| match e {
+        literal::LitError::Unsupported(m) | literal::LitError::Invalid(m) => m,
+    })
+}
+
+/// [`parse`] with macros defined before the first line, as `-D NAME=VALUE` does for a C
+/// compiler (each visible everywhere in the file; a `#define` of one of them with another
+/// value is an error, `#ifndef NAME` skips its default). Recorded in [`Program::defines`].
+pub fn parse_with(
+    file: &str,
+    source: &str,
+    lang: Lang,
+    defines: &[(String, i64)],
+) -> Result<Program, Diagnostic> {
     let src = Src {
         file,
         text: source,
@@ -744,7 +764,16 @@ pub fn parse(file: &str, source: &str, lang: Lang) -> Result<Program, Diagnostic
         main_name,
         spawned,
         loops: 0,
-        macros: HashMap::new(),
+        macros: defines
+            .iter()
+            .map(|(name, v)| {
+                let m = macros::Macro {
+                    value: Some(*v),
+                    start: 0,
+                };
+                (name.clone(), m)
+            })
+            .collect(),
     };
 
     // Main pass, in document order.
@@ -813,6 +842,7 @@ pub fn parse(file: &str, source: &str, lang: Lang) -> Result<Program, Diagnostic
         stmts: cx.stmts,
         slots: cx.slots,
         lang,
+        defines: defines.to_vec(),
     };
     // Pointer dereferences may address any location: their range ends at the last global.
     let nlocs = program.globals.len();

@@ -582,6 +582,9 @@ pub struct Program {
     pub notes: Vec<Note>,
     /// The language of the source (how the rewriter spells fences).
     pub lang: Lang,
+    /// Macros given on the command line (`-D NAME=VALUE`), in order: a source rewritten with
+    /// fences is parsed again with the same ones.
+    pub defines: Vec<(String, i64)>,
 }
 
 /// A remark about the source that does not stop the analysis.
@@ -782,6 +785,7 @@ mod tests {
                 },
             ],
             lang: Lang::C,
+            defines: vec![],
         };
         p.merge_duplicate_slots();
         assert_eq!(p.functions[1].body, vec![Instr::Slot(0), Instr::Slot(2)]);
