@@ -345,8 +345,8 @@ pub fn incomplete_text(why: &crate::checker::Incomplete) -> String {
         crate::checker::Incomplete::MaxExecutions(n) => format!("stopped after {n} executions"),
         crate::checker::Incomplete::Timeout => "timeout".into(),
         crate::checker::Incomplete::LoopBound { unroll, cut } => format!(
-            "{cut} execution{} cut at the loop bound (--unroll {unroll}); no bug found below it",
-            if *cut == 1 { "" } else { "s" }
+            "{} cut at the loop bound (--unroll {unroll}); no bug found below it",
+            executions(*cut)
         ),
         crate::checker::Incomplete::LocalLoop { thread, func } => {
             format!("thread T{thread} ({func}) loops without touching shared memory")
