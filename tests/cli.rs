@@ -64,7 +64,7 @@ fn check_exit_codes_and_json() {
 
     let out = fensyn(&["check", "fixtures/litmus/sb_sc.c", "--format", "json"]);
     assert_eq!(out.status.code(), Some(0));
-    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let j = json(&out);
     for key in [
         "file",
         "model",
@@ -90,7 +90,7 @@ fn limits_make_the_result_incomplete() {
         "json",
     ]);
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
-    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let j = json(&out);
     assert_eq!(j["complete"], false);
     let out = fensyn(&[
         "fix",
@@ -101,7 +101,7 @@ fn limits_make_the_result_incomplete() {
         "json",
     ]);
     assert_eq!(out.status.code(), Some(4));
-    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let j = json(&out);
     assert_eq!(j["status"], "incomplete");
 }
 
@@ -219,7 +219,7 @@ fn timings_are_reported_only_when_asked_for() {
         args.extend_from_slice(extra);
         let out = fensyn(&args);
         assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-        serde_json::from_str(&stdout(&out)).unwrap()
+        json(&out)
     };
     let plain = j(&[]);
     assert!(plain.get("timings").is_none(), "{plain}");
@@ -295,7 +295,7 @@ fn c11_and_rc11_differ_on_iriw_and_2_plus_2w() {
         "--format",
         "json",
     ]);
-    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let j = json(&out);
     assert_eq!(j["executions"], 16);
     assert_eq!(j["model"], "c11");
 }
@@ -339,7 +339,7 @@ fn prove_optimal_shows_every_variant_still_buggy() {
     ] {
         let out = fensyn(&["fix", file, "--prove-optimal", "--format", "json"]);
         assert_eq!(out.status.code(), Some(1), "{file}: {}", stderr(&out));
-        let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let j = json(&out);
         let proof = j["proof"].as_array().unwrap();
         assert!(
             proof.len() >= j["fences"].as_array().unwrap().len(),
@@ -382,12 +382,12 @@ fn cost_models_price_fences_by_instructions() {
     ] {
         let out = fensyn(&["fix", file, "--cost", cost, "--format", "json"]);
         assert_eq!(out.status.code(), Some(1), "{file}: {}", stderr(&out));
-        let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let j = json(&out);
         assert_eq!(j["cost"], cost);
         assert_eq!(j["price"], price, "{file} {cost}");
     }
     let out = fensyn(&["fix", "fixtures/litmus/sb.c", "--format", "json"]);
-    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let j = json(&out);
     assert_eq!(j["cost"], "count");
     assert!(j.get("price").is_none());
 }
@@ -397,7 +397,7 @@ fn cost_models_price_fences_by_instructions() {
 #[test]
 fn auto_mode_falls_back_to_fast_and_says_so() {
     let out = fensyn(&["fix", "fixtures/litmus/isa2.c", "--format", "json"]);
-    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let j = json(&out);
     assert_eq!(j["mode"], "optimal");
     assert!(j.get("fell_back").is_none());
     let out = fensyn(&[
@@ -409,7 +409,7 @@ fn auto_mode_falls_back_to_fast_and_says_so() {
         "json",
     ]);
     assert_eq!(out.status.code(), Some(1));
-    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let j = json(&out);
     assert_eq!(j["mode"], "fast");
     assert_eq!(j["fell_back"], true);
     assert_eq!(j["verified"]["buggy"], 0);
@@ -432,8 +432,8 @@ fn collect_limit_switches_to_rounds_with_the_same_fix() {
     };
     let full = run(&["--format", "json"]);
     let capped = run(&["--collect-limit", "0", "--format", "json"]);
-    let j: serde_json::Value = serde_json::from_str(&stdout(&full)).unwrap();
-    let k: serde_json::Value = serde_json::from_str(&stdout(&capped)).unwrap();
+    let j = json(&full);
+    let k = json(&capped);
     assert!(j.get("lazy_after").is_none(), "{j}");
     assert_eq!(k["lazy_after"], 1, "{k}");
     assert_eq!(k["mode"], "optimal");
@@ -463,7 +463,7 @@ fn unfixable_results_suggest_an_access_to_strengthen_when_one_helps() {
         "json",
     ]);
     assert_eq!(out.status.code(), Some(2));
-    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let j = json(&out);
     assert_eq!(j["suggestion"]["order"], "seq_cst");
     assert_eq!(j["suggestion"]["previous"], "relaxed");
     let out = fensyn(&["fix", "fixtures/litmus/2+2w.c", "--model", "c11"]);
@@ -474,7 +474,7 @@ fn unfixable_results_suggest_an_access_to_strengthen_when_one_helps() {
     );
     let out = fensyn(&["fix", "fixtures/litmus/race_final.c", "--format", "json"]);
     assert_eq!(out.status.code(), Some(2));
-    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let j = json(&out);
     assert!(j.get("suggestion").is_none());
 }
 
@@ -496,7 +496,7 @@ fn await_loop_helpers_get_no_fences() {
     .unwrap();
     let out = fensyn_in(dir.path(), &["fix", "spin.cpp", "--format", "json"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let j = json(&out);
     let diff = j["diff"].as_str().unwrap();
     assert!(
         diff.contains("+void t() { while (!ready(x.load(std::memory_order_relaxed))) ; std::atomic_thread_fence(std::memory_order_acquire); /* fensyn: orders line 7 before line 7 */ assert(data == 1); }"),
@@ -530,7 +530,7 @@ fn default_rf_gives_way_to_graphs_when_its_dead_ends_explode() {
         "json",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let j = json(&out);
     assert_eq!(j["equiv"], "graph", "{j}");
     assert_eq!(j["executions"], families::indexer_count(12));
     assert!(
@@ -548,7 +548,7 @@ fn default_rf_gives_way_to_graphs_when_its_dead_ends_explode() {
         "--format",
         "json",
     ]);
-    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let j = json(&out);
     assert_eq!(j["equiv"], "rf", "{j}");
     assert_eq!(j["executions"], families::lastzero_count(6));
     assert!(!stderr(&out).contains("gave up"), "{}", stderr(&out));
@@ -599,7 +599,7 @@ int main(void) {
     let file = path.to_str().unwrap();
     let run = |unroll: &str| {
         let out = fensyn(&["check", file, "--unroll", unroll, "--format", "json"]);
-        let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let j = json(&out);
         (out.status.code(), j)
     };
     let (code, j) = run("3");
@@ -660,7 +660,7 @@ int main(void) {
             "json",
         ]);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let j = json(&out);
         assert_eq!(
             (j["executions"].as_u64(), j["bounded"].as_u64()),
             (Some(1001), Some(0)),
@@ -692,7 +692,7 @@ fn define_sets_macros_for_check_and_fix() {
         args.extend_from_slice(extra);
         let out = fensyn(&args);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let j = json(&out);
         j["executions"].as_u64().unwrap()
     };
     // The interleavings of the two threads' N increments: C(2N, N).
@@ -725,7 +725,7 @@ fn define_sets_macros_for_check_and_fix() {
     assert_eq!(fensyn(&["check", ring]).status.code(), Some(3));
     let out = fensyn(&["fix", ring, "-DN=2", "--prove-optimal", "--format", "json"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let j = json(&out);
     assert_eq!(j["status"], "fixed", "{j}");
     assert_eq!(j["verified"]["buggy"], 0, "{j}");
     assert_eq!(j["inserted"], 1, "{j}");

@@ -141,10 +141,10 @@ fn equiv_rf_is_refused_where_it_is_not_implemented() {
     // Graphs work everywhere, and the default picks them where rf/value do not apply.
     let out = fensyn(&["check", "--format", "json", path]);
     assert_eq!(out.status.code(), Some(0));
-    let j: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let j = json(&out);
     assert_eq!(j["equiv"], "graph");
     let out = fensyn(&["check", "--format", "json", "--model", "sc", path]);
-    let j: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let j = json(&out);
     assert_eq!(j["equiv"], "rf");
 }
 

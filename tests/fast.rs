@@ -341,7 +341,7 @@ fn the_user_timeout_is_not_a_fallback() {
         f,
     ]);
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
-    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let j = json(&out);
     assert_eq!(j["status"], "incomplete");
     let out = fensyn(&[
         "fix",
@@ -354,7 +354,7 @@ fn the_user_timeout_is_not_a_fallback() {
         f,
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let j: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let j = json(&out);
     assert_eq!(j["fell_back"], true);
     assert_eq!(j["status"], "fixed");
     assert_eq!(j["verified"]["buggy"], 0);

@@ -23,11 +23,6 @@ fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
-fn json(out: &Output) -> Value {
-    serde_json::from_str(&stdout(out))
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(out), stderr(out)))
-}
-
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap()
 }

@@ -68,6 +68,12 @@ pub fn fensyn(args: &[&str]) -> Output {
     fensyn_in(&root(), args)
 }
 
+/// The JSON a command printed (`--format json`); a test fails with its output when it is not.
+pub fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(out))
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(out), stderr(out)))
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
