@@ -1033,7 +1033,7 @@ impl Walker<'_> {
                     }
                     Err(_) => return self.stop(run, End::Failed),
                 },
-                Instr::Assert { cond, .. } => match cond.eval(&regs) {
+                Instr::Assert { cond, .. } | Instr::Check { cond, .. } => match cond.eval(&regs) {
                     Ok(0) | Err(_) => return self.stop(run, End::Failed),
                     Ok(_) => {
                         run.branch_on(cond);

@@ -678,16 +678,17 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                         return Ok(());
                     }
                 },
-                Instr::Assert { cond, text } => match cond.eval(regs) {
+                Instr::Assert { cond, .. } | Instr::Check { cond, .. } => match cond.eval(regs) {
                     Ok(0) => {
+                        let (kind, message) = failure(ins);
                         let stmt = func.stmt_of[pc];
                         let witness = self.last_event(&st.g, t).into_iter().collect();
                         let idx = st.g.bugs.len();
                         st.g.bugs.push(Bug {
-                            kind: BugKind::Assertion,
+                            kind,
                             stmt,
                             thread: t,
-                            message: format!("assertion `{text}` failed"),
+                            message,
                             witness,
                             race: None,
                         });
@@ -1639,6 +1640,23 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 race: None,
             });
         }
+    }
+}
+
+/// The kind and message of the bug of a failing `Assert` or `Check`.
+fn failure(ins: &Instr) -> (BugKind, String) {
+    use crate::ir::CheckKind;
+    match ins {
+        Instr::Assert { text, .. } => (BugKind::Assertion, format!("assertion `{text}` failed")),
+        Instr::Check { kind, message, .. } => {
+            let kind = match kind {
+                CheckKind::Abort => BugKind::Assertion,
+                CheckKind::Misuse => BugKind::Misuse,
+                CheckKind::Ub => BugKind::Ub,
+            };
+            (kind, message.clone())
+        }
+        _ => unreachable!("failure of an instruction that cannot fail"),
     }
 }
 

@@ -102,6 +102,9 @@ pub enum BugKind {
     Ub,
     /// A thread waits forever for a mutex nobody will unlock.
     Deadlock,
+    /// A synchronisation object used against its contract (locking a destroyed mutex,
+    /// unlocking a mutex the thread does not hold, waiting on an uninitialised barrier, ...).
+    Misuse,
     /// The execution is not sequentially consistent (`fensyn robust`, `fix --goal sc`).
     NonSc,
 }
@@ -113,6 +116,7 @@ impl BugKind {
             BugKind::Race => "race",
             BugKind::Ub => "ub",
             BugKind::Deadlock => "deadlock",
+            BugKind::Misuse => "misuse",
             BugKind::NonSc => "non_sc",
         }
     }

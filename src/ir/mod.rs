@@ -447,6 +447,14 @@ pub enum Instr {
     Assign { dst: Reg, val: Expr },
     /// `assert(cond)`; `text` is the source text of `cond`, for messages.
     Assert { cond: Expr, text: String },
+    /// A check the front end adds for the user's program (not an `assert` the user wrote):
+    /// when `cond` evaluates to zero the thread stops with a bug of `kind` saying `message`
+    /// (`abort()`, misuse of a synchronisation object, ...).
+    Check {
+        cond: Expr,
+        kind: CheckKind,
+        message: String,
+    },
     /// Start a thread running `func` with `arg` in its parameter register (if it has one); the new
     /// thread's id is written to `dst` when present (the `pthread_t` handle).
     Spawn {
@@ -493,6 +501,19 @@ impl Instr {
             _ => None,
         }
     }
+}
+
+/// The kind of bug an [`Instr::Check`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CheckKind {
+    /// The program says it failed: `abort()`, `__VERIFIER_error()`, an always-false
+    /// assertion-like call. Reported like a failed assertion.
+    Abort,
+    /// A synchronisation object used against its contract (locking a destroyed mutex,
+    /// unlocking one the thread does not hold, ...).
+    Misuse,
+    /// Undefined behaviour found by a check (an invalid thread handle, ...).
+    Ub,
 }
 
 /// What kind of source statement a [`Stmt`] is (for reports and slot placement).
@@ -682,7 +703,7 @@ impl Program {
                         }
                         check_expr(val)?;
                     }
-                    Instr::Assert { cond, .. } => check_expr(cond)?,
+                    Instr::Assert { cond, .. } | Instr::Check { cond, .. } => check_expr(cond)?,
                     Instr::Spawn { func, arg, dst } => {
                         if *func >= self.functions.len() || dst.is_some_and(|d| d >= nregs) {
                             return Err(format!("{}: bad spawn", f.name));
