@@ -926,7 +926,7 @@ struct Run {
     /// Joins met: (child, whether the child must have finished).
     joins: Vec<(usize, bool)>,
     /// Threads spawned (main only): (function, argument), thread ids 1, 2, ... in this order.
-    spawns: Vec<(FuncId, i64)>,
+    spawns: Vec<(FuncId, i64, usize)>,
     /// Per register, the reads (run indices) its value was computed from.
     reg_deps: Vec<BTreeSet<usize>>,
     /// The reads every later event is control dependent on.
@@ -968,6 +968,8 @@ struct Walker<'a> {
     prog: &'a Program,
     func: FuncId,
     is_main: bool,
+    /// The thread's id (main 0, the k-th child spawned k).
+    tid: usize,
     dom: &'a [BTreeSet<i64>],
     unroll: u32,
     out: Vec<Run>,
@@ -1052,6 +1054,11 @@ impl Walker<'_> {
                     Err(_) => return self.stop(run, End::Failed),
                 },
                 Instr::Jump { target } => pc = *target,
+                Instr::ThreadId { dst } => {
+                    regs[*dst] = self.tid as i64;
+                    run.reg_deps[*dst] = BTreeSet::new();
+                    pc += 1;
+                }
                 Instr::Slot(_) => pc += 1,
                 Instr::Return => return self.stop(run, End::Finished),
                 Instr::Assume { cond } => match cond.eval(&regs) {
@@ -1203,7 +1210,7 @@ impl Walker<'_> {
                         return self.stop(run, End::Failed);
                     };
                     let child = run.spawns.len() + 1;
-                    run.spawns.push((*func, a));
+                    run.spawns.push((*func, a, child));
                     run.events.push(OEvent::new(
                         EventKind::Spawn { child },
                         None,
@@ -1251,7 +1258,7 @@ fn thread_runs(
     prog: &Program,
     func: FuncId,
     arg: Option<i64>,
-    is_main: bool,
+    tid: usize,
     dom: &[BTreeSet<i64>],
     unroll: u32,
 ) -> Vec<Run> {
@@ -1263,7 +1270,8 @@ fn thread_runs(
     let mut w = Walker {
         prog,
         func,
-        is_main,
+        is_main: tid == 0,
+        tid,
         dom,
         unroll,
         out: Vec::new(),
@@ -1282,12 +1290,12 @@ fn thread_runs(
 
 struct AllRuns {
     main: Vec<Run>,
-    children: HashMap<(FuncId, i64), Vec<Run>>,
+    children: HashMap<(FuncId, i64, usize), Vec<Run>>,
 }
 
 /// The most write events an execution built from these runs can have: main's writes plus, for
 /// each thread it spawns, the most writes of any run of that thread.
-fn max_writes(main: &[Run], children: &HashMap<(FuncId, i64), Vec<Run>>) -> usize {
+fn max_writes(main: &[Run], children: &HashMap<(FuncId, i64, usize), Vec<Run>>) -> usize {
     let writes = |r: &Run| {
         r.events
             .iter()
@@ -1322,13 +1330,13 @@ fn all_runs(prog: &Program, unroll: u32) -> AllRuns {
         .map(|g| BTreeSet::from([g.init]))
         .collect();
     for round in 0..=40 {
-        let main = thread_runs(prog, prog.main, None, true, &dom, unroll);
+        let main = thread_runs(prog, prog.main, None, 0, &dom, unroll);
         let mut children = HashMap::new();
         for r in &main {
-            for &(f, a) in &r.spawns {
+            for &(f, a, tid) in &r.spawns {
                 children
-                    .entry((f, a))
-                    .or_insert_with(|| thread_runs(prog, f, Some(a), false, &dom, unroll));
+                    .entry((f, a, tid))
+                    .or_insert_with(|| thread_runs(prog, f, Some(a), tid, &dom, unroll));
             }
         }
         let mut next = dom.clone();

@@ -723,6 +723,13 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                     }
                 },
                 Instr::Jump { target } => st.th[t].pc = *target,
+                Instr::ThreadId { dst } => {
+                    st.th[t].regs[*dst] = t as i64;
+                    if let Some(d) = &mut st.th[t].dep {
+                        d.regs[*dst] = Vec::new();
+                    }
+                    st.th[t].pc += 1;
+                }
                 Instr::Slot(s) => {
                     let n = st.g.threads[t].events.len();
                     st.g.threads[t].slots.push((*s, n));

@@ -86,7 +86,10 @@ fn regs_of(e: &Expr, out: &mut Vec<Reg>) {
 /// The register an instruction assigns, if any (a CAS assigns two).
 fn assigns(ins: &Instr) -> Vec<Reg> {
     match ins {
-        Instr::Load { dst, .. } | Instr::Rmw { dst, .. } | Instr::Assign { dst, .. } => vec![*dst],
+        Instr::Load { dst, .. }
+        | Instr::Rmw { dst, .. }
+        | Instr::Assign { dst, .. }
+        | Instr::ThreadId { dst } => vec![*dst],
         Instr::Cas { ok, old, .. } => vec![*ok, *old],
         Instr::Spawn { dst: Some(d), .. } => vec![*d],
         _ => vec![],

@@ -78,6 +78,8 @@ fn shape(p: &Program, f: &Function) -> Vec<String> {
                 Instr::Fence { order } => format!("fence {order}"),
                 Instr::Assume { .. } => "assume".into(),
                 Instr::Assert { .. } => "assert".into(),
+                Instr::Check { kind, .. } => format!("check {kind:?}"),
+                Instr::ThreadId { .. } => "thread id".into(),
                 Instr::Spawn { func, .. } => format!("spawn {}", p.functions[*func].name),
                 Instr::Join { .. } => "join".into(),
                 Instr::Return => "return".into(),

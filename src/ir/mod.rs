@@ -464,6 +464,9 @@ pub enum Instr {
     },
     /// Wait for the thread whose id `tid` evaluates to.
     Join { tid: Expr },
+    /// `dst :=` the id of the running thread (`pthread_self()`; main is 0, a spawned thread
+    /// the value [`Instr::Spawn`] gave its handle). Local: no event.
+    ThreadId { dst: Reg },
     /// Continue at `target` when `cond` evaluates to zero.
     BranchIfZero { cond: Expr, target: usize },
     /// Continue at `target`.
@@ -702,6 +705,11 @@ impl Program {
                             return Err(format!("{}: bad assign", f.name));
                         }
                         check_expr(val)?;
+                    }
+                    Instr::ThreadId { dst } => {
+                        if *dst >= nregs {
+                            return Err(format!("{}: bad thread id", f.name));
+                        }
                     }
                     Instr::Assert { cond, .. } | Instr::Check { cond, .. } => check_expr(cond)?,
                     Instr::Spawn { func, arg, dst } => {
