@@ -810,6 +810,9 @@ fn failed_threads(g: &ExecutionGraph) -> Vec<usize> {
 /// location, and no write to that location is mo-after the write it read (nobody unlocks).
 fn deadlocked_threads(g: &ExecutionGraph, mutex: &[bool]) -> Vec<usize> {
     let mut out = Vec::new();
+    if g.threads.iter().any(|t| t.end == Some(ThreadEnd::Exited)) {
+        return out; // the program ended: nobody waits
+    }
     for (t, tr) in g.threads.iter().enumerate() {
         if tr.end != Some(ThreadEnd::Blocked) {
             continue;
@@ -857,6 +860,8 @@ enum End {
     Blocked,
     /// A loop iteration started more than `unroll` times since the loop was entered.
     Bounded,
+    /// `exit`: the program ended.
+    Exited,
 }
 
 #[derive(Clone, Debug)]
@@ -1061,6 +1066,7 @@ impl Walker<'_> {
                 }
                 Instr::Slot(_) => pc += 1,
                 Instr::Return => return self.stop(run, End::Finished),
+                Instr::Exit => return self.stop(run, End::Exited),
                 Instr::Assume { cond } => match cond.eval(&regs) {
                     Ok(0) => return self.stop(run, End::Blocked),
                     Ok(_) => {
@@ -1223,8 +1229,9 @@ impl Walker<'_> {
                     }
                     pc += 1;
                 }
-                Instr::Join { tid } => {
+                Instr::Join { tid, dst } => {
                     assert!(self.is_main, "oracle: only main may join threads");
+                    assert!(dst.is_none(), "oracle: join results are not modelled");
                     let Ok(c) = tid.eval(&regs) else {
                         return self.stop(run, End::Failed);
                     };
@@ -1408,6 +1415,7 @@ fn skeleton(prog: &Program, main: &Run, kids: &[&Run]) -> ExecutionGraph {
                 End::Stuck => ThreadEnd::Stuck,
                 End::Blocked => ThreadEnd::Blocked,
                 End::Bounded => ThreadEnd::Bounded,
+                End::Exited => ThreadEnd::Exited,
             }),
         });
     }
@@ -1670,7 +1678,7 @@ fn classify<'a>(graphs: impl Iterator<Item = &'a (bool, ExecutionGraph)>) -> [u6
         let has = |e: ThreadEnd| g.threads.iter().any(|t| t.end == Some(e));
         if has(ThreadEnd::Bounded) {
             c[2] += 1;
-        } else if has(ThreadEnd::Blocked) {
+        } else if has(ThreadEnd::Blocked) && !has(ThreadEnd::Exited) {
             c[1] += 1;
         } else {
             c[0] += 1;
@@ -2528,6 +2536,7 @@ fn function(name: &str, nregs: usize, param: Option<usize>, body: Vec<Instr>) ->
         name: name.to_string(),
         span: Span::default(),
         param,
+        result: None,
         reg_names: (0..nregs).map(|i| format!("r{i}")).collect(),
         stmt_of: vec![0; body.len()],
         body,
@@ -2586,7 +2595,10 @@ fn ir_programs() -> Vec<(String, Program)> {
         arg,
         dst: Some(dst),
     };
-    let join = |reg| Instr::Join { tid: r(reg) };
+    let join = |reg| Instr::Join {
+        tid: r(reg),
+        dst: None,
+    };
     let mut out = Vec::new();
     // One function run by two threads, told apart by their argument; main reads after joins.
     {
@@ -2704,7 +2716,10 @@ fn ir_programs() -> Vec<(String, Program)> {
                 load(1, 0, Relaxed),
                 spawn(0, bin(BinOp::Div, c(6), r(1)), 2),
                 join(2),
-                Instr::Join { tid: c(7) },
+                Instr::Join {
+                    tid: c(7),
+                    dst: None,
+                },
             ],
         );
         out.push((
@@ -2855,7 +2870,10 @@ fn spawn_join_main(nthreads: usize, tail_regs: usize, tail: Vec<Instr>) -> Funct
         });
     }
     for t in 0..nthreads {
-        body.push(Instr::Join { tid: r(t) });
+        body.push(Instr::Join {
+            tid: r(t),
+            dst: None,
+        });
     }
     body.extend(tail);
     function("main", nthreads + tail_regs, None, body)
@@ -3101,7 +3119,10 @@ fn rmw_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> {
                     dst: Some(0),
                 },
                 store(0, c(1), Release),
-                Instr::Join { tid: r(0) },
+                Instr::Join {
+                    tid: r(0),
+                    dst: None,
+                },
                 store(0, c(2), Relaxed),
             ],
         );
@@ -3185,7 +3206,10 @@ fn rmw_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> {
                 },
                 store(1, c(7), NonAtomic),
                 store(0, c(1), Release),
-                Instr::Join { tid: r(0) },
+                Instr::Join {
+                    tid: r(0),
+                    dst: None,
+                },
             ],
         );
         out.push((
@@ -3546,7 +3570,10 @@ fn random_program(rng: &mut Rng) -> Program {
         order.swap(i, rng.below(i + 1));
     }
     for t in order {
-        body.push(Instr::Join { tid: r(t) });
+        body.push(Instr::Join {
+            tid: r(t),
+            dst: None,
+        });
         if main_accesses > 0 && rng.below(2) == 0 {
             body.push(access(rng, &mut regs, &mut loaded));
             main_accesses -= 1;

@@ -739,7 +739,11 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                     self.finish(st, t, ThreadEnd::Finished);
                     return Ok(());
                 }
-                Instr::Join { tid } => {
+                Instr::Exit => {
+                    self.finish(st, t, ThreadEnd::Exited);
+                    return Ok(());
+                }
+                Instr::Join { tid, .. } => {
                     // A join of a thread that stopped on a bug waits forever.
                     let child = match tid.eval(regs) {
                         Ok(c) => c,
@@ -969,7 +973,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     fn pending(&self, st: &State, t: usize) -> Pending {
         match self.instr(st, t) {
             Instr::Load { .. } | Instr::Rmw { .. } | Instr::Cas { .. } => Pending::Read,
-            Instr::Join { tid } => {
+            Instr::Join { tid, .. } => {
                 let c = tid.eval(&st.th[t].regs).unwrap_or(0) as usize;
                 Pending::Join {
                     ready: st.g.threads[c].end == Some(ThreadEnd::Finished),
@@ -981,7 +985,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
 
     /// The event a join waits for: the joined thread's last event (or its spawn).
     fn join_source(&self, st: &State, t: usize) -> usize {
-        let Instr::Join { tid } = self.instr(st, t) else {
+        let Instr::Join { tid, .. } = self.instr(st, t) else {
             return 0;
         };
         let c = tid.eval(&st.th[t].regs).unwrap_or(0) as usize;
@@ -1200,8 +1204,16 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                 }
                 (id, false)
             }
-            Instr::Join { ref tid } => {
+            Instr::Join { ref tid, dst } => {
                 let child = tid.eval(&next.th[t].regs).unwrap_or(0) as usize;
+                if let Some(d) = dst {
+                    let f = &self.prog.functions[next.g.threads[child].func];
+                    let result = f.result.map_or(0, |r| next.th[child].regs[r]);
+                    next.th[t].regs[d] = result;
+                    if let Some(dep) = &mut next.th[t].dep {
+                        dep.regs[d] = Vec::new();
+                    }
+                }
                 let ev = self.event(
                     next,
                     t,
@@ -1533,10 +1545,12 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             }
         }
         let ends = || st.g.threads.iter().map(|t| t.end);
+        // After an `exit` the program is over: threads still blocked do not matter.
+        let exited = ends().any(|e| e == Some(ThreadEnd::Exited));
         let kind = if ends().any(|e| e == Some(ThreadEnd::Bounded)) {
             self.stats.bounded += 1;
             VisitKind::Bounded
-        } else if ends().any(|e| e == Some(ThreadEnd::Blocked)) {
+        } else if !exited && ends().any(|e| e == Some(ThreadEnd::Blocked)) {
             self.stats.blocked += 1;
             VisitKind::Blocked
         } else {
@@ -1611,6 +1625,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     /// acquire read the mutex's mo-last write — nobody unlocks it any more. (A blocked acquire
     /// that read an older value is not a deadlock: another execution reads the newer one.)
     fn find_deadlocks(&self, g: &mut ExecutionGraph) {
+        if g.threads.iter().any(|t| t.end == Some(ThreadEnd::Exited)) {
+            return; // the program ended: nobody waits any more
+        }
         for t in 0..g.threads.len() {
             if g.threads[t].end != Some(ThreadEnd::Blocked) {
                 continue;

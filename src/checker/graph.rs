@@ -77,6 +77,8 @@ pub enum ThreadEnd {
     Blocked,
     /// Cut at the loop unroll bound.
     Bounded,
+    /// Called `exit`: the program ended (the other threads' ends do not matter).
+    Exited,
 }
 
 /// One thread of an execution.

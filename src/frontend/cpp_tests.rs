@@ -83,6 +83,7 @@ fn shape(p: &Program, f: &Function) -> Vec<String> {
                 Instr::Spawn { func, .. } => format!("spawn {}", p.functions[*func].name),
                 Instr::Join { .. } => "join".into(),
                 Instr::Return => "return".into(),
+                Instr::Exit => "exit".into(),
                 Instr::BranchIfZero { .. } => "branch".into(),
                 Instr::Jump { .. } => "jump".into(),
                 Instr::LoopEnter { .. } => "loop".into(),

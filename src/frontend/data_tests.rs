@@ -173,7 +173,7 @@ fn handle_arrays_let_threads_be_created_and_joined_in_loops() {
         .body
         .iter()
         .filter_map(|i| match i {
-            Instr::Join { tid } => Some(tid),
+            Instr::Join { tid, .. } => Some(tid),
             _ => None,
         })
         .collect();

@@ -519,6 +519,9 @@ pub(crate) struct Ctx<'a> {
     pub(crate) globals: Vec<Global>,
     pub(crate) global_tys: Vec<IntTy>,
     pub(crate) global_index: HashMap<String, Loc>,
+    /// Identifiers used in the functions other than the main thread's (a global thread handle
+    /// named there lives in memory, not in registers of `main`).
+    pub(crate) outside_main: HashSet<String>,
     /// Global `pthread_t` / `thrd_t` variables (registers of `main`), in declaration order,
     /// with their array length (`None` for a single handle).
     pub(crate) handles: Vec<(String, Option<usize>)>,
@@ -715,8 +718,16 @@ pub fn parse_with(
     let Some(&(_, main_def)) = defs.iter().find(|(name, _)| *name == main_name) else {
         return Err(src.error_at_start("no `main` function"));
     };
-    let mut spawned = spawned_functions(&src, main_def, threads, prepared.as_bytes());
+    let mut spawned = HashMap::new();
     cpp::std_thread_functions(&src, main_def, threads, prepared.as_bytes(), &mut spawned);
+    reachable_spawns(
+        &src,
+        &defs,
+        main_def,
+        threads,
+        prepared.as_bytes(),
+        &mut spawned,
+    );
     let mut func_ids = HashMap::new();
     let mut lowered_defs = Vec::new();
     for &(name, node) in &defs {
@@ -742,6 +753,7 @@ pub fn parse_with(
         global_tys: Vec::new(),
         global_index: HashMap::new(),
         handles: Vec::new(),
+        outside_main: identifiers_outside(&src, &defs, main_def),
         cell_tys: Vec::new(),
         objects: Vec::new(),
         object_index: HashMap::new(),
@@ -998,7 +1010,9 @@ impl Ctx<'_> {
         use types::Ty;
         let src = self.src;
         match ty {
-            Ty::Thread | Ty::Array(..) if thread_array_len(ty).is_some() => {
+            Ty::Thread | Ty::Array(..)
+                if thread_array_len(ty).is_some() && !self.outside_main.contains(name) =>
+            {
                 if let Some(v) = init {
                     return Err(src.unsupported(v, "initialiser for a thread handle"));
                 }
@@ -1080,7 +1094,9 @@ impl Ctx<'_> {
             return Err(src.unsupported(at, "object with more than 65536 cells"));
         }
         match ty {
-            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Mutex => out.push((name.to_string(), ty.clone())),
+            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Mutex | Ty::Thread => {
+                out.push((name.to_string(), ty.clone()))
+            }
             Ty::Array(t, n) => {
                 for i in 0..*n {
                     self.flatten(&format!("{name}[{i}]"), t, at, out)?;
@@ -1091,9 +1107,6 @@ impl Ctx<'_> {
                 for (f, t) in fields {
                     self.flatten(&format!("{name}.{f}"), &t, at, out)?;
                 }
-            }
-            Ty::Thread => {
-                return Err(src.unsupported(at, "thread handle inside an array or struct"))
             }
             Ty::Void => return Err(src.error(at, "object of type void")),
         }
@@ -1293,9 +1306,6 @@ impl Ctx<'_> {
                             &format!("member `{fname}` has the incomplete type of its own struct"),
                         ))
                     }
-                    Ty::Thread => {
-                        return Err(src.unsupported(decl.name, "thread handle in a struct"))
-                    }
                     Ty::Void => {
                         return Err(src.error(decl.name, &format!("member `{fname}` has type void")))
                     }
@@ -1378,23 +1388,67 @@ fn classify_items<'t>(root: Node<'t>, query: &Query, text: &[u8]) -> Vec<(Node<'
         .collect()
 }
 
-/// Names of the functions passed to `pthread_create` (third argument) or `thrd_create` (second
-/// argument) inside `main_def`, with the API(s) they are passed to.
-fn spawned_functions(
+/// The thread functions of the program: those passed to `pthread_create` or `thrd_create` in
+/// the main thread's function, in the functions it calls (inlined), and, transitively, in the
+/// thread functions found and the functions they call; with the API(s) they are passed to.
+fn reachable_spawns(
     src: &Src,
+    defs: &[(&str, Node)],
     main_def: Node,
     query: &Query,
     text: &[u8],
-) -> HashMap<String, SpawnedBy> {
-    let mut out: HashMap<String, SpawnedBy> = HashMap::new();
+    out: &mut HashMap<String, SpawnedBy>,
+) {
+    let def_of = |name: &str| defs.iter().find(|(n, _)| *n == name).map(|&(_, d)| d);
+    let mut seen: HashSet<usize> = HashSet::from([main_def.id()]);
+    let mut work = vec![main_def];
+    while let Some(def) = work.pop() {
+        let before: HashSet<String> = out.keys().cloned().collect();
+        spawned_functions(src, def, query, text, out);
+        let mut next: Vec<&str> = out
+            .keys()
+            .filter(|k| !before.contains(*k))
+            .map(|k| k.as_str())
+            .collect();
+        let mut called = Vec::new();
+        walk_nodes(def, &mut |n| {
+            if n.kind() == "call_expression" {
+                if let Some(f) = n.child_by_field_name("function") {
+                    if f.kind() == "identifier" {
+                        called.push(src.text(f));
+                    }
+                }
+            }
+        });
+        next.extend(called);
+        next.sort_unstable();
+        for name in next {
+            if let Some(d) = def_of(name) {
+                if seen.insert(d.id()) {
+                    work.push(d);
+                }
+            }
+        }
+    }
+}
+
+/// Adds to `out` the functions passed to `pthread_create` (third argument) or `thrd_create`
+/// (second argument) inside the function definition `def`, with the API(s) they are passed to.
+fn spawned_functions(
+    src: &Src,
+    def: Node,
+    query: &Query,
+    text: &[u8],
+    out: &mut HashMap<String, SpawnedBy>,
+) {
     let (Some(args_idx), Some(callee_idx)) = (
         query.capture_index_for_name("args"),
         query.capture_index_for_name("callee"),
     ) else {
-        return out;
+        return;
     };
-    let Some(body) = main_def.child_by_field_name("body") else {
-        return out;
+    let Some(body) = def.child_by_field_name("body") else {
+        return;
     };
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, body, text);
@@ -1418,7 +1472,41 @@ fn spawned_functions(
             }
         }
     }
+}
+
+/// The identifiers used in the bodies of the function definitions `defs` other than `main_def`.
+fn identifiers_outside(src: &Src, defs: &[(&str, Node)], main_def: Node) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for &(_, def) in defs.iter().filter(|(_, d)| d.id() != main_def.id()) {
+        walk_nodes(def, &mut |n| {
+            if n.kind() == "identifier" {
+                out.insert(src.text(n).to_string());
+            }
+        });
+    }
     out
+}
+
+/// Calls `f` on every node of the tree under `root` (preorder, iteratively: no recursion).
+pub(crate) fn walk_nodes<'t>(root: Node<'t>, f: &mut dyn FnMut(Node<'t>)) {
+    let mut cursor = root.walk();
+    loop {
+        f(cursor.node());
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.node() == root {
+                return;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
 }
 
 fn unsupported_item(src: &Src, node: Node) -> Diagnostic {

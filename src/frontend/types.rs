@@ -132,7 +132,9 @@ pub(crate) enum Ty {
     },
     /// A `pthread_mutex_t` cell.
     Mutex,
-    /// A `pthread_t` / `thrd_t` (never in memory: handles are registers of `main`).
+    /// A `pthread_t` / `thrd_t`: a thread id. A plain handle variable of a function is a
+    /// register; a handle in memory (a global used outside `main`, an array element, a struct
+    /// member, a pointer's target) is a non-atomic cell holding the id.
     Thread,
     /// Only as a pointee.
     Void,
@@ -156,7 +158,10 @@ impl Ty {
 
     /// A cell holding one value (integer, pointer or mutex).
     pub(crate) fn is_scalar(&self) -> bool {
-        matches!(self, Ty::Int { .. } | Ty::Ptr { .. } | Ty::Mutex)
+        matches!(
+            self,
+            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Mutex | Ty::Thread
+        )
     }
 
     /// The integer type of the values a scalar cell holds (pointers: 64-bit).
@@ -233,8 +238,8 @@ impl TypeEnv {
     /// The number of memory cells of an object of type `ty`.
     pub(crate) fn size(&self, ty: &Ty) -> usize {
         match ty {
-            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Mutex => 1,
-            Ty::Thread | Ty::Void => 0,
+            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Mutex | Ty::Thread => 1,
+            Ty::Void => 0,
             Ty::Array(t, n) => self.size(t).saturating_mul(*n),
             Ty::Struct(id) => self
                 .structs
@@ -342,6 +347,8 @@ pub(super) fn plain_typedef(name: &str) -> Option<BaseTy> {
         | "uintptr_t" | "size_t" | "uintmax_t" => IntTy::U64,
         "void" => return Some(BaseTy::Void),
         "pthread_t" | "thrd_t" => return Some(BaseTy::Thread),
+        // Thread attributes have no effect in the model (see `lower/threads.rs`).
+        "pthread_attr_t" => IntTy::I64,
         "pthread_mutex_t" => return Some(BaseTy::Mutex),
         _ => return None,
     }))
@@ -562,9 +569,6 @@ pub(crate) fn declarator<'t>(
                 let qualified = d
                     .children(&mut c)
                     .any(|q| q.kind() == "type_qualifier" && src.text(q) == "_Atomic");
-                if matches!(ty, Ty::Thread) {
-                    return Err(src.unsupported(d, "pointer to a thread handle"));
-                }
                 ty = Ty::Ptr {
                     to: Box::new(ty),
                     atomic: qualified || (first_pointer && spec.atomic_pointer),

@@ -462,8 +462,14 @@ pub enum Instr {
         arg: Expr,
         dst: Option<Reg>,
     },
-    /// Wait for the thread whose id `tid` evaluates to.
-    Join { tid: Expr },
+    /// Wait for the thread whose id `tid` evaluates to; `dst` receives the value it returned
+    /// (its [`Function::result`] register, 0 if it has none): `pthread_join(t, &res)`.
+    Join { tid: Expr, dst: Option<Reg> },
+    /// `exit(n)`: the program ends. The thread stops here; the other threads may still have
+    /// run any part of their code before, which the explorer covers by letting them run on (no
+    /// event of theirs is hb-after an exit), and an execution with an exit is complete however
+    /// its other threads ended (blocked, waiting for a join).
+    Exit,
     /// `dst :=` the id of the running thread (`pthread_self()`; main is 0, a spawned thread
     /// the value [`Instr::Spawn`] gave its handle). Local: no event.
     ThreadId { dst: Reg },
@@ -568,6 +574,10 @@ pub struct Function {
     pub span: Span,
     /// The register that receives the thread argument, if the function uses it.
     pub param: Option<Reg>,
+    /// The register holding the thread's result when it ends (`return v;`,
+    /// `pthread_exit(v)`), read by a [`Instr::Join`] with a `dst`; `None` when the function
+    /// never sets it.
+    pub result: Option<Reg>,
     /// Names of the registers (locals and front-end temporaries such as `%t3`).
     pub reg_names: Vec<String>,
     pub body: Vec<Instr>,
@@ -718,7 +728,12 @@ impl Program {
                         }
                         check_expr(arg)?;
                     }
-                    Instr::Join { tid } => check_expr(tid)?,
+                    Instr::Join { tid, dst } => {
+                        check_expr(tid)?;
+                        if dst.is_some_and(|d| d >= nregs) {
+                            return Err(format!("{}: bad join", f.name));
+                        }
+                    }
                     Instr::BranchIfZero { cond, target } => {
                         check_expr(cond)?;
                         if *target > f.body.len() {
@@ -759,6 +774,7 @@ impl Program {
                     Instr::LoopEnter { .. }
                     | Instr::LoopIter { .. }
                     | Instr::Fence { .. }
+                    | Instr::Exit
                     | Instr::Return => {}
                 }
             }
@@ -778,6 +794,7 @@ mod tests {
             name: "f".into(),
             span: Span::default(),
             param: None,
+            result: None,
             reg_names: vec![],
             stmt_of: vec![0; body.len()],
             body,

@@ -742,7 +742,7 @@ impl<'a> FnLower<'_, 'a> {
         }
         // C++17: the right operand of `=` is evaluated first.
         let (func, arg) = self.thread_function(e, args)?;
-        let h = self.handle(target)?;
+        let h = self.handle_ref(target)?;
         self.spawn_into(h, func, arg);
         Ok(())
     }
@@ -1004,6 +1004,7 @@ impl<'a> FnLower<'_, 'a> {
                 name,
                 span: src.span(lambda),
                 param: if l.param_used { l.param } else { None },
+                result: l.result,
                 reg_names: l.regs,
                 body: l.body,
                 stmt_of: l.stmt_of,
@@ -1385,7 +1386,7 @@ impl<'a> FnLower<'_, 'a> {
                 let idname = src.text(id);
                 match self.lookup(idname) {
                     Name::Handle(_) | Name::HandleArray(..) => {
-                        let h = self.handle(obj)?;
+                        let h = self.handle_ref(obj)?;
                         return self.thread_member(call, obj, h, method, args, used);
                     }
                     Name::Unknown if self.cpp.guards.iter().any(|g| g.name == idname) => {
@@ -1725,7 +1726,7 @@ impl<'a> FnLower<'_, 'a> {
                     ));
                 }
                 let tid = self.handle_value(&h);
-                self.emit(Instr::Join { tid });
+                self.emit(Instr::Join { tid, dst: None });
                 self.void_member(call, method, used)
             }
             "detach" => Err(src.unsupported(

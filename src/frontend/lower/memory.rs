@@ -262,6 +262,7 @@ impl FnLower<'_, '_> {
     pub(super) fn read_place(&mut self, n: Node, p: &Place) -> R<(Expr, IntTy)> {
         let src = self.src;
         match &p.ty {
+            Ty::Thread => Ok((self.load_place(p, MemOrder::NonAtomic), IntTy::I64)),
             Ty::Int { atomic, .. } | Ty::Ptr { atomic, .. } => {
                 let order = if *atomic {
                     MemOrder::SeqCst
@@ -273,7 +274,7 @@ impl FnLower<'_, '_> {
             Ty::Array(..) => Ok((addr_value(&p.addr), IntTy::I64)),
             Ty::Mutex => Err(super::mutex::misuse(&src, n, src.text(n), false)),
             Ty::Struct(_) => Err(src.unsupported(n, "struct used as a value")),
-            Ty::Thread | Ty::Void => Err(src.unsupported(n, "this value")),
+            Ty::Void => Err(src.unsupported(n, "this value")),
         }
     }
 
