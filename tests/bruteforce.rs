@@ -951,6 +951,7 @@ impl Run {
         match a {
             Addr::Fixed(_) => BTreeSet::new(),
             Addr::Computed { ptr, .. } => self.deps_of(ptr),
+            Addr::Within { .. } => panic!("oracle: allocated objects are not modelled"),
         }
     }
     /// Appends an access with its address / data dependencies and the current control ones.
@@ -993,9 +994,11 @@ fn oracle_addr(a: &Addr, regs: &[i64], prog: &Program, atomic: bool) -> Option<u
         Addr::Fixed(l) => Some(*l),
         Addr::Computed { ptr, lo, hi } => {
             let l = ptr.eval(regs).ok()? - 1;
-            let ok = l >= *lo as i64 && l < *hi as i64 && l < prog.globals.len() as i64;
+            let hi = (*hi).min(prog.globals.len()) as i64;
+            let ok = l >= *lo as i64 && l < hi;
             (ok && prog.globals[l as usize].atomic == atomic).then_some(l as usize)
         }
+        Addr::Within { .. } => panic!("oracle: allocated objects are not modelled"),
     }
 }
 
@@ -1067,6 +1070,7 @@ impl Walker<'_> {
                 Instr::Slot(_) => pc += 1,
                 Instr::Return => return self.stop(run, End::Finished),
                 Instr::Exit => return self.stop(run, End::Exited),
+                Instr::Alloc { .. } => panic!("oracle: allocation is not modelled"),
                 Instr::Assume { cond } => match cond.eval(&regs) {
                     Ok(0) => return self.stop(run, End::Blocked),
                     Ok(_) => {
@@ -2573,6 +2577,7 @@ fn ir_program(globals: &[(&str, bool, i64)], functions: Vec<Function>, main: Fun
         }],
         lang: fensyn::ir::Lang::C,
         defines: vec![],
+        layouts: vec![],
     };
     prog.validate().unwrap();
     prog

@@ -38,7 +38,7 @@ use super::deps::{DepState, Deps};
 use super::future::Future;
 use super::graph::INIT_THREAD;
 use super::graph::{
-    Bug, BugKind, Event, EventId, EventKind, ExecutionGraph, ThreadEnd, ThreadTrace,
+    Bug, BugKind, DynLoc, Event, EventId, EventKind, ExecutionGraph, ThreadEnd, ThreadTrace,
 };
 use super::incremental::Views;
 use super::model::{MemoryModel, Model, Relations};
@@ -772,7 +772,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                         }
                     }
                 }
-                Instr::Fence { .. } => {
+                Instr::Fence { .. } | Instr::Alloc { .. } => {
                     st.th[t].at_event = true;
                     return Ok(());
                 }
@@ -842,7 +842,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         let ins = &self.prog.functions[st.g.threads[t].func].body[pc];
         let regs = &st.th[t].regs;
         if let Some((addr, atomic)) = ins.access() {
-            if let Err(e) = addr.resolve(regs, &self.prog.globals, atomic) {
+            if let Err(e) = self.resolve(&st.g, regs, addr, atomic) {
                 self.fail_ub_msg(st, t, pc, e.to_string());
                 return;
             }
@@ -959,9 +959,33 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     fn pending_loc(&self, st: &State, t: usize) -> Option<usize> {
         let (addr, atomic) = self.instr(st, t).access()?;
         Some(
-            addr.resolve(&st.th[t].regs, &self.prog.globals, atomic)
+            self.resolve(&st.g, &st.th[t].regs, addr, atomic)
                 .unwrap_or_else(|e| unreachable!("unvalidated address: {e}")),
         )
+    }
+
+    /// The location `addr` designates for an access (`atomic` or not) with registers `regs`
+    /// in graph `g`: one that exists (a global, or an allocated cell whose allocation is in
+    /// `g`), in the bounds of the address, of the access's atomicity.
+    fn resolve(
+        &self,
+        g: &ExecutionGraph,
+        regs: &[i64],
+        addr: &crate::ir::Addr,
+        atomic: bool,
+    ) -> Result<usize, crate::ir::AddrError> {
+        let cell_atomic = |l| g.loc_info(self.prog, l).is_some_and(|c| c.atomic);
+        let loc = addr.resolve(regs, g.num_locs(), atomic, &cell_atomic)?;
+        if g.mo[loc].is_empty() {
+            // An allocation a revisit removed: no object is there.
+            let ptr = crate::ir::pointer_to(loc);
+            return Err(crate::ir::AddrError::OutOfBounds {
+                ptr,
+                lo: 0,
+                hi: usize::MAX,
+            });
+        }
+        Ok(loc)
     }
 
     /// Thread `t`'s next instruction (borrowed from the program, not from the explorer).
@@ -1143,6 +1167,59 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         id
     }
 
+    /// Adds thread `t`'s pending [`Instr::Alloc`]: one location per cell of its layout, each
+    /// with a first (non-atomic) write of the cell's initial value by `t`, numbered from `at`
+    /// (a replay keeps the locations the replayed graph had) or after the last location.
+    /// Returns the id of the last write.
+    pub(super) fn apply_alloc(&self, next: &mut State, t: usize, at: Option<usize>) -> EventId {
+        let Instr::Alloc { dst, layout } = *self.instr(next, t) else {
+            unreachable!("apply_alloc of an allocation")
+        };
+        let cells = &self.prog.layouts[layout].cells;
+        let first = at.unwrap_or(next.g.num_locs());
+        let inits = next.g.num_inits();
+        let mut last = 0;
+        for (cell, c) in cells.iter().enumerate() {
+            let loc = first + cell;
+            let ev = self.event(
+                next,
+                t,
+                EventKind::Write,
+                Some(loc),
+                MemOrder::NonAtomic,
+                c.init,
+            );
+            let id = next.push(ev, false);
+            if next.g.mo.len() <= loc {
+                next.g.mo.resize(loc + 1, Vec::new());
+            }
+            next.g.mo[loc] = vec![id];
+            if next.g.dynamic.len() <= loc - inits {
+                // Locations between the last one and `at` (a replay): not allocated (yet).
+                let hole = DynLoc {
+                    layout,
+                    cell,
+                    event: usize::MAX,
+                };
+                next.g.dynamic.resize(loc - inits + 1, hole);
+            }
+            next.g.dynamic[loc - inits] = DynLoc {
+                layout,
+                cell,
+                event: id,
+            };
+            next.views.add(&next.g, id);
+            last = id;
+        }
+        next.th[t].regs[dst] = crate::ir::pointer_to(first);
+        if let Some(dep) = &mut next.th[t].dep {
+            dep.regs[dst] = Vec::new();
+        }
+        self.leave_sc(next, false);
+        Self::note_move(next, t, last);
+        last
+    }
+
     /// Adds thread `t`'s pending fence, spawn or join; returns its id and whether the graph's
     /// consistency must be checked (a fence may add an edge; spawns and joins add none).
     fn apply_other(&self, next: &mut State, t: usize) -> (EventId, bool) {
@@ -1156,6 +1233,8 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                 Self::note_move(next, t, id);
                 (id, true)
             }
+            // A new object's first writes relate to nothing yet: always consistent.
+            Instr::Alloc { .. } => (self.apply_alloc(next, t, None), false),
             Instr::Spawn { func, ref arg, dst } => {
                 let child = next.th.len();
                 let child_dep = self
@@ -1516,7 +1595,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         for (a, b) in races {
             let (ea, eb) = (&st.g.events[a], &st.g.events[b]);
             let loc = ea.loc.unwrap_or(0);
-            let name = &self.prog.globals[loc].name;
+            let name = st.g.loc_name(self.prog, loc);
             let (la, lb) = (
                 ea.stmt.map(|s| self.prog.stmt_line(s)).unwrap_or(0),
                 eb.stmt.map(|s| self.prog.stmt_line(s)).unwrap_or(0),
@@ -1638,7 +1717,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             let ev = &g.events[last];
             let Some(loc) = ev
                 .loc
-                .filter(|&l| ev.is_read() && self.prog.globals[l].mutex)
+                .filter(|&l| ev.is_read() && g.loc_info(self.prog, l).is_some_and(|c| c.mutex))
             else {
                 continue;
             };
@@ -1658,7 +1737,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 thread: t,
                 message: format!(
                     "T{t} waits forever for mutex `{}`, which no thread unlocks any more",
-                    self.prog.globals[loc].name
+                    g.loc_name(self.prog, loc)
                 ),
                 witness,
                 race: None,

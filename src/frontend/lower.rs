@@ -12,7 +12,9 @@ use tree_sitter::Node;
 mod atomics;
 mod control;
 mod cpp;
+pub(crate) mod funptr;
 mod inline;
+mod locals;
 mod memory;
 mod mutex;
 mod threads;
@@ -44,6 +46,9 @@ enum Binding {
     Cell(Loc),
     /// A `static` local array or struct (an index into `Ctx::objects`).
     Object(usize),
+    /// A local object in memory (an array, a struct, an atomic, a variable whose address is
+    /// taken): the register holding its address and its type (`FnLower::local_tys`).
+    LocalObject(Reg, usize),
     /// A parameter of `main` (`argc`, `argv`).
     Forbidden,
 }
@@ -56,6 +61,8 @@ enum Name {
     Global(Loc),
     /// An array or struct in memory (an index into `Ctx::objects`).
     Object(usize),
+    /// A local object in memory (see [`Binding::LocalObject`]).
+    LocalObject(Reg, usize),
     /// A global `pthread_mutex_t`: not an integer; only `&m` in `pthread_mutex_*` calls.
     Mutex(Loc),
     Forbidden,
@@ -105,6 +112,14 @@ struct FnLower<'c, 'a> {
     in_await: bool,
     /// C++ lock guards and loops in scope (`src/frontend/lower/cpp.rs`).
     cpp: cpp::State,
+    /// The types of the local objects in memory ([`Binding::LocalObject`]).
+    local_tys: Vec<Ty>,
+    /// The names whose address the function being lowered takes (innermost inlined function
+    /// last): its local variables of these names live in memory.
+    taken: Vec<std::collections::HashSet<String>>,
+    /// This thread's copies of the thread-local variables (see `locals.rs`), visible in the
+    /// function and every function inlined into it.
+    thread_locals: Vec<(String, Binding)>,
 }
 
 /// Evaluates the initialiser of a global: a constant integer expression.
@@ -147,6 +162,8 @@ pub(crate) fn lower_function(cx: &mut Ctx, def: Node, fid: FuncId, is_main: bool
     let mut l = FnLower::new(cx, fid, mode);
     l.root_name = name.clone();
     l.root_start = def.start_byte();
+    l.taken.push(locals::taken_names(&src, def));
+    l.bind_thread_locals(def)?;
     l.scopes.push(Vec::new());
     if is_main {
         l.main_signature(fdecl)?;
@@ -365,6 +382,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
             inlines: Vec::new(),
             in_await: false,
             cpp: cpp::State::default(),
+            local_tys: Vec::new(),
+            taken: Vec::new(),
+            thread_locals: Vec::new(),
         }
     }
 
@@ -414,7 +434,8 @@ impl<'c, 'a> FnLower<'c, 'a> {
     }
 
     fn lookup(&self, name: &str) -> Name {
-        for scope in self.scopes.iter().rev() {
+        let scopes = self.scopes.iter().rev();
+        for scope in scopes.chain(std::iter::once(&self.thread_locals)) {
             if let Some((_, b)) = scope.iter().rev().find(|(n, _)| n == name) {
                 return match *b {
                     Binding::Var(r) => Name::Local(r),
@@ -425,6 +446,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     }
                     Binding::Cell(loc) => Name::Global(loc),
                     Binding::Object(i) => Name::Object(i),
+                    Binding::LocalObject(r, i) => Name::LocalObject(r, i),
                     Binding::Forbidden => Name::Forbidden,
                 };
             }
@@ -863,6 +885,15 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 self.bind(&name, b);
                 continue;
             }
+            let ty = match decl.ty {
+                Ty::Int { ty, .. } if spec.atomic => Ty::Int { ty, atomic: true },
+                ref t => t.clone(),
+            };
+            if self.local_in_memory(&name, &ty) {
+                let b = self.local_object(name_node, &name, &ty, init)?;
+                self.bind(&name, b);
+                continue;
+            }
             match decl.ty {
                 Ty::Thread | Ty::Array(..)
                     if matches!(&decl.ty, Ty::Array(t, _) if **t == Ty::Thread)
@@ -1042,6 +1073,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
             Name::Object(_) => {
                 Err(src.unsupported(target, &format!("assignment to array or struct `{name}`")))
             }
+            Name::LocalObject(..) => match self.place_of(target)? {
+                Some(p) => self.write_place(target, &p, op, rhs),
+                None => Err(src.internal("local object without a place")),
+            },
             other => Err(self.name_error(target, name, other, true)),
         }
     }
@@ -1058,7 +1093,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
         let ty = p.ty.int_ty();
         match &p.ty {
             Ty::Mutex => return Err(mutex::misuse(&src, target, src.text(target), true)),
-            Ty::Int { .. } | Ty::Ptr { .. } => {}
+            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Thread => {}
             _ => {
                 let text = src.text(target);
                 return Err(
@@ -1186,10 +1221,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 n,
                 &format!("function `{name}` used as a value (function pointers are not supported)"),
             ),
-            Name::Object(_) if write => {
+            Name::Object(_) | Name::LocalObject(..) if write => {
                 src.unsupported(n, &format!("assignment to array or struct `{name}`"))
             }
-            Name::Local(_) | Name::Global(_) | Name::Object(_) => {
+            Name::Local(_) | Name::Global(_) | Name::Object(_) | Name::LocalObject(..) => {
                 src.error(n, "initialiser of a global must be a constant expression")
             }
         }
@@ -1278,6 +1313,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
     fn call_stmt(&mut self, call: Node) -> R<bool> {
         if self.cpp_call(call, false)?.is_some() {
             return Ok(false);
+        }
+        if self.is_indirect_call(call) {
+            return self.indirect_call(call, false).map(|_| false);
         }
         let src = self.src;
         let (name, args) = self.callee(call)?;
@@ -1419,12 +1457,16 @@ impl<'c, 'a> FnLower<'c, 'a> {
         if let Some(v) = self.cpp_call(call, true)? {
             return Ok(v);
         }
+        if self.is_indirect_call(call) {
+            return self.indirect_call(call, true);
+        }
         let src = self.src;
         let (name, args) = self.callee(call)?;
         match self.lookup(name) {
             Name::Local(_)
             | Name::Global(_)
             | Name::Object(_)
+            | Name::LocalObject(..)
             | Name::Mutex(_)
             | Name::Handle(_)
             | Name::HandleArray(..)
@@ -1627,6 +1669,16 @@ impl<'c, 'a> FnLower<'c, 'a> {
                         self.read_place(n, &p)
                     }
                     Name::Handle(r) if self.mode != Mode::Const => Ok((Expr::Reg(r), IntTy::I64)),
+                    Name::Function if self.cx.fn_defs.contains_key(name) => {
+                        let v = self.function_value(name).unwrap_or(0);
+                        Ok((Expr::Const(v), IntTy::I64))
+                    }
+                    Name::LocalObject(..) if self.mode != Mode::Const => {
+                        let p = self
+                            .place_of(n)?
+                            .ok_or_else(|| src.internal("local object without a place"))?;
+                        self.read_place(n, &p)
+                    }
                     Name::Object(i) if self.mode != Mode::Const => {
                         let p = self
                             .cx

@@ -762,6 +762,7 @@ impl<'a> FnLower<'_, 'a> {
                         addr: Addr::Fixed(o.base),
                         ty: o.ty.clone(),
                     }),
+                    Name::LocalObject(r, i) => Some(self.local_place(r, i)),
                     Name::Unknown => {
                         return Err(src.error(n, &format!("undeclared identifier `{name}`")))
                     }
@@ -993,6 +994,8 @@ impl<'a> FnLower<'_, 'a> {
             l.root_name = name.clone();
             l.root_start = root_start;
             l.scopes.push(Vec::new());
+            l.taken.push(super::locals::taken_names(&src, lambda));
+            l.bind_thread_locals(lambda)?;
             if let Some((pname, ty)) = binding {
                 l.bind_param(&pname, ty);
             }
@@ -1404,7 +1407,11 @@ impl<'a> FnLower<'_, 'a> {
                             &format!("`{name}` is a local variable: it has no member `{method}`"),
                         ))
                     }
-                    Name::Global(_) | Name::Mutex(_) | Name::Object(_) | Name::Local(_) => {}
+                    Name::Global(_)
+                    | Name::Mutex(_)
+                    | Name::Object(_)
+                    | Name::LocalObject(..)
+                    | Name::Local(_) => {}
                     other => return Err(self.name_error(id, idname, other, false)),
                 }
             }

@@ -32,6 +32,7 @@ use tree_sitter::Node;
 
 /// A thread handle: one register, an element of a register array of handles with a computed
 /// index, or a `pthread_t` cell in memory.
+#[derive(Clone)]
 pub(super) enum HandleRef {
     One(Reg),
     Indexed { first: Reg, len: usize, index: Expr },
@@ -480,8 +481,16 @@ impl FnLower<'_, '_> {
         let dst = self.spawn_target(api, h)?;
         let fnode = f;
         let f = thread_fn_node(&src, f);
-        if f.kind() != "identifier" {
-            return Err(src.unsupported(fnode, "thread function must be given by name"));
+        let by_pointer = f.kind() != "identifier"
+            || matches!(
+                self.lookup(src.text(f)),
+                Name::Local(_) | Name::Global(_) | Name::Object(_) | Name::LocalObject(..)
+            );
+        if by_pointer {
+            let arg = self.any_value(arg)?;
+            return self.indirect_spawn(fnode, &mut |l, func| {
+                l.spawn_into(dst.clone(), func, arg.clone())
+            });
         }
         let fname = src.text(f);
         let func = match self.cx.func_ids.get(fname) {
