@@ -817,10 +817,15 @@ fn deadlocked_threads(g: &ExecutionGraph, mutex: &[bool]) -> Vec<usize> {
         if tr.end != Some(ThreadEnd::Blocked) {
             continue;
         }
-        let Some(&r) = tr.events.last() else { continue };
-        let Some(l) = g.events[r].loc else { continue };
+        // Blocked by an assume, not a mutex: the execution is excluded, no deadlock.
+        let Some(&r) = tr.events.last() else {
+            return Vec::new();
+        };
+        let Some(l) = g.events[r].loc else {
+            return Vec::new();
+        };
         if g.events[r].kind != EventKind::Read || !mutex.get(l).copied().unwrap_or(false) {
-            continue;
+            return Vec::new();
         }
         let src = g.rf[r].expect("a read has a source");
         let pos = g.mo[l]
@@ -1071,6 +1076,23 @@ impl Walker<'_> {
                 Instr::Return => return self.stop(run, End::Finished),
                 Instr::Exit => return self.stop(run, End::Exited),
                 Instr::Alloc { .. } => panic!("oracle: allocation is not modelled"),
+                Instr::Nondet { dst, lo, hi } => {
+                    // One run per value, each recording its choice.
+                    for v in *lo..=*hi {
+                        let mut regs2 = regs.clone();
+                        regs2[*dst] = v;
+                        let mut run2 = run.clone();
+                        run2.events.push(OEvent::new(
+                            EventKind::Choice,
+                            None,
+                            MemOrder::NonAtomic,
+                            v,
+                        ));
+                        run2.reg_deps[*dst] = BTreeSet::new();
+                        self.go(pc + 1, regs2, run2, steps, loops.clone());
+                    }
+                    return;
+                }
                 Instr::Assume { cond } => match cond.eval(&regs) {
                     Ok(0) => return self.stop(run, End::Blocked),
                     Ok(_) => {
@@ -4249,4 +4271,52 @@ fn coarse_equivalences_and_jobs_agree_with_the_oracle() {
     }
     SPURIOUS_CAS.with(|s| s.set(false));
     assert_agreement(&failures);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nondeterministic values (`__VERIFIER_nondet_*`, `--nondet`): each value is its own run in
+// the oracle, a choice event in the explorer (whose revisits must not visit a graph twice).
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn nondeterministic_values_agree_with_the_oracle() {
+    let src = |body: &str| {
+        format!(
+            "#include <pthread.h>\n#include <stdatomic.h>\n#include <assert.h>\n\
+             atomic_int x, y;\n{body}"
+        )
+    };
+    let programs = [
+        (
+            "nondet_store",
+            src("void *t(void *a) { int v = __VERIFIER_nondet_int();
+  atomic_store_explicit(&x, v, memory_order_relaxed); return NULL; }
+int main(void) { pthread_t h; pthread_create(&h, NULL, t, NULL);
+  int r = atomic_load_explicit(&x, memory_order_relaxed); int b = __VERIFIER_nondet_bool();
+  assert(r != 2 || b); pthread_join(h, NULL); return 0; }"),
+        ),
+        (
+            "nondet_after_revisited_read",
+            src(
+                "void *t1(void *a) { int r = atomic_load_explicit(&x, memory_order_relaxed);
+  int c = __VERIFIER_nondet_int(); atomic_store_explicit(&y, r + c, memory_order_relaxed);
+  return NULL; }
+void *t2(void *a) { atomic_store_explicit(&x, 1, memory_order_relaxed);
+  int s = atomic_load_explicit(&y, memory_order_relaxed); assert(s != 3); return NULL; }
+int main(void) { pthread_t a, b; pthread_create(&a, NULL, t1, NULL);
+  pthread_create(&b, NULL, t2, NULL); return 0; }",
+            ),
+        ),
+    ];
+    let defines: Vec<(String, i64)> = fensyn::frontend::nondet_defines((0, 2)).to_vec();
+    let progs: Vec<(String, Program)> = programs
+        .iter()
+        .map(|(n, s)| {
+            let p =
+                fensyn::frontend::parse_with(&format!("{n}.c"), s, fensyn::ir::Lang::C, &defines)
+                    .unwrap_or_else(|d| panic!("{n}: {d}"));
+            (n.to_string(), p)
+        })
+        .collect();
+    check_all(&progs);
 }
