@@ -21,6 +21,7 @@ mod threads;
 
 use memory::Place;
 use threads::HandleRef;
+pub(crate) use threads::{NONDET_HI, NONDET_LO};
 
 /// Maximum nesting of blocks and expressions; deeper programs are rejected (this bounds the
 /// recursion of the lowering, so adversarial inputs cannot overflow the stack).
