@@ -23,7 +23,7 @@ pub use explore::{
 };
 pub use graph::{Bug, BugKind, Event, EventId, EventKind, ExecutionGraph, ThreadEnd, INIT_THREAD};
 pub use hardware::Machine;
-pub use model::{Axiom, Model, Relations};
+pub use model::{Axiom, Model, Relations, ReleaseSeq};
 
 use crate::ir::Program;
 

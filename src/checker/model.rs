@@ -1,10 +1,12 @@
 //! Memory models: derived relations and per-model consistency (shared/docs/memory-models.md §1–3).
 //!
 //! [`Relations::compute`] derives po, rf, mo, rmw, fr, eco, rs, sw and hb of a graph exactly as
-//! §1 defines them. Each model's consistency is one type behind the [`MemoryModel`] trait
-//! (`semantics.rs`), reached from the user-facing [`Model`] by [`Model::semantics`]. The trait
-//! owns the model's axioms on full relations ([`MemoryModel::violation_with`], the reference
-//! that trace, synth and the tests use through [`Model::violation`]), whether they are
+//! §1 defines them, with release sequences by the model's rule ([`ReleaseSeq`]: C++20's for
+//! `rc11` and `sc`, the RC11 paper's `po|loc` form of C++11's for `c11`;
+//! [`Model::relations`]). Each model's consistency is one type behind the [`MemoryModel`]
+//! trait (`semantics.rs`), reached from the user-facing [`Model`] by [`Model::semantics`]. The
+//! trait owns the model's axioms on full relations ([`MemoryModel::violation_with`], the
+//! reference that trace, synth and the tests use through [`Model::violation`]), whether they are
 //! prefix-closed ([`MemoryModel::prefix_closed`], [`MemoryModel::prefix_violation`]), and the
 //! explorer's incremental hooks, so that the explorer never branches on the model: what the
 //! views keep from the start and when the first non-seq_cst event arrives
@@ -12,10 +14,11 @@
 //! frontier of a thread's next access ([`MemoryModel::frontier`]) and the verdict on each step
 //! ([`MemoryModel::step_consistent`]). The models:
 //!
-//! * `rc11` ([`Rc11`]; RC11, Lahav et al. PLDI 2017; §2): coherence `irreflexive(hb ; eco?)`,
-//!   atomicity `rmw ∩ (fr ; mo) = ∅`, SC `acyclic(psc_base ∪ psc_F)`, no thin air
-//!   `acyclic(po ∪ rf)`. Incrementally: the hb frontier and the psc the views keep; while
-//!   every event is a seq_cst access, the SC frontier alone (RC11 is SC there).
+//! * `rc11` ([`Rc11`]; RC11, Lahav et al. PLDI 2017, with C++20's release sequences; §2):
+//!   coherence `irreflexive(hb ; eco?)`, atomicity `rmw ∩ (fr ; mo) = ∅`, SC
+//!   `acyclic(psc_base ∪ psc_F)`, no thin air `acyclic(po ∪ rf)`. Incrementally: the hb
+//!   frontier and the psc the views keep; while every event is a seq_cst access, the SC
+//!   frontier alone (RC11 is SC there).
 //! * `c11` ([`C11`]; §3, the thesis's C11 model, Figure 3.6): RC11's coherence, atomicity and
 //!   no thin air, and instead of psc the existence of a total order `to` on the seq_cst events
 //!   that contains hb and mo between them (coto), in which every seq_cst read reads from the
@@ -143,6 +146,20 @@ impl Axiom {
     }
 }
 
+/// Which writes continue a release sequence (docs/memory-models.md §1). Both rules are monotone
+/// and prefix-closed; [`ReleaseSeq::Rmw`] gives fewer sw edges, so a fence set that fixes a
+/// program under it also fixes it under [`ReleaseSeq::SameThread`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReleaseSeq {
+    /// C++20 (P0982R1), what `rc11` (and `sc`, for its data races) uses:
+    /// `rs = [W ⊒ rlx] ; (rf ; rmw)*` — only RMWs continue a release sequence.
+    Rmw,
+    /// The RC11 paper's (PLDI 2017) reading of C++11, kept by `c11`:
+    /// `rs = [W] ; po|loc? ; [W ⊒ rlx] ; (rf ; rmw)*` — a later atomic store of the same
+    /// thread to the same location continues it too.
+    SameThread,
+}
+
 /// The base and derived relations of one graph.
 #[derive(Clone, Debug)]
 pub struct Relations {
@@ -157,8 +174,9 @@ pub struct Relations {
 }
 
 impl Relations {
-    /// Derives every relation of shared/docs/memory-models.md §1 for `g`.
-    pub fn compute(g: &ExecutionGraph) -> Relations {
+    /// Derives every relation of shared/docs/memory-models.md §1 for `g`, with release
+    /// sequences as `rs` says (a model's own: [`Model::relations`]).
+    pub fn compute(g: &ExecutionGraph, rs: ReleaseSeq) -> Relations {
         let n = g.len();
         let ev = &g.events;
         // po: init before everything, program order within threads, spawn/join edges.
@@ -172,18 +190,22 @@ impl Relations {
         let fr = rf.inverse().seq(&mo).filter(|a, b| a != b);
         let eco = rf.union(&mo).union(&fr).plus();
 
-        // rs = [W] ; po|loc? ; [W ⊒ rlx] ; (rf ; rmw)*. Here and in sw's fence parts po is a
-        // thread's own program order: thread creation and joins are in hb (through `po`
-        // below), but a parent's release write does not head a release sequence through its
-        // children's writes, nor does a fence synchronise through another thread's accesses
-        // (what `incremental` computes, and the oracle tests check).
+        // rs = [W ⊒ rlx] ; (rf ; rmw)* (C++20), or with `[W] ; po|loc?` in front (RC11 2017,
+        // `c11`). Here and in sw's fence parts po is a thread's own program order: thread
+        // creation and joins are in hb (through `po` below), but a parent's release write
+        // does not head a release sequence through its children's writes, nor does a fence
+        // synchronise through another thread's accesses (what `incremental` computes, and
+        // the oracle tests check).
         let thread_po = po.filter(|a, b| ev[a].thread == ev[b].thread);
         let is_w = |e: usize| ev[e].is_write();
-        let same_loc = |a: usize, b: usize| ev[a].loc.is_some() && ev[a].loc == ev[b].loc;
-        let po_loc = thread_po.filter(same_loc);
-        let rs0 = po_loc
-            .opt()
-            .restrict(is_w, |e| is_w(e) && ev[e].order.is_atomic());
+        let atomic_w = |e: usize| is_w(e) && ev[e].order.is_atomic();
+        let rs0 = match rs {
+            ReleaseSeq::Rmw => Rel::identity_on(n, atomic_w),
+            ReleaseSeq::SameThread => {
+                let same_loc = |a: usize, b: usize| ev[a].loc.is_some() && ev[a].loc == ev[b].loc;
+                thread_po.filter(same_loc).opt().restrict(is_w, atomic_w)
+            }
+        };
         let rf_rmw = rf.seq(&rmw);
         let rs = rs0.union(&rs0.seq(&rf_rmw.plus()));
         // sw = [E ⊒ rel] ; ([F] ; po)? ; rs ; rf ; [R ⊒ rlx] ; (po ; [F])? ; [E ⊒ acq]
@@ -247,6 +269,16 @@ impl Model {
             Model::Pso => &PSO,
             Model::Armv8 => &ARMV8,
         }
+    }
+
+    /// Which writes continue a release sequence under the model (§1).
+    pub fn release_sequence(self) -> ReleaseSeq {
+        self.semantics().release_sequence()
+    }
+
+    /// The relations of `g` as the model derives them (its release sequences).
+    pub fn relations(self, g: &ExecutionGraph) -> Relations {
+        Relations::compute(g, self.release_sequence())
     }
 
     /// The first axiom of the model that `g` violates, or `None` if `g` is consistent.
