@@ -23,11 +23,13 @@
 //!   no thin air, and instead of psc the existence of a total order `to` on the seq_cst events
 //!   that contains hb and mo between them (coto), in which every seq_cst read reads from the
 //!   last seq_cst write to its location before it, or from a non-seq_cst write not hb-before
-//!   that last write (rfto1, rfto2), and in which a seq_cst write read after a seq_cst fence of
-//!   the reading thread is the last seq_cst write to the location before the fence (tofen). An
-//!   RMW is one action of `to` (its read and write parts are adjacent). The order is searched
-//!   for (see [`sc_order_exists`]). Unlike RC11's axioms this condition is not preserved by
-//!   taking prefixes, so the explorer applies it to complete executions only.
+//!   that last write (rfto1, rfto2), in which a seq_cst write read after a seq_cst fence of
+//!   the reading thread is the last seq_cst write to the location before the fence (tofen),
+//!   and which satisfies C++11's fence rules §29.3p4–p7 (p7: two seq_cst fences ordered in
+//!   `to` order the writes before the first and after the second in mo). An RMW is one action
+//!   of `to` (its read and write parts are adjacent). The order is searched for (see
+//!   [`sc_order_exists`]). Unlike RC11's axioms this condition is not preserved by taking
+//!   prefixes, so the explorer applies it to complete executions only.
 //! * `sc` ([`Sc`]; §3): `acyclic(po ∪ rf ∪ mo ∪ fr)` and atomicity; memory orders are
 //!   ignored. Incrementally: the SC frontier is the whole check.
 //! * `tso`, `pso`, `armv8` ([`Hardware`] of a [`Machine`]; §3): the hardware models of

@@ -1,5 +1,5 @@
 //! `c11`'s SC axiom: whether a total order `to` on the seq_cst events exists (the thesis's
-//! Figure 3.6 with C++11's fence rules, [atomics.order] §29.3p3–p6).
+//! Figure 3.6 with C++11's fence rules, [atomics.order] §29.3p3–p7).
 //!
 //! The order is built by a depth-first search placing at each step a unit (a seq_cst event, or
 //! an RMW's read and write parts together) whose hb / mo predecessors are placed, checking the
@@ -27,6 +27,9 @@ use std::collections::HashSet;
 ///   sequenced after a fence `Y` that `to` puts after a fence `X` sees every write to its
 ///   location sequenced before `X`, or an mo-later one (p6). (The thesis's (tofen) alone would
 ///   not let seq_cst fences forbid store buffering, which its own tool fixes with them.)
+/// * C++11 §29.3p7: an atomic write sequenced after a fence `Y` that `to` puts after a fence
+///   `X` is mo-after every atomic write to its location sequenced before `X` (what lets two
+///   seq_cst fences forbid 2+2W).
 ///
 /// An RMW's two parts are one action (placed together).
 pub fn sc_order_exists(g: &ExecutionGraph, r: &Relations) -> bool {
@@ -76,6 +79,8 @@ struct Search<'g> {
     reads_after: Vec<Vec<usize>>,
     /// Per unit that is a seq_cst fence: the writes sequenced before it.
     writes_before: Vec<Vec<usize>>,
+    /// Per unit that is a seq_cst fence: the atomic writes sequenced after it.
+    writes_after: Vec<Vec<usize>>,
 }
 
 impl<'g> Search<'g> {
@@ -99,6 +104,7 @@ impl<'g> Search<'g> {
             pred,
             reads_after: vec![Vec::new(); n],
             writes_before: vec![Vec::new(); n],
+            writes_after: vec![Vec::new(); n],
             units,
         };
         s.fill_fence_neighbours();
@@ -123,6 +129,11 @@ impl<'g> Search<'g> {
                 .filter(|&x| ev[x].is_write())
                 .collect();
             self.reads_after[u] = after.iter().copied().filter(|&x| ev[x].is_read()).collect();
+            self.writes_after[u] = after
+                .iter()
+                .copied()
+                .filter(|&x| ev[x].is_write() && ev[x].order.is_atomic())
+                .collect();
         }
     }
 
@@ -147,6 +158,16 @@ impl<'g> Search<'g> {
         })
     }
 
+    /// §29.3p7: a write `b` sequenced after a fence placed after the fences in `placed` is
+    /// mo-after every atomic write to its location sequenced before those fences.
+    fn mo_after_earlier_fences(&self, b: usize, placed: u64) -> bool {
+        let ev = &self.g.events;
+        let ordered =
+            |a: usize| ev[a].loc != ev[b].loc || !ev[a].order.is_atomic() || self.r.mo.has(a, b);
+        self.placed_units(placed)
+            .all(|v| self.writes_before[v].iter().all(|&a| ordered(a)))
+    }
+
     /// The conditions on unit `u`'s own reads: (rfto1), (rfto2), §29.3p5.
     fn reads_ok(&self, u: usize, placed: u64, last: &[usize]) -> bool {
         let ev = &self.g.events;
@@ -164,11 +185,11 @@ impl<'g> Search<'g> {
         })
     }
 
-    /// The conditions on the reads of fence `u`'s thread after it, `u` placed after the units
-    /// in `placed`: (tofen), §29.3p4 and p6.
+    /// The conditions on the accesses of fence `u`'s thread around it, `u` placed after the
+    /// units in `placed`: (tofen), §29.3p4, p6 and p7.
     fn fence_ok(&self, u: usize, placed: u64, last: &[usize]) -> bool {
         let ev = &self.g.events;
-        self.reads_after[u].iter().all(|&rd| {
+        let reads_ok = self.reads_after[u].iter().all(|&rd| {
             let (Some(x), Some(w)) = (ev[rd].loc, self.g.rf[rd]) else {
                 return true;
             };
@@ -176,7 +197,11 @@ impl<'g> Search<'g> {
             !(is_sc(self.g, w) && c != w) // (tofen)
                 && (c == usize::MAX || self.sees(w, c)) // §29.3p4
                 && self.sees_earlier_fences(x, w, placed) // §29.3p6
-        })
+        });
+        reads_ok
+            && self.writes_after[u]
+                .iter()
+                .all(|&b| self.mo_after_earlier_fences(b, placed))
     }
 
     /// Whether unit `u` may come next, after the units in `placed` (last seq_cst write per
@@ -224,5 +249,61 @@ impl<'g> Search<'g> {
             }
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checker::graph::{Event, EventKind};
+    use crate::checker::model::Model;
+    use crate::ir::MemOrder;
+
+    /// 2+2W: T0 writes x then y, T1 writes y then x, relaxed, with a fence of `fence` order
+    /// between each thread's writes; `x_first` / `y_first`: T0's write is mo-first at x / T1's
+    /// write mo-first at y (both false: each thread's first write is mo-last, the outcome
+    /// only §29.3p7 forbids).
+    fn two_plus_two_w(fence: MemOrder, x_first: bool, y_first: bool) -> ExecutionGraph {
+        let (x, y) = (0, 1);
+        let mut g = ExecutionGraph::for_tests(2, 2);
+        let mut writes = [[0; 2]; 2]; // per thread: first write, second write
+        for (t, (a, b)) in [(x, y), (y, x)].into_iter().enumerate() {
+            let ev = |kind, loc, order| Event {
+                thread: t,
+                kind,
+                loc,
+                order,
+                value: 0,
+                stmt: None,
+                slot: None,
+                deps: None,
+            };
+            writes[t][0] = g.push(ev(EventKind::Write, Some(a), MemOrder::Relaxed));
+            g.push(ev(EventKind::Fence, None, fence));
+            writes[t][1] = g.push(ev(EventKind::Write, Some(b), MemOrder::Relaxed));
+        }
+        // x: T0's first write and T1's second; y: T1's first write and T0's second.
+        let order = |first: bool, early: usize, late: usize| {
+            if first {
+                [early, late]
+            } else {
+                [late, early]
+            }
+        };
+        g.mo[x].extend(order(x_first, writes[0][0], writes[1][1]));
+        g.mo[y].extend(order(y_first, writes[1][0], writes[0][1]));
+        g
+    }
+
+    #[test]
+    fn two_seq_cst_fences_order_the_writes_around_them_in_mo() {
+        let exists = |g: &ExecutionGraph| sc_order_exists(g, &Model::C11.relations(g));
+        // Only the outcome where both first writes are mo-last has no order of the fences.
+        for (x_first, y_first) in [(true, true), (true, false), (false, true)] {
+            assert!(exists(&two_plus_two_w(MemOrder::SeqCst, x_first, y_first)));
+        }
+        assert!(!exists(&two_plus_two_w(MemOrder::SeqCst, false, false)));
+        // Weaker fences are not in `to`: nothing to order.
+        assert!(exists(&two_plus_two_w(MemOrder::AcqRel, false, false)));
     }
 }
