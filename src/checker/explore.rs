@@ -411,7 +411,7 @@ fn initial_state(prog: &Program, model: Model, limits: &Limits) -> State {
     let main = &prog.functions[prog.main];
     // What the model's incremental check keeps (RC11: psc, from the start when the program
     // has an access or fence that is not a seq_cst access). The SC witness needs nothing.
-    let mut views = Views::new(&g);
+    let mut views = Views::new(&g, model.release_sequence());
     if !limits.coarse(model) {
         let may_leave_sc = prog.functions.iter().flat_map(|f| &f.body).any(|ins| {
             ins.seq_cst() == Some(false) || matches!(ins, crate::ir::Instr::Fence { .. })
@@ -1691,7 +1691,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     /// witnessed by a shortest cycle of `po ∪ rf ∪ mo ∪ fr` (its events and their po ∪ rf
     /// prefix are a non-SC prefix of every execution that contains them).
     fn non_sc_bug(&self, g: &ExecutionGraph) -> Option<Bug> {
-        let r = Relations::compute(g);
+        // Only po, rf, mo and fr are read: the release-sequence rule does not matter.
+        let r = Relations::compute(g, super::ReleaseSeq::Rmw);
         let cycle = r.po.union(&r.rf).union(&r.mo).union(&r.fr).find_cycle()?;
         let witness: Vec<usize> = cycle
             .iter()

@@ -25,7 +25,7 @@ pub use graph::{
     Bug, BugKind, DynLoc, Event, EventId, EventKind, ExecutionGraph, ThreadEnd, INIT_THREAD,
 };
 pub use hardware::Machine;
-pub use model::{Axiom, Model, Relations};
+pub use model::{Axiom, Model, Relations, ReleaseSeq};
 
 use crate::ir::Program;
 

@@ -706,7 +706,7 @@ fn cmd_check(
         }
         Format::Dot => match res.buggy.first() {
             Some(g) => {
-                let _ = write!(out, "{}", report::execution_dot(&prog, g));
+                let _ = write!(out, "{}", report::execution_dot(&prog, g, common.model));
             }
             None => {
                 let _ = writeln!(err, "{name}: no buggy execution to draw");

@@ -645,8 +645,8 @@ pub fn unfixable_text(
     )
 }
 
-/// An execution graph in Graphviz DOT: one cluster per thread, po, rf, mo and sw edges (the
-/// drawing of `explain`, without a fix).
-pub fn execution_dot(prog: &Program, g: &ExecutionGraph) -> String {
-    explain::explain_dot(prog, g, None, crate::checker::Model::Rc11)
+/// An execution graph in Graphviz DOT: one cluster per thread, po, rf, mo and sw edges (sw as
+/// `model` derives it; the drawing of `explain`, without a fix).
+pub fn execution_dot(prog: &Program, g: &ExecutionGraph, model: crate::checker::Model) -> String {
+    explain::explain_dot(prog, g, None, model)
 }
