@@ -110,19 +110,6 @@ int main(void) {
             "'goto' statement",
         ),
         // ---- function pointers ------------------------------------------------------------
-        case(
-            "call_through_function_pointer",
-            "\
-int f(void) { return 1; }
-int main(void) {
-    int r = (*f)();
-    return r;
-}
-",
-            (3, 13),
-            UNSUPPORTED,
-            "call through a function pointer",
-        ),
         // ---- dynamic memory ---------------------------------------------------------------
         case(
             "malloc",
@@ -1296,5 +1283,37 @@ fn refused_constructs_are_reported_at_their_position() {
         failures.len(),
         cases.len(),
         failures.join("\n")
+    );
+}
+
+/// docs/supported.md lists every refusal of this file with its message, in a section
+/// generated from the table above (`FENSYN_BLESS=1` rewrites it).
+#[test]
+fn every_refusal_is_documented() {
+    const BEGIN: &str = "<!-- refusals:begin";
+    const END: &str = "<!-- refusals:end -->";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/supported.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let mut table = String::from("\n| construct | kind | message (part) |\n|---|---|---|\n");
+    for c in cases() {
+        let msg = c.msg.replace('|', "\\|");
+        let what = c.name.replace('_', " ");
+        table.push_str(&format!("| {what} | {} | {msg} |\n", c.kind));
+    }
+    let start = doc
+        .find(BEGIN)
+        .expect("the refusals section's start marker");
+    let start = start + doc[start..].find('\n').expect("a line after the marker") + 1;
+    let end = doc.find(END).expect("the refusals section's end marker");
+    if std::env::var_os("FENSYN_BLESS").is_some() {
+        let new = format!("{}{}{}", &doc[..start], &table[1..], &doc[end..]);
+        std::fs::write(&path, new).unwrap();
+        return;
+    }
+    assert_eq!(
+        &doc[start..end],
+        &table[1..],
+        "docs/supported.md does not list the refusals of tests/refused.rs: regenerate it with \
+         FENSYN_BLESS=1 cargo test --test refused"
     );
 }

@@ -1239,6 +1239,11 @@ impl<'c, 'a> FnLower<'c, 'a> {
             .child_by_field_name("function")
             .ok_or_else(|| src.unsupported(call, "call"))?;
         let f = self.std_callee(f);
+        // `(*f)(...)` and `(f)(...)` of a function `f` are calls of `f`.
+        let f = match funptr::pointer_callee(call) {
+            Some(g) if f.kind() != "identifier" && g.kind() == "identifier" => g,
+            _ => f,
+        };
         if f.kind() != "identifier" {
             return Err(src.unsupported(call, "call through a function pointer"));
         }

@@ -134,7 +134,7 @@ impl FnLower<'_, '_> {
 }
 
 /// The callee node of a call through a pointer: `fp` for `fp(..)`, `(*fp)(..)`.
-fn pointer_callee(call: Node) -> Option<Node> {
+pub(super) fn pointer_callee(call: Node) -> Option<Node> {
     let mut f = strip_parens(call.child_by_field_name("function")?);
     while f.kind() == "pointer_expression"
         && f.child_by_field_name("operator").map(|o| o.kind()) == Some("*")
