@@ -980,15 +980,30 @@ thread_local! {
 }
 
 /// The location an access touches: a fixed one, or a computed pointer value (location + 1)
-/// that must lie in the bounds and hit a cell of the access's atomicity (else the thread fails).
-fn oracle_addr(a: &Addr, regs: &[i64], prog: &Program, atomic: bool) -> Option<usize> {
+/// that must lie in the bounds (else the thread fails). Atomicity belongs to the access: an
+/// atomic access to a location declared plain, or a plain access to one declared atomic, is
+/// an ordinary access of its own kind.
+fn oracle_addr(a: &Addr, regs: &[i64], prog: &Program) -> Option<usize> {
     match a {
         Addr::Fixed(l) => Some(*l),
         Addr::Computed { ptr, lo, hi } => {
             let l = ptr.eval(regs).ok()? - 1;
             let ok = l >= *lo as i64 && l < *hi as i64 && l < prog.globals.len() as i64;
-            (ok && prog.globals[l as usize].atomic == atomic).then_some(l as usize)
+            ok.then_some(l as usize)
         }
+    }
+}
+
+/// The value an RMW writes when it read `old` (C's operators on the two's-complement values,
+/// written here from the C standard and GCC's documentation, not taken from `RmwOp::apply`).
+fn rmw_value(op: RmwOp, old: i64, operand: i64) -> i64 {
+    match op {
+        RmwOp::Xchg => operand,
+        RmwOp::Add => old.wrapping_add(operand),
+        RmwOp::Sub => old.wrapping_sub(operand),
+        RmwOp::And => old & operand,
+        RmwOp::Or => old | operand,
+        RmwOp::Xor => old ^ operand,
     }
 }
 
@@ -1075,7 +1090,7 @@ impl Walker<'_> {
                     pc += 1;
                 }
                 Instr::Load { dst, loc: a, order } => {
-                    let Some(loc) = &oracle_addr(a, &regs, prog, order.is_atomic()) else {
+                    let Some(loc) = &oracle_addr(a, &regs, prog) else {
                         return self.stop(run, End::Failed);
                     };
                     for &v in &dom[*loc] {
@@ -1099,7 +1114,7 @@ impl Walker<'_> {
                     val,
                     order,
                 } => {
-                    let Some(loc) = &oracle_addr(a, &regs, prog, true) else {
+                    let Some(loc) = &oracle_addr(a, &regs, prog) else {
                         return self.stop(run, End::Failed);
                     };
                     // The operand is evaluated before the access.
@@ -1114,7 +1129,7 @@ impl Walker<'_> {
                         run2.push_access(OEvent::new(EventKind::Read, Some(*loc), ro, v), a, None);
                         let read = run2.events.len() - 1;
                         let mut w =
-                            OEvent::new(EventKind::Write, Some(*loc), wo, op.apply(v, operand));
+                            OEvent::new(EventKind::Write, Some(*loc), wo, rmw_value(*op, v, operand));
                         w.rmw = true;
                         run2.push_access(w, a, Some(val));
                         run2.reg_deps[*dst] = BTreeSet::from([read]);
@@ -1132,7 +1147,7 @@ impl Walker<'_> {
                     fail_order,
                     weak,
                 } => {
-                    let Some(loc) = &oracle_addr(a, &regs, prog, true) else {
+                    let Some(loc) = &oracle_addr(a, &regs, prog) else {
                         return self.stop(run, End::Failed);
                     };
                     // Both arguments are evaluated before the access.
@@ -1179,7 +1194,7 @@ impl Walker<'_> {
                     return;
                 }
                 Instr::Store { loc: a, val, order } => {
-                    let Some(loc) = &oracle_addr(a, &regs, prog, order.is_atomic()) else {
+                    let Some(loc) = &oracle_addr(a, &regs, prog) else {
                         return self.stop(run, End::Failed);
                     };
                     let Ok(v) = val.eval(&regs) else {
@@ -3252,7 +3267,154 @@ fn rmw_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> {
             counts,
         ));
     }
+    out.extend(mixed_atomicity_programs());
     out
+}
+
+/// Atomicity belongs to the access, not to the location (RC11, and what GCC's builtins and
+/// casts like `*(int *)&a[i]` do): plain accesses to locations declared atomic and atomic ones
+/// to locations declared plain, through computed addresses (which once checked the declared
+/// kind) and fixed ones, with `[executions, blocked, bounded, buggy]` derived by hand.
+fn mixed_atomicity_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> {
+    use MemOrder::*;
+    let at = |loc: usize| Addr::Computed {
+        ptr: c(loc as i64 + 1),
+        lo: 0,
+        hi: 2,
+    };
+    let eq = |a, b| bin(BinOp::Eq, a, b);
+    let mut out = Vec::new();
+    // Two relaxed fetch_adds on an atomic counter, read plainly after the joins: hb-ordered,
+    // no race; one execution per mo order of the RMWs, both reading 2.
+    {
+        let w = function(
+            "w",
+            1,
+            None,
+            vec![rmw(0, 0, RmwOp::Add, c(1), Relaxed)],
+        );
+        let read = Instr::Load {
+            dst: 2,
+            loc: at(0),
+            order: NonAtomic,
+        };
+        let main = spawn_join_main(2, 1, vec![read, assert_ir(eq(r(2), c(2)))]);
+        out.push((
+            "mixed_plain_read_after_join",
+            prog_of(&["x", "y"], vec![w.clone(), w], main),
+            Some([2, 0, 0, 0]),
+        ));
+    }
+    // The same plain read while the writer runs: it reads 0 or 1, racing either way.
+    {
+        let t = function("t", 1, None, vec![store_at(Addr::Fixed(0), c(1), Relaxed)]);
+        let main = function(
+            "main",
+            2,
+            None,
+            vec![
+                Instr::Spawn {
+                    func: 0,
+                    arg: c(0),
+                    dst: Some(0),
+                },
+                Instr::Load {
+                    dst: 1,
+                    loc: at(0),
+                    order: NonAtomic,
+                },
+                Instr::Join { tid: r(0) },
+            ],
+        );
+        out.push((
+            "mixed_plain_read_racing",
+            prog_of(&["x", "y"], vec![t], main),
+            Some([2, 0, 0, 2]),
+        ));
+    }
+    // Atomic RMWs on a location declared plain (`__atomic_fetch_add(&data, 1, ...)`): they do
+    // not race with each other, and main's plain read after the joins sees 2.
+    {
+        let w = function(
+            "w",
+            1,
+            None,
+            vec![Instr::Rmw {
+                dst: 0,
+                loc: at(0),
+                op: RmwOp::Add,
+                val: c(1),
+                order: Relaxed,
+            }],
+        );
+        let main = spawn_join_main(
+            2,
+            1,
+            vec![
+                Instr::Load {
+                    dst: 2,
+                    loc: Addr::Fixed(0),
+                    order: NonAtomic,
+                },
+                assert_ir(eq(r(2), c(2))),
+            ],
+        );
+        out.push((
+            "mixed_atomic_rmw_on_plain",
+            prog_of(&["data", "data2"], vec![w.clone(), w], main),
+            Some([2, 0, 0, 0]),
+        ));
+    }
+    // Message passing through a flag declared plain, written and read with atomic orders.
+    // Release/acquire: reading the flag 0 (1 execution) or 1, then data must be 1 (1): no bug.
+    // Relaxed: reading 1 leaves data 0 or 1, racing in both (3 executions, 2 buggy).
+    for (name, w, r_, counts) in [
+        ("mixed_mp_plain_flag_rel_acq", Release, Acquire, [2, 0, 0, 0]),
+        ("mixed_mp_plain_flag_relaxed", Relaxed, Relaxed, [3, 0, 0, 2]),
+    ] {
+        let t1 = function(
+            "t1",
+            1,
+            None,
+            vec![
+                store_at(Addr::Fixed(1), c(1), NonAtomic),
+                store_at(at(0), c(1), w),
+            ],
+        );
+        let t2 = function(
+            "t2",
+            2,
+            None,
+            vec![
+                Instr::Load {
+                    dst: 0,
+                    loc: Addr::Fixed(0),
+                    order: r_,
+                },
+                Instr::BranchIfZero {
+                    cond: eq(r(0), c(1)),
+                    target: 4,
+                },
+                Instr::Load {
+                    dst: 1,
+                    loc: Addr::Fixed(1),
+                    order: NonAtomic,
+                },
+                assert_ir(eq(r(1), c(1))),
+            ],
+        );
+        let main = spawn_join_main(2, 0, vec![]);
+        out.push((
+            name,
+            prog_of(&["data_flag", "data"], vec![t1, t2], main),
+            Some(counts),
+        ));
+    }
+    out
+}
+
+fn store_at(loc: Addr, val: Expr, order: MemOrder) -> Instr {
+    Instr::Store { loc, val, order }
 }
 
 #[test]
@@ -3357,7 +3519,10 @@ fn read_position(body: &[Instr], reg: usize) -> usize {
 
 /// A random loop-free program: 1–4 children of 1–4 memory instructions each (loads, stores of
 /// constants or of a loaded value or the thread argument plus one, RMWs and CASes of every order
-/// on atomic locations, fences), spawned and joined (in a random order) by main, which also
+/// on atomic locations, fences; now and then an access of the other kind than its location is
+/// declared — a plain access to an atomic location, an atomic one (RMW and CAS included) to a
+/// plain location — since atomicity belongs to the access), spawned and joined (in a random
+/// order) by main, which also
 /// accesses memory between them and may assert on what it read. Some children assert on what
 /// they read; those are not joined. Some children `assume` something about a value they read
 /// (and may block, leaving main stuck at its join), and some pass loop markers (the random
@@ -3370,8 +3535,10 @@ fn random_program(rng: &mut Rng) -> Program {
     let access = |rng: &mut Rng, regs: &mut usize, loaded: &mut Vec<usize>| -> Instr {
         let loc = rng.below(nlocs);
         let k = rng.below(12);
-        if k >= 9 && atomic[loc] {
-            // An RMW (k = 9, 10) or a CAS (k = 11) on an atomic location.
+        // The kind of this access: its location's, or once in six times the other one.
+        let atomic_access = atomic[loc] != (rng.below(6) == 0);
+        if k >= 9 && atomic_access {
+            // An RMW (k = 9, 10) or a CAS (k = 11): an atomic access.
             let dst = *regs;
             *regs += 2;
             loaded.push(dst);
@@ -3405,7 +3572,8 @@ fn random_program(rng: &mut Rng) -> Program {
             };
         }
         // Now and then a computed address: `loc + (v & 1)` for a value `v` read before,
-        // which may be out of bounds or of the wrong atomicity (undefined behaviour).
+        // which may be out of bounds (undefined behaviour) or land on a location declared with
+        // the other atomicity (an ordinary access of the instruction's kind).
         let computed = !loaded.is_empty() && rng.below(5) == 0;
         let addr = |rng: &mut Rng, loaded: &Vec<usize>| {
             if computed {
@@ -3424,7 +3592,7 @@ fn random_program(rng: &mut Rng) -> Program {
         };
         let k = k % 9;
         if k < 4 {
-            let order = if atomic[loc] {
+            let order = if atomic_access {
                 rng.pick(&[Relaxed, Acquire, SeqCst])
             } else {
                 NonAtomic
@@ -3435,7 +3603,7 @@ fn random_program(rng: &mut Rng) -> Program {
             loaded.push(dst);
             Instr::Load { dst, loc, order }
         } else if k < 8 {
-            let order = if atomic[loc] {
+            let order = if atomic_access {
                 rng.pick(&[Relaxed, Release, SeqCst])
             } else {
                 NonAtomic

@@ -829,8 +829,8 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     fn check_access(&self, st: &mut State, t: usize, pc: usize) {
         let ins = &self.prog.functions[st.g.threads[t].func].body[pc];
         let regs = &st.th[t].regs;
-        if let Some((addr, atomic)) = ins.access() {
-            if let Err(e) = addr.resolve(regs, &self.prog.globals, atomic) {
+        if let Some((addr, _)) = ins.access() {
+            if let Err(e) = addr.resolve(regs, &self.prog.globals) {
                 self.fail_ub_msg(st, t, pc, e.to_string());
                 return;
             }
@@ -945,9 +945,9 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     /// The location of thread `t`'s pending access, already validated by `run_local` (which
     /// stops the thread on an invalid address before it becomes pending).
     fn pending_loc(&self, st: &State, t: usize) -> Option<usize> {
-        let (addr, atomic) = self.instr(st, t).access()?;
+        let (addr, _) = self.instr(st, t).access()?;
         Some(
-            addr.resolve(&st.th[t].regs, &self.prog.globals, atomic)
+            addr.resolve(&st.th[t].regs, &self.prog.globals)
                 .unwrap_or_else(|e| unreachable!("unvalidated address: {e}")),
         )
     }

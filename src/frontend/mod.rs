@@ -83,8 +83,12 @@
 //!   size in cells), pointer variables, and values loaded from pointer cells (including by
 //!   `atomic_load` / `exchange` / compare-exchange on an atomic pointer). The pointee type of a
 //!   pointer value travels with the register that holds it, so `p->f` resolves `f` statically;
-//!   at run time the interpreter checks that the target cell exists, lies in the bounds and has
-//!   the access's atomicity (undefined behaviour otherwise). Local variables may be integers or
+//!   at run time the interpreter checks that the target cell exists and lies in the bounds
+//!   (undefined behaviour otherwise). **Atomicity belongs to the access, not to the object**
+//!   (as in RC11): a plain access to an atomic object through a pointer (`*(int *)&a[i]`) is
+//!   a non-atomic access — a data race if it races, nothing otherwise —, and a GCC builtin on
+//!   a plain object is an atomic access (see *GCC/Clang atomic builtins*); reading an atomic
+//!   by name is still a seq_cst load, as C says. Local variables may be integers or
 //!   pointers; local arrays, structs, atomics and mutexes are unsupported, as is taking the
 //!   address of a local. A **`static` local** is a global object allocated once per
 //!   declaration (named `f::x`), shared by every thread and every inlined copy.

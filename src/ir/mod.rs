@@ -156,9 +156,9 @@ pub enum Addr {
     Fixed(Loc),
     /// A location computed when the instruction runs (an element `a[i]`, a dereference `*p`):
     /// `ptr` evaluates to a pointer value (see [`pointer_to`]); the location it addresses must
-    /// lie in `[lo, hi)` (the array, or every location for a pointer) and be atomic exactly when
-    /// the access is. Anything else (null, out of bounds, a plain access to an atomic location
-    /// or the converse) is undefined behaviour, reported as a bug of kind `Ub`.
+    /// lie in `[lo, hi)` (the array, or every location for a pointer). Anything else (null, out
+    /// of bounds) is undefined behaviour, reported as a bug of kind `Ub`. Whether the access is
+    /// atomic is the instruction's business, not the location's (see [`Global::atomic`]).
     Computed { ptr: Expr, lo: Loc, hi: Loc },
 }
 
@@ -171,11 +171,6 @@ pub enum AddrError {
         ptr: i64,
         lo: Loc,
         hi: Loc,
-    },
-    /// An atomic access to a plain location, or a plain access to an atomic one.
-    WrongKind {
-        loc: Loc,
-        atomic_access: bool,
     },
 }
 
@@ -192,13 +187,6 @@ impl fmt::Display for AddrError {
                     hi - lo
                 )
             }
-            AddrError::WrongKind { atomic_access, .. } => {
-                if *atomic_access {
-                    f.write_str("atomic access to a non-atomic location")
-                } else {
-                    f.write_str("non-atomic access to an atomic location")
-                }
-            }
         }
     }
 }
@@ -210,14 +198,8 @@ impl From<Loc> for Addr {
 }
 
 impl Addr {
-    /// The location, given the registers of the accessing thread and whether the access is
-    /// atomic.
-    pub fn resolve(
-        &self,
-        regs: &[i64],
-        globals: &[Global],
-        atomic: bool,
-    ) -> Result<Loc, AddrError> {
+    /// The location, given the registers of the accessing thread.
+    pub fn resolve(&self, regs: &[i64], globals: &[Global]) -> Result<Loc, AddrError> {
         match self {
             Addr::Fixed(l) => Ok(*l),
             Addr::Computed { ptr, lo, hi } => {
@@ -225,21 +207,14 @@ impl Addr {
                 if p == 0 {
                     return Err(AddrError::Null);
                 }
-                let loc = usize::try_from(p - 1)
+                usize::try_from(p - 1)
                     .ok()
                     .filter(|l| (*lo..*hi).contains(l) && *l < globals.len())
                     .ok_or(AddrError::OutOfBounds {
                         ptr: p,
                         lo: *lo,
                         hi: *hi,
-                    })?;
-                if globals[loc].atomic != atomic {
-                    return Err(AddrError::WrongKind {
-                        loc,
-                        atomic_access: atomic,
-                    });
-                }
-                Ok(loc)
+                    })
             }
         }
     }
@@ -257,7 +232,9 @@ impl Addr {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Global {
     pub name: String,
-    /// `_Atomic`/`atomic_*` (true) or plain (false). Plain globals take part in race detection.
+    /// Declared `_Atomic`/`atomic_*` (true) or plain (false). Informative only: atomicity
+    /// belongs to the access, as in RC11 — a plain access to an atomic object is non-atomic
+    /// (it races if it races), and an atomic access (a GCC builtin) to a plain one is atomic.
     pub atomic: bool,
     /// Initial value (C zero-initialises globals without an initialiser).
     pub init: i64,
