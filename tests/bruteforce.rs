@@ -1004,6 +1004,8 @@ fn rmw_value(op: RmwOp, old: i64, operand: i64) -> i64 {
         RmwOp::And => old & operand,
         RmwOp::Or => old | operand,
         RmwOp::Xor => old ^ operand,
+        // GCC: "{ tmp = *ptr; *ptr = ~(tmp & val); return tmp; }".
+        RmwOp::Nand => !(old & operand),
     }
 }
 
@@ -2926,6 +2928,12 @@ fn rmw_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> {
             (RmwOp::Xor, 5, SeqCst),
             (RmwOp::Add, 2, Acquire),
         ),
+        (
+            "rmw_ops_nand_xchg_nand",
+            (RmwOp::Nand, 6, Relaxed),
+            (RmwOp::Xchg, 3, AcqRel),
+            (RmwOp::Nand, 5, Release),
+        ),
     ] {
         let t1 = function(
             "t1",
@@ -3266,6 +3274,34 @@ fn rmw_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> {
             ),
             counts,
         ));
+    }
+    // GCC's nand: x = 12, one `fetch_nand(&x, 10)` leaves ~(12 & 10) = ~8 = -9 and returns 12
+    // (an assertion in main checks both, so a wrong value makes the execution buggy).
+    {
+        let t = function(
+            "t",
+            1,
+            None,
+            vec![
+                rmw(0, 0, RmwOp::Nand, c(10), Relaxed),
+                store(1, r(0), Relaxed),
+            ],
+        );
+        let main = spawn_join_main(
+            1,
+            2,
+            vec![
+                load(1, 0, Relaxed),
+                load(2, 1, Relaxed),
+                assert_ir(bin(
+                    BinOp::And,
+                    eq(r(1), c(-9)),
+                    eq(r(2), c(12)),
+                )),
+            ],
+        );
+        let prog = ir_program(&[("x", true, 12), ("y", true, 0)], vec![t, main], 1);
+        out.push(("rmw_nand_value", prog, Some([1, 0, 0, 0])));
     }
     out.extend(mixed_atomicity_programs());
     out

@@ -351,6 +351,9 @@ pub enum RmwOp {
     And,
     Or,
     Xor,
+    /// GCC's `__atomic_fetch_nand` / `__sync_fetch_and_nand`: the new value is
+    /// `~(old & operand)`.
+    Nand,
 }
 
 impl RmwOp {
@@ -363,6 +366,7 @@ impl RmwOp {
             RmwOp::And => old & operand,
             RmwOp::Or => old | operand,
             RmwOp::Xor => old ^ operand,
+            RmwOp::Nand => !(old & operand),
         }
     }
 }
