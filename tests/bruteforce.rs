@@ -1130,8 +1130,12 @@ impl Walker<'_> {
                         let mut run2 = run.clone();
                         run2.push_access(OEvent::new(EventKind::Read, Some(*loc), ro, v), a, None);
                         let read = run2.events.len() - 1;
-                        let mut w =
-                            OEvent::new(EventKind::Write, Some(*loc), wo, rmw_value(*op, v, operand));
+                        let mut w = OEvent::new(
+                            EventKind::Write,
+                            Some(*loc),
+                            wo,
+                            rmw_value(*op, v, operand),
+                        );
                         w.rmw = true;
                         run2.push_access(w, a, Some(val));
                         run2.reg_deps[*dst] = BTreeSet::from([read]);
@@ -3293,11 +3297,7 @@ fn rmw_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> {
             vec![
                 load(1, 0, Relaxed),
                 load(2, 1, Relaxed),
-                assert_ir(bin(
-                    BinOp::And,
-                    eq(r(1), c(-9)),
-                    eq(r(2), c(12)),
-                )),
+                assert_ir(bin(BinOp::And, eq(r(1), c(-9)), eq(r(2), c(12)))),
             ],
         );
         let prog = ir_program(&[("x", true, 12), ("y", true, 0)], vec![t, main], 1);
@@ -3323,12 +3323,7 @@ fn mixed_atomicity_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> 
     // Two relaxed fetch_adds on an atomic counter, read plainly after the joins: hb-ordered,
     // no race; one execution per mo order of the RMWs, both reading 2.
     {
-        let w = function(
-            "w",
-            1,
-            None,
-            vec![rmw(0, 0, RmwOp::Add, c(1), Relaxed)],
-        );
+        let w = function("w", 1, None, vec![rmw(0, 0, RmwOp::Add, c(1), Relaxed)]);
         let read = Instr::Load {
             dst: 2,
             loc: at(0),
@@ -3405,8 +3400,18 @@ fn mixed_atomicity_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> 
     // Release/acquire: reading the flag 0 (1 execution) or 1, then data must be 1 (1): no bug.
     // Relaxed: reading 1 leaves data 0 or 1, racing in both (3 executions, 2 buggy).
     for (name, w, r_, counts) in [
-        ("mixed_mp_plain_flag_rel_acq", Release, Acquire, [2, 0, 0, 0]),
-        ("mixed_mp_plain_flag_relaxed", Relaxed, Relaxed, [3, 0, 0, 2]),
+        (
+            "mixed_mp_plain_flag_rel_acq",
+            Release,
+            Acquire,
+            [2, 0, 0, 0],
+        ),
+        (
+            "mixed_mp_plain_flag_relaxed",
+            Relaxed,
+            Relaxed,
+            [3, 0, 0, 2],
+        ),
     ] {
         let t1 = function(
             "t1",

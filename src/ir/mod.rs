@@ -167,11 +167,7 @@ pub enum Addr {
 pub enum AddrError {
     DivisionByZero,
     Null,
-    OutOfBounds {
-        ptr: i64,
-        lo: Loc,
-        hi: Loc,
-    },
+    OutOfBounds { ptr: i64, lo: Loc, hi: Loc },
 }
 
 impl fmt::Display for AddrError {
