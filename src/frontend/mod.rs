@@ -323,12 +323,15 @@
 //! Functions that fall off their end get an implicit [`Instr::Return`](crate::ir::Instr::Return). The output
 //! is deterministic.
 
+mod attributes;
 mod cpp;
 mod literal;
 mod lower;
 mod macros;
 mod types;
 
+#[cfg(test)]
+mod builtins_tests;
 #[cfg(test)]
 mod cpp_tests;
 #[cfg(test)]
@@ -645,6 +648,7 @@ pub fn parse_with(
         lang,
     };
     let (prepared, atomic_pointer_at) = prepare_source(source);
+    let (prepared, refused) = attributes::blank(&prepared);
     let (language, toplevel_query, threads_query): (Language, _, _) = match lang {
         Lang::C => (
             tree_sitter_c::LANGUAGE.into(),
@@ -667,6 +671,9 @@ pub fn parse_with(
     let root = tree.root_node();
     if let Some(bad) = first_syntax_error(root) {
         return Err(syntax_error(&src, bad));
+    }
+    if let Some((at, name)) = refused {
+        return Err(attributes::refused(&src, at, &name));
     }
     let (top, threads) = match compiled_queries(lang, &language, toplevel_query, threads_query) {
         Ok(q) => q,
@@ -1459,6 +1466,13 @@ fn unsupported_item(src: &Src, node: Node) -> Diagnostic {
         k => cpp::unsupported_toplevel(k).unwrap_or_else(|| format!("top-level `{k}`")),
     };
     src.unsupported(node, &what)
+}
+
+/// The text tree-sitter parses for `source`: `_Atomic(T)` written `_Atomic T` and attributes
+/// blanked (see `attributes.rs`), every byte offset unchanged — for the rewriter, whose edits
+/// are computed on a tree of the same text the front end parsed.
+pub(crate) fn parse_text(source: &str) -> String {
+    attributes::blank(&prepare_source(source).0).0
 }
 
 /// tree-sitter C does not parse the `_Atomic(T)` type specifier; rewrite it to `_Atomic T`

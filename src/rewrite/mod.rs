@@ -102,7 +102,8 @@ pub fn fence_text_in(lang: Lang, order: MemOrder) -> String {
     Spelling::default_for(lang).fence(order)
 }
 
-/// Parses `src` with the grammar of `lang`.
+/// Parses `src` with the grammar of `lang`, as the front end does (`_Atomic(T)` and
+/// attributes prepared, byte offsets unchanged: node ranges slice `src` itself).
 pub(crate) fn parse_tree(src: &str, lang: Lang) -> Option<tree_sitter::Tree> {
     let mut parser = tree_sitter::Parser::new();
     let language: tree_sitter::Language = match lang {
@@ -110,7 +111,7 @@ pub(crate) fn parse_tree(src: &str, lang: Lang) -> Option<tree_sitter::Tree> {
         Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
     };
     parser.set_language(&language).ok()?;
-    parser.parse(src, None)
+    parser.parse(crate::frontend::parse_text(src), None)
 }
 
 /// The memory-order argument `order` spelled like the argument `old` it replaces:
