@@ -10,12 +10,14 @@ use crate::ir::{
 use tree_sitter::Node;
 
 mod atomics;
+mod builtins;
 mod control;
 mod cpp;
 mod inline;
 mod memory;
 mod mutex;
 
+pub(crate) use builtins::ORDER_MACROS;
 use memory::Place;
 
 /// Maximum nesting of blocks and expressions; deeper programs are rejected (this bounds the
@@ -1478,6 +1480,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
             Name::Function => return self.inline_call(call, name, &args, false).map(|_| false),
             _ => {}
         }
+        if self.builtin_call(call, name, &args, false)?.is_some() {
+            return Ok(false);
+        }
         match name {
             "atomic_store" | "atomic_store_explicit" => {
                 let explicit = name == "atomic_store_explicit";
@@ -1680,6 +1685,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 call,
                 "initialiser of a global must be a constant expression",
             ));
+        }
+        if let Some(v) = self.builtin_call(call, name, &args, true)? {
+            return Ok(v);
         }
         match name {
             "ATOMIC_VAR_INIT" => {

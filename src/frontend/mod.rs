@@ -775,14 +775,17 @@ pub fn parse_with(
         main_name,
         spawned,
         loops: 0,
-        macros: defines
+        // GCC's predefined `__ATOMIC_*` orders, then `-D` (which may redefine them).
+        macros: lower::ORDER_MACROS
             .iter()
+            .map(|&(name, v, _)| (name.to_string(), v))
+            .chain(defines.iter().cloned())
             .map(|(name, v)| {
                 let m = macros::Macro {
-                    value: Some(*v),
+                    value: Some(v),
                     start: 0,
                 };
-                (name.clone(), m)
+                (name, m)
             })
             .collect(),
     };
