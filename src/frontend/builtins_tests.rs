@@ -909,3 +909,35 @@ fn builtins_in_cpp() {
     ));
     assert_eq!(main_instrs(&c), main_instrs(&cpp));
 }
+
+/// A spin on `__atomic_load_n` is an await loop (GenMC's spin-assume), like one on
+/// `atomic_load_explicit`; a loop whose condition is an RMW is an ordinary loop.
+#[test]
+fn await_loops_on_builtin_loads() {
+    let p = ok("int flag;\nint main(void) {\n\
+                while (!__atomic_load_n(&flag, __ATOMIC_ACQUIRE))\n    ;\n\
+                return 0;\n}\n");
+    let code = main_instrs(&p);
+    assert!(
+        matches!(
+            code.as_slice(),
+            [
+                Instr::Load {
+                    order: MemOrder::Acquire,
+                    ..
+                },
+                Instr::Assume { .. },
+                Instr::Return
+            ]
+        ),
+        "{code:?}"
+    );
+    let p = ok("int flag;\nint main(void) {\n\
+                while (__sync_lock_test_and_set(&flag, 1))\n    ;\n\
+                return 0;\n}\n");
+    let code = main_instrs(&p);
+    assert!(
+        code.iter().any(|i| matches!(i, Instr::LoopIter { .. })),
+        "{code:?}"
+    );
+}

@@ -50,6 +50,15 @@ pub(crate) const ORDER_MACROS: [(&str, i64, MemOrder); 6] = [
     ("__ATOMIC_SEQ_CST", 5, MemOrder::SeqCst),
 ];
 
+/// A call that only reads memory and has no other effect, by name: C11's `atomic_load[_explicit]`
+/// and GCC's `__atomic_load_n` (what an await loop's condition may call).
+pub(super) fn is_load_call(name: &str) -> bool {
+    matches!(
+        name,
+        "atomic_load" | "atomic_load_explicit" | "__atomic_load_n"
+    )
+}
+
 /// What a builtin's memory order is used for (which orders GCC allows).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Use {
