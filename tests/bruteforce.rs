@@ -3964,7 +3964,13 @@ fn control_and_algorithm_fixtures_agree_with_the_oracle() {
             // seconds each; it agreed with their hand counts under RC11 when they were
             // written). Their counts are pinned by their expectations (and the C++ twins by
             // matching each other) instead.
-            let slow = ["bakery", "chase_lev", "lock_guard", "spinlock", "ticket_fast_types"];
+            let slow = [
+                "bakery",
+                "chase_lev",
+                "lock_guard",
+                "spinlock",
+                "ticket_fast_types",
+            ];
             if slow.iter().any(|s| name.contains(s)) {
                 continue;
             }
