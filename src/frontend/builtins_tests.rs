@@ -794,13 +794,6 @@ fn builtin_refusals() {
             Error,
         ),
         (
-            "__atomic_load_n(&e, 0);",
-            19,
-            "`__atomic_load_n` on `e`, which is not in memory (a local variable is only \
-             visible to its own thread)",
-            Unsupported,
-        ),
-        (
             "__atomic_load(&x, &g, 0);",
             21,
             "the result of `__atomic_load` must be given as `&local` (the address of a local \
@@ -894,6 +887,40 @@ fn builtin_refusals() {
     for &(body, col, msg, kind) in cases {
         assert_eq!(at(body), (9, col, kind, msg.to_string()), "{body}");
     }
+}
+
+/// A builtin on a parameter (a register) is refused; on a local it makes the local an object
+/// in memory (its address is taken), which the builtin accesses.
+#[test]
+fn builtins_on_locals_and_parameters() {
+    let (line, col, kind, msg) = diag(
+        "static int get(int v) {\n  return __atomic_load_n(&v, __ATOMIC_RELAXED);\n}\n\
+         int main(void) { return get(1); }\n",
+    );
+    assert_eq!(
+        (line, col, kind, msg.as_str()),
+        (
+            2,
+            26,
+            DiagKind::Unsupported,
+            "`__atomic_load_n` on `v`, which is not in memory (a parameter lives in a register: \
+             copy it to a local variable)"
+        )
+    );
+    let src = "int main(void) {\n  int flag = 0, e = 0;\n  __atomic_store_n(&flag, 1, 3);\n  \
+               bool ok = __atomic_compare_exchange_n(&flag, &e, 2, 0, 5, 5);\n  \
+               assert(!ok && e == 1 && __atomic_load_n(&flag, 2) == 1);\n  return 0;\n}\n";
+    let p = ok(src);
+    assert!(main_instrs(&p).iter().any(|i| matches!(
+        i,
+        Instr::Store {
+            loc: Addr::Within { .. },
+            order: MemOrder::Release,
+            ..
+        }
+    )));
+    assert_eq!(run(src), (1, 0));
+    assert_eq!(run(&src.replace("e == 1", "e == 0")), (1, 1));
 }
 
 /// C++ has the same builtins, lowered the same way.

@@ -421,8 +421,8 @@ impl FnLower<'_, '_> {
                     return Err(src.unsupported(
                         arg,
                         &format!(
-                            "`{name}` on `{text}`, which is not in memory (a local variable \
-                             is only visible to its own thread)"
+                            "`{name}` on `{text}`, which is not in memory (a parameter lives \
+                             in a register: copy it to a local variable)"
                         ),
                     ));
                 }
