@@ -3617,7 +3617,10 @@ fn mixed_atomicity_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> 
                     loc: at(0),
                     order: NonAtomic,
                 },
-                Instr::Join { tid: r(0) },
+                Instr::Join {
+                    tid: r(0),
+                    dst: None,
+                },
             ],
         );
         out.push((
