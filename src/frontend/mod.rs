@@ -208,7 +208,8 @@
 //!   `weak`.
 //! * **GCC/Clang atomic builtins** (`src/frontend/lower/builtins.rs`), in statements and
 //!   expressions, on plain and `_Atomic` integer and pointer objects alike (the first argument
-//!   is `&place` or any pointer value): `__atomic_load_n(p, mo)` (a load; value: the object's),
+//!   is `&place` — a local so addressed is an object in memory — or any pointer value):
+//!   `__atomic_load_n(p, mo)` (a load; value: the object's),
 //!   `__atomic_store_n(p, v, mo)` (a store), `__atomic_exchange_n(p, v, mo)` (an exchange;
 //!   value: the old one), `__atomic_compare_exchange_n(p, &e, d, weak, s, f)` (the C11
 //!   compare-and-swap above, weak when the constant `weak` is non-zero; value: success), the

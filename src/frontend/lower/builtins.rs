@@ -2,8 +2,10 @@
 //! (C11's memory model with `__ATOMIC_*` orders) and the legacy `__sync_*` (full barriers).
 //!
 //! They operate on ordinary objects (`int x; __atomic_load_n(&x, __ATOMIC_ACQUIRE)`) as well as
-//! on `_Atomic` ones: atomicity belongs to the access. Each lowers to the instruction of the C11
-//! function it corresponds to:
+//! on `_Atomic` ones: atomicity belongs to the access. A local whose address a builtin's first
+//! argument takes is an object in memory (`lower/locals.rs`, which leaves the `&local` value
+//! pointers of the `__atomic_*` calls in registers); a parameter, which stays a register, is
+//! refused. Each lowers to the instruction of the C11 function it corresponds to:
 //!
 //! * `__atomic_load_n(p, mo)`, `__atomic_store_n(p, v, mo)`, `__atomic_exchange_n(p, v, mo)`
 //!   and `__atomic_compare_exchange_n(p, &e, d, weak, s, f)` are C11's load, store, exchange
