@@ -189,6 +189,31 @@ fn golden_diffs_show_what_they_are_about() {
     );
     assert!(d.contains("\n     } while (!atomic_compare_exchange_weak_explicit(&top, &old, n, memory_order_relaxed,\n"), "{d}");
 
+    // A file written with GCC builtins gets builtin fences and no header; a builtin fence is
+    // strengthened in its own spelling (a name stays a name, a number a number).
+    for name in ["builtins_mp.diff", "builtins_sb_cpp.diff"] {
+        let d = diff(name);
+        assert!(!fences(&d).is_empty(), "{name}");
+        for l in fences(&d) {
+            assert!(
+                l.trim_start()
+                    .starts_with("__atomic_thread_fence(__ATOMIC_"),
+                "{name}: {l:?}"
+            );
+        }
+        assert!(!d.contains("+#include"), "{name}: {d}");
+    }
+    let d = diff("builtins_strengthen.diff");
+    assert!(
+        d.contains("\n-    __atomic_thread_fence(__ATOMIC_RELEASE);\n+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* fensyn: was release;"),
+        "{d}"
+    );
+    assert!(
+        d.contains("\n-    __atomic_thread_fence(3);\n+    __atomic_thread_fence(5); /* fensyn: was release;"),
+        "{d}"
+    );
+    assert!(!d.contains("+#include"), "{d}");
+
     for name in ["unbraced.diff", "unbraced_else.diff"] {
         let d = diff(name);
         let wrapped: Vec<&str> = added(&d)

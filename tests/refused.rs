@@ -1244,14 +1244,19 @@ int main(void) {
 fn refused_constructs_are_reported_at_their_position() {
     let cases = cases();
     assert!(cases.len() >= 25, "{} rows", cases.len());
+    assert_refused(&cases);
+}
+
+/// Runs `fensyn check` on every case and asserts exit 3 and the diagnostic at its position.
+fn assert_refused(cases: &[Case]) {
     let mut names = std::collections::HashSet::new();
-    for c in &cases {
+    for c in cases {
         assert!(names.insert(c.name), "duplicate row name {}", c.name);
     }
 
     let dir = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
-    for c in &cases {
+    for c in cases {
         let path = dir.path().join(format!("{}.c", c.name));
         std::fs::write(&path, c.src).unwrap();
         let file = path.to_str().unwrap();
@@ -1295,7 +1300,7 @@ fn every_refusal_is_documented() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/supported.md");
     let doc = std::fs::read_to_string(&path).unwrap();
     let mut table = String::from("\n| construct | kind | message (part) |\n|---|---|---|\n");
-    for c in cases() {
+    for c in cases().into_iter().chain(builtin_cases()) {
         let msg = c.msg.replace('|', "\\|");
         let what = c.name.replace('_', " ");
         table.push_str(&format!("| {what} | {} | {msg} |\n", c.kind));
@@ -1316,4 +1321,135 @@ fn every_refusal_is_documented() {
         "docs/supported.md does not list the refusals of tests/refused.rs: regenerate it with \
          FENSYN_BLESS=1 cargo test --test refused"
     );
+}
+
+/// The GCC/Clang builtins and attributes fensyn refuses (see src/frontend/lower/builtins.rs
+/// and src/frontend/attributes.rs).
+#[test]
+fn refused_builtins_and_attributes_are_reported_at_their_position() {
+    assert_refused(&builtin_cases());
+}
+
+fn builtin_cases() -> Vec<Case> {
+    vec![
+        case(
+            "builtin_fetch_max",
+            "\
+int x;
+int main(void) {
+    int r = __atomic_fetch_max(&x, 5, __ATOMIC_RELAXED);
+    return r;
+}
+",
+            (3, 13),
+            UNSUPPORTED,
+            "call to `__atomic_fetch_max` (not a supported atomic builtin",
+        ),
+        case(
+            "builtin_on_parameter",
+            "\
+static void set(int flag) {
+    __atomic_store_n(&flag, 1, __ATOMIC_RELEASE);
+}
+int main(void) {
+    set(0);
+    return 0;
+}
+",
+            (2, 22),
+            UNSUPPORTED,
+            "`__atomic_store_n` on `flag`, which is not in memory (a parameter lives in a register",
+        ),
+        case(
+            "builtin_acquire_store",
+            "\
+int flag;
+int main(void) {
+    __atomic_store_n(&flag, 1, __ATOMIC_ACQUIRE);
+    return 0;
+}
+",
+            (3, 32),
+            ERROR,
+            "__ATOMIC_ACQUIRE is not valid for a store",
+        ),
+        case(
+            "builtin_order_out_of_range",
+            "\
+int flag;
+int main(void) {
+    return __atomic_load_n(&flag, 7);
+}
+",
+            (3, 35),
+            ERROR,
+            "7 is not a memory order (__ATOMIC_* values are 0 to 5)",
+        ),
+        case(
+            "builtin_test_and_set_on_int",
+            "\
+int lock;
+int main(void) {
+    while (__atomic_test_and_set(&lock, __ATOMIC_ACQUIRE))
+        ;
+    return 0;
+}
+",
+            (3, 12),
+            UNSUPPORTED,
+            "only bool and char objects are supported",
+        ),
+        case(
+            "builtin_generic_result_global",
+            "\
+int x, y;
+int main(void) {
+    __atomic_load(&x, &y, __ATOMIC_RELAXED);
+    return 0;
+}
+",
+            (3, 23),
+            UNSUPPORTED,
+            "the result of `__atomic_load` must be given as `&local`",
+        ),
+        case(
+            "builtin_void_value",
+            "\
+_Bool x;
+int main(void) {
+    int r = __atomic_clear(&x, __ATOMIC_RELEASE);
+    return r;
+}
+",
+            (3, 13),
+            ERROR,
+            "`__atomic_clear` returns void: its value cannot be used",
+        ),
+        case(
+            "attribute_cleanup",
+            "\
+void release(int *p) { }
+int main(void) {
+    int v __attribute__((cleanup(release))) = 1;
+    return v;
+}
+",
+            (3, 26),
+            UNSUPPORTED,
+            "attribute `cleanup`",
+        ),
+        case(
+            "attribute_constructor",
+            "\
+int x;
+[[gnu::constructor]] void init(void) { x = 1; }
+int main(void) {
+    return x;
+}
+",
+            (2, 8),
+            UNSUPPORTED,
+            "attribute `constructor`",
+        ),
+    ]
 }

@@ -841,8 +841,8 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     fn check_access(&self, st: &mut State, t: usize, pc: usize) {
         let ins = &self.prog.functions[st.g.threads[t].func].body[pc];
         let regs = &st.th[t].regs;
-        if let Some((addr, atomic)) = ins.access() {
-            if let Err(e) = self.resolve(&st.g, regs, addr, atomic) {
+        if let Some((addr, _)) = ins.access() {
+            if let Err(e) = self.resolve(&st.g, regs, addr) {
                 self.fail_ub_msg(st, t, pc, e.to_string());
                 return;
             }
@@ -957,25 +957,23 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     /// The location of thread `t`'s pending access, already validated by `run_local` (which
     /// stops the thread on an invalid address before it becomes pending).
     fn pending_loc(&self, st: &State, t: usize) -> Option<usize> {
-        let (addr, atomic) = self.instr(st, t).access()?;
+        let (addr, _) = self.instr(st, t).access()?;
         Some(
-            self.resolve(&st.g, &st.th[t].regs, addr, atomic)
+            self.resolve(&st.g, &st.th[t].regs, addr)
                 .unwrap_or_else(|e| unreachable!("unvalidated address: {e}")),
         )
     }
 
-    /// The location `addr` designates for an access (`atomic` or not) with registers `regs`
-    /// in graph `g`: one that exists (a global, or an allocated cell whose allocation is in
-    /// `g`), in the bounds of the address, of the access's atomicity.
+    /// The location `addr` designates for an access with registers `regs` in graph `g`: one
+    /// that exists (a global, or an allocated cell whose allocation is in `g`), in the bounds of
+    /// the address (of either atomicity: atomicity belongs to the access).
     fn resolve(
         &self,
         g: &ExecutionGraph,
         regs: &[i64],
         addr: &crate::ir::Addr,
-        atomic: bool,
     ) -> Result<usize, crate::ir::AddrError> {
-        let cell_atomic = |l| g.loc_info(self.prog, l).is_some_and(|c| c.atomic);
-        let loc = addr.resolve(regs, g.num_locs(), atomic, &cell_atomic)?;
+        let loc = addr.resolve(regs, g.num_locs())?;
         if g.mo[loc].is_empty() {
             // An allocation a revisit removed: no object is there.
             let ptr = crate::ir::pointer_to(loc);

@@ -665,12 +665,6 @@ fn refused_constructs() {
     );
     refused("int main() {\n    throw 1;\n}\n", 2, 5, "exceptions");
     refused(
-        "int main() {\n    std::atomic_signal_fence(std::memory_order_seq_cst);\n}\n",
-        2,
-        5,
-        "signal fence",
-    );
-    refused(
         "void f() {}\nint main() {\n    std::thread t(f);\n    t.detach();\n}\n",
         4,
         5,

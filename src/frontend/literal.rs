@@ -18,32 +18,36 @@ pub(crate) fn parse_number(text: &str) -> Result<i64, LitError> {
         Some(b'+') => (false, &cleaned[1..]),
         _ => (false, cleaned.as_str()),
     };
-    let lower = body.to_ascii_lowercase();
-    let (radix, digits) = if lower.starts_with("0x") {
-        (16, &body[2..])
+    // The suffix first: `0u` is the decimal zero with a suffix, not an octal number.
+    let unsuffixed = body.trim_end_matches(['u', 'U', 'l', 'L']);
+    let raw_suffix = &body[unsuffixed.len()..];
+    let suffix = raw_suffix.to_ascii_lowercase();
+    let lower = unsuffixed.to_ascii_lowercase();
+    let (radix, number) = if lower.starts_with("0x") {
+        (16, &unsuffixed[2..])
     } else if lower.starts_with("0b") {
-        (2, &body[2..])
-    } else if body.len() > 1 && body.starts_with('0') {
-        (8, &body[1..])
+        (2, &unsuffixed[2..])
+    } else if unsuffixed.len() > 1 && unsuffixed.starts_with('0') {
+        (8, &unsuffixed[1..])
     } else {
-        (10, body)
+        (10, unsuffixed)
     };
     let is_float = if radix == 16 {
-        digits.contains(['.', 'p', 'P'])
+        number.contains(['.', 'p', 'P'])
     } else {
-        digits.contains(['.', 'e', 'E', 'f', 'F'])
+        number.contains(['.', 'e', 'E', 'f', 'F'])
     };
     if is_float {
         return Err(LitError::Unsupported(format!(
             "floating-point literal `{text}`"
         )));
     }
-    let number = digits.trim_end_matches(['u', 'U', 'l', 'L']);
-    let suffix = digits[number.len()..].to_ascii_lowercase();
     if !matches!(
         suffix.as_str(),
         "" | "u" | "l" | "ul" | "lu" | "ll" | "ull" | "llu"
-    ) {
+    ) || raw_suffix.contains("lL")
+        || raw_suffix.contains("Ll")
+    {
         return Err(LitError::Invalid(format!(
             "invalid suffix on integer literal `{text}`"
         )));
@@ -136,6 +140,43 @@ mod tests {
         ));
         assert!(matches!(parse_number("0x"), Err(LitError::Invalid(_))));
         assert!(matches!(parse_number("1w"), Err(LitError::Invalid(_))));
+    }
+
+    /// Every suffix spelling on zero (which starts with the `0` of an octal prefix), on a
+    /// decimal, an octal, a hexadecimal and a binary number.
+    #[test]
+    fn suffixes_on_every_radix() {
+        let suffixes = [
+            "u", "U", "l", "L", "ul", "uL", "Ul", "UL", "lu", "lU", "Lu", "LU", "ll", "LL", "ull",
+            "uLL", "Ull", "ULL", "llu", "llU", "LLu", "LLU",
+        ];
+        for s in suffixes {
+            for (digits, v) in [
+                ("0", 0),
+                ("00", 0),
+                ("42", 42),
+                ("017", 15),
+                ("0x1F", 31),
+                ("0X1f", 31),
+                ("0b101", 5),
+                ("0B11", 3),
+            ] {
+                let text = format!("{digits}{s}");
+                assert_eq!(parse_number(&text), Ok(v), "{text}");
+            }
+        }
+        // Mixed-case `lL`, a suffix twice, and `u` between the `l`s are not C.
+        for bad in ["0lL", "1Ll", "0uu", "0lul", "7lll", "0x1Fuu", "0b1lLu"] {
+            assert!(
+                matches!(parse_number(bad), Err(LitError::Invalid(_))),
+                "{bad}"
+            );
+        }
+        // An octal literal is still checked after its suffix is taken off.
+        assert!(matches!(parse_number("08u"), Err(LitError::Invalid(_))));
+        assert!(matches!(parse_number("0xu"), Err(LitError::Invalid(_))));
+        assert!(matches!(parse_number("0bu"), Err(LitError::Invalid(_))));
+        assert!(matches!(parse_number("0b2"), Err(LitError::Invalid(_))));
     }
 
     #[test]

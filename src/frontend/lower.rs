@@ -10,6 +10,7 @@ use crate::ir::{
 use tree_sitter::Node;
 
 mod atomics;
+mod builtins;
 mod control;
 mod cpp;
 pub(crate) mod funptr;
@@ -19,6 +20,7 @@ mod memory;
 mod mutex;
 mod threads;
 
+pub(crate) use builtins::ORDER_MACROS;
 use memory::Place;
 use threads::HandleRef;
 pub(crate) use threads::{NONDET_HI, NONDET_LO};
@@ -1337,6 +1339,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
         if let Some((_, diverts)) = self.thread_call(call, name, &args)? {
             return Ok(diverts);
         }
+        if self.builtin_call(call, name, &args, false)?.is_some() {
+            return Ok(false);
+        }
         match name {
             "atomic_store" | "atomic_store_explicit" => {
                 let explicit = name == "atomic_store_explicit";
@@ -1492,6 +1497,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
         }
         if let Some((value, _)) = self.thread_call(call, name, &args)? {
             return Ok(value);
+        }
+        if let Some(v) = self.builtin_call(call, name, &args, true)? {
+            return Ok(v);
         }
         match name {
             "ATOMIC_VAR_INIT" => {

@@ -27,6 +27,30 @@
 //!   designators unsupported), and `NULL`, `&global` or an array name for pointers; no
 //!   initialiser means 0. Global `pthread_t` / `thrd_t` variables and arrays of them become
 //!   registers of `main`. Everything else is unsupported.
+//! * **Types** (`types.rs`), for an LP64 target with glibc: the integer types of C in any
+//!   spelling of their specifiers; every `<stdatomic.h>` typedef (`atomic_char` ...
+//!   `atomic_ullong`, `atomic_char16_t`, `atomic_char32_t`, `atomic_wchar_t`,
+//!   `atomic_int_least8_t` ... `atomic_uint_fast64_t`, `atomic_intptr_t`, `atomic_uintptr_t`,
+//!   `atomic_size_t`, `atomic_ptrdiff_t`, `atomic_intmax_t`, `atomic_uintmax_t`, and C++'s
+//!   exact-width `atomic_int8_t` ...); the `<stdint.h>` / `<stddef.h>` / `<uchar.h>` names
+//!   (`int8_t` ... `uint64_t`, least and fast, `intptr_t`, `uintptr_t`, `size_t`, `ssize_t`,
+//!   `ptrdiff_t`, `intmax_t`, `uintmax_t`, `wchar_t`, `char16_t`, `char32_t`; the `fast` types
+//!   of 16 bits and more are `long`). `_Atomic` is a qualifier in any position (`_Atomic
+//!   unsigned long`, `unsigned _Atomic`, `long _Atomic unsigned`); on a pointer level it makes
+//!   that pointer atomic (`int * _Atomic p`, `_Atomic(struct node *)`), whose pointee keeps its
+//!   own atomicity (`_Atomic(atomic_int *)`, `_Atomic(_Atomic int *)`). `volatile` (and
+//!   `const`, `restrict`) are accepted everywhere and ignored: **volatile is not atomic in
+//!   C11**, a volatile access is a plain access. `_Atomic` on a struct, union or `void` is
+//!   unsupported (`atomic non-integer type`).
+//! * **Attributes** (`attributes.rs`): GNU `__attribute__((...))` and standard `[[...]]` on
+//!   declarations, members, functions and statements are blanked before parsing (tree-sitter-c
+//!   cannot parse one after a variable's declarator), byte offsets kept, and ignored when they
+//!   cannot change what runs (`aligned`, `packed`, `unused`, `used`, `noinline`,
+//!   `always_inline`, `noreturn`, `fallthrough`, `section`, `visibility`, ... with or without
+//!   `__`/`gnu::`); any other is refused at its name: `attribute `cleanup` (only attributes
+//!   without effect on what the program executes are accepted and ignored: ...)` (so are
+//!   `constructor`, `destructor`, `mode`, `vector_size`, ...). Attributes inside `#define`
+//!   lines are left to the `#define`, which refuses them.
 //! * **Macros** (`macros.rs`): top-level object-like macros `#define N VALUE` whose value is an
 //!   integer constant expression over literals and earlier macros (evaluated once, in 64-bit
 //!   arithmetic; a later use of `N` is that constant, of type `int` if it fits, else `long`, also
@@ -80,7 +104,10 @@
 //!   `return` (anywhere), the mutex calls below, calls to user functions (below), and the
 //!   control flow below, `atomic_flag_test_and_set[_explicit]` (an exchange of 1; its value is
 //!   the old one) and `atomic_flag_clear[_explicit]` (a store of 0). `goto`, labels and calls
-//!   to undefined functions are unsupported. **Output calls** (`printf`, `fprintf` to
+//!   to undefined functions are unsupported. `atomic_signal_fence(mo)` (also
+//!   `__atomic_signal_fence`, C++'s `std::atomic_signal_fence`) emits no instruction: it orders
+//!   a thread only with a signal handler running in that thread, and these programs have none.
+//!   **Output calls** (`printf`, `fprintf` to
 //!   `stdout`/`stderr`, `puts`, `fputs`, `putchar`, `fputc`, `fflush`), as statements, are
 //!   ignored with a [`Note`](crate::ir::Note): their arguments (except format strings and the
 //!   stream) are evaluated for their effects and the values discarded. The CDSChecker
@@ -95,8 +122,12 @@
 //!   size in cells), pointer variables, and values loaded from pointer cells (including by
 //!   `atomic_load` / `exchange` / compare-exchange on an atomic pointer). The pointee type of a
 //!   pointer value travels with the register that holds it, so `p->f` resolves `f` statically;
-//!   at run time the interpreter checks that the target cell exists, lies in the bounds and has
-//!   the access's atomicity (undefined behaviour otherwise). Local integer and pointer variables
+//!   at run time the interpreter checks that the target cell exists and lies in the bounds
+//!   (undefined behaviour otherwise). **Atomicity belongs to the access, not to the object**
+//!   (as in RC11): a plain access to an atomic object through a pointer (`*(int *)&a[i]`) is
+//!   a non-atomic access — a data race if it races, nothing otherwise —, and a GCC builtin on
+//!   a plain object is an atomic access (see *GCC/Clang atomic builtins*); reading an atomic
+//!   by name is still a seq_cst load, as C says. Local integer and pointer variables
 //!   whose address is not taken are registers; other locals are objects in memory (see *Local
 //!   objects in memory* above). A **`static` local** is a global object allocated once per
 //!   declaration (named `f::x`), shared by every thread and every inlined copy.
@@ -146,7 +177,8 @@
 //!   thousand iterations.
 //! * **Await loops** (GenMC's spin-assume transformation): a `while`, `do … while` or `for`
 //!   (without an update clause) whose body consists only of empty statements and empty blocks
-//!   and whose condition reads memory (a global or `atomic_load*`) but has no other effect (no
+//!   and whose condition reads memory (a global, `atomic_load*` or `__atomic_load_n`) but has
+//!   no other effect (no
 //!   assignment, increment, or other call, except calls of functions of the file that only
 //!   read and compute: their bodies hold only local declarations, assignments and increments
 //!   of their own locals and parameters, `if`/`else`, `return` and such calls — no loop,
@@ -174,6 +206,44 @@
 //!   is one a strong CAS could have; the extra failing executions are not explored) unless
 //!   the checker is asked to (`Limits::spurious_cas`, `--spurious-cas`): the `Cas` is marked
 //!   `weak`.
+//! * **GCC/Clang atomic builtins** (`src/frontend/lower/builtins.rs`), in statements and
+//!   expressions, on plain and `_Atomic` integer and pointer objects alike (the first argument
+//!   is `&place` — a local so addressed is an object in memory — or any pointer value):
+//!   `__atomic_load_n(p, mo)` (a load; value: the object's),
+//!   `__atomic_store_n(p, v, mo)` (a store), `__atomic_exchange_n(p, v, mo)` (an exchange;
+//!   value: the old one), `__atomic_compare_exchange_n(p, &e, d, weak, s, f)` (the C11
+//!   compare-and-swap above, weak when the constant `weak` is non-zero; value: success), the
+//!   generic `__atomic_load(p, &r, mo)`, `__atomic_store(p, &v, mo)`,
+//!   `__atomic_exchange(p, &v, &r, mo)` and `__atomic_compare_exchange(p, &e, &d, weak, s, f)`,
+//!   whose value pointers must be `&local` of the object's type (the local's register is read
+//!   or written), `__atomic_fetch_OP(p, v, mo)` (value: the old one) and
+//!   `__atomic_OP_fetch(p, v, mo)` (the new one, `OP(old, v)` converted to the object's type)
+//!   for `add sub and or xor nand` (`nand` writes `~(old & v)`: [`RmwOp::Nand`](crate::ir::RmwOp::Nand);
+//!   the type restrictions of the read-modify-writes above apply, and `nand` only on signed
+//!   and 64-bit unsigned types), `__atomic_test_and_set(p, mo)` (an exchange of 1; value:
+//!   `old != 0`) and `__atomic_clear(p, mo)` (a store of 0), on `bool` and `char` objects
+//!   only, `__atomic_thread_fence(mo)` (a program fence, strengthened in its own spelling) and
+//!   `__atomic_signal_fence(mo)` (nothing, as above). Orders: `__ATOMIC_RELAXED`,
+//!   `__ATOMIC_CONSUME` (= acquire), `__ATOMIC_ACQUIRE`, `__ATOMIC_RELEASE`,
+//!   `__ATOMIC_ACQ_REL`, `__ATOMIC_SEQ_CST` — predefined macros of values 0 to 5, so they are
+//!   integers anywhere and `#define MO __ATOMIC_ACQUIRE` works — or any integer constant
+//!   expression of value 0 to 5, or `memory_order_*`. The `__sync_*` builtins, which GCC
+//!   documents as full barriers, are a seq_cst RMW or CAS **between two seq_cst fences** in
+//!   the call's statement (already seq_cst, so never strengthened by a fix):
+//!   `__sync_fetch_and_OP(p, v)` / `__sync_OP_and_fetch(p, v)` (old / new value, same
+//!   operations), `__sync_bool_compare_and_swap(p, old, new)` (value: success) and
+//!   `__sync_val_compare_and_swap(p, old, new)` (value: the value read); as GCC documents them,
+//!   `__sync_lock_test_and_set(p, v)` is an acquire exchange, `__sync_lock_release(p)` a
+//!   release store of 0 and `__sync_synchronize()` a seq_cst fence. Refused, at the call or
+//!   argument: other builtins (`call to `__atomic_fetch_max` (not a supported atomic builtin:
+//!   ...)`), an order GCC calls invalid (`__ATOMIC_ACQUIRE is not valid for a store`, `... for
+//!   a load`, `... for the failure order of a compare-exchange`; `6 is not a memory order`),
+//!   an order or weak flag that is not a constant, a first argument that is not a pointer
+//!   (`takes a pointer: pass the address `&x``) or is the address of a parameter (`which is not in
+//!   memory`), a mutex or a struct, a value pointer that is not `&local` of the object's type
+//!   (`the result of `__atomic_load` must be given as `&local` ...`), test-and-set / clear on
+//!   a wider object (`it sets or clears one byte`), and the value of a `void` builtin
+//!   (`returns void: its value cannot be used`).
 //! * **Mutexes** (GenMC's model; `src/frontend/lower/mutex.rs`), in threads and in `main`; the
 //!   argument must be `&m` for a global `pthread_mutex_t m`:
 //!   `pthread_mutex_lock(&m)` is `Cas { expected: 0, desired: 1, order: acquire, fail_order:
@@ -194,7 +264,9 @@
 //!   and unlocking a mutex one does not hold simply stores 0.
 //! * **Expressions** are pure [`Expr`](crate::ir::Expr)s over registers: every read of a global (a plain read is a
 //!   `NonAtomic` load, a read of an atomic by name a `SeqCst` load, `atomic_load*` uses its order)
-//!   becomes an [`Instr::Load`](crate::ir::Instr::Load) into a fresh temporary `%tN`, emitted left to right. `&&`, `||` and
+//!   becomes an [`Instr::Load`](crate::ir::Instr::Load) into a fresh temporary `%tN`, emitted left to right. Integer literals
+//!   take C's suffixes in any case and order (`0u`, `0UL`, `0llu`, `017u`, `0x1Ful`, `0b1LLU`;
+//!   the suffix is taken off before the radix is read). `&&`, `||` and
 //!   `?:` whose conditionally evaluated operand reads memory (or may divide by zero) are lowered
 //!   with [`Instr::BranchIfZero`](crate::ir::Instr::BranchIfZero)/[`Instr::Jump`](crate::ir::Instr::Jump) so that the access happens only when C would
 //!   perform it; otherwise they stay pure expressions. Integer types follow C where it matters
@@ -207,7 +279,7 @@
 //! tree-sitter does not expand macros, so `assert`, `MODEL_ASSERT`, `atomic_*`, `pthread_*` and
 //! `thrd_*` are recognised as ordinary calls by name (and `PTHREAD_MUTEX_INITIALIZER` as an
 //! identifier); it also cannot parse `_Atomic(T)`, which is rewritten to `_Atomic T` before parsing by blanking the parentheses (byte offsets, hence spans, are
-//! unchanged). Blocks, control statements and expressions nested deeper than 100 levels (counted
+//! unchanged), nor attributes after declarators, which are blanked (see *Attributes*). Blocks, control statements and expressions nested deeper than 100 levels (counted
 //! together; an else-if chain nests one level per `else if`) are rejected as unsupported.
 //!
 //! # C++
@@ -215,7 +287,8 @@
 //! [`parse_cpp`] (or [`parse`] with [`Lang::Cpp`]; the CLI picks it for `.cpp .cc .cxx .c++
 //! .hpp .hh .C` files) parses with tree-sitter-cpp and lowers everything the two languages share
 //! with the C code above: statements, control flow, expressions, the C `atomic_*` functions
-//! (which C++23's `<stdatomic.h>` also has), `assert`, pthreads and C11 threads, inlining. The
+//! (which C++23's `<stdatomic.h>` also has), the GCC/Clang builtins, attributes (and
+//! `alignas`), `assert`, pthreads and C11 threads, inlining. The
 //! C++-only forms are mapped onto the same lowering (`src/frontend/cpp.rs` for types,
 //! initialisers and top-level items, `src/frontend/lower/cpp.rs` for function bodies,
 //! `queries/cpp/*.scm`); the resulting [`Program`] has `lang: Lang::Cpp`, which is all that
@@ -226,7 +299,8 @@
 //! * **Top level**: `#include`s are ignored (`<atomic>`, `<thread>`, `<mutex>`, `<cassert>`,
 //!   ...), and so is `using namespace std;` (`queries/cpp/toplevel.scm`). Globals:
 //!   `std::atomic<T>` for the integer types `T` of C (`int`, `bool`, `long`, `unsigned`,
-//!   `unsigned long`, `char`, `std::size_t`, ...), the `std::atomic_int`-style names, plain
+//!   `unsigned long`, `char`, `std::size_t`, `std::uint64_t`, `char16_t`, ...), the
+//!   `std::atomic_int`-style names (`std::atomic_uint_fast64_t`, ...), plain
 //!   integers and `bool` (`true`/`false` are 1/0), and `std::mutex` (a mutex as in C, initially
 //!   unlocked); `std::atomic<T *>` for any pointer type the C code accepts is an atomic pointer
 //!   cell (C's `_Atomic(T *)`). Initialisers: `x = v`, `x{v}`, `x(v)`, `x{}` (zero), and for
@@ -248,8 +322,8 @@
 //!   of the atomic's type, by reference, e.g. `node *old`; weak = strong; with one order the
 //!   failure order is derived as C++ says: `acq_rel` → `acquire`, `release` → `relaxed`,
 //!   others unchanged); `x = v`, `x++`, `x += v`, ... and reading `x` by
-//!   name are the seq_cst accesses C already lowers. The `std::atomic_*` free functions and
-//!   `std::atomic_thread_fence(mo)` are the C functions.
+//!   name are the seq_cst accesses C already lowers. The `std::atomic_*` free functions,
+//!   `std::atomic_thread_fence(mo)` and `std::atomic_signal_fence(mo)` are the C functions.
 //! * **Threads** (created and joined in `main` only, like pthreads): `std::thread t(f);` (which
 //!   tree-sitter parses as a function declaration — the most vexing parse), `std::thread
 //!   t{f};` and `std::thread t(f, arg);` declare the handle `t` and are an
@@ -292,7 +366,7 @@
 //!   namespaces (other than `using namespace std;`), other `using`s and type aliases, `new` /
 //!   `delete`, references,
 //!   exceptions (`try`, `throw`), lambdas other than a `std::thread`'s function, `auto`,
-//!   casts like `static_cast`, range-based `for`, coroutines, `std::atomic_signal_fence`,
+//!   casts like `static_cast`, range-based `for`, coroutines,
 //!   `t.detach()` and other `std::thread` members, `std::async`, `std::condition_variable` and
 //!   the other synchronisation types of the library, global `std::thread`s and lock guards,
 //!   any other `std::` function and anything else the C front end refuses.
@@ -332,12 +406,15 @@
 //! Functions that fall off their end get an implicit [`Instr::Return`](crate::ir::Instr::Return). The output
 //! is deterministic.
 
+mod attributes;
 mod cpp;
 mod literal;
 mod lower;
 mod macros;
 mod types;
 
+#[cfg(test)]
+mod builtins_tests;
 #[cfg(test)]
 mod cpp_tests;
 #[cfg(test)]
@@ -722,6 +799,7 @@ pub fn parse_with(
         lang,
     };
     let (prepared, atomic_pointer_at) = prepare_source(source);
+    let (prepared, refused) = attributes::blank(&prepared);
     let (language, toplevel_query, threads_query): (Language, _, _) = match lang {
         Lang::C => (
             tree_sitter_c::LANGUAGE.into(),
@@ -744,6 +822,9 @@ pub fn parse_with(
     let root = tree.root_node();
     if let Some(bad) = first_syntax_error(root) {
         return Err(syntax_error(&src, bad));
+    }
+    if let Some((at, name)) = refused {
+        return Err(attributes::refused(&src, at, &name));
     }
     let (top, threads) = match compiled_queries(lang, &language, toplevel_query, threads_query) {
         Ok(q) => q,
@@ -861,14 +942,17 @@ pub fn parse_with(
         thread_locals: Vec::new(),
         fn_order,
         fn_taken,
-        macros: defines
+        // GCC's predefined `__ATOMIC_*` orders, then `-D` (which may redefine them).
+        macros: lower::ORDER_MACROS
             .iter()
+            .map(|&(name, v, _)| (name.to_string(), v))
+            .chain(defines.iter().cloned())
             .map(|(name, v)| {
                 let m = macros::Macro {
-                    value: Some(*v),
+                    value: Some(v),
                     start: 0,
                 };
-                (name.clone(), m)
+                (name, m)
             })
             .collect(),
     };
@@ -1719,6 +1803,13 @@ fn unsupported_item(src: &Src, node: Node) -> Diagnostic {
         k => cpp::unsupported_toplevel(k).unwrap_or_else(|| format!("top-level `{k}`")),
     };
     src.unsupported(node, &what)
+}
+
+/// The text tree-sitter parses for `source`: `_Atomic(T)` written `_Atomic T` and attributes
+/// blanked (see `attributes.rs`), every byte offset unchanged — for the rewriter, whose edits
+/// are computed on a tree of the same text the front end parsed.
+pub(crate) fn parse_text(source: &str) -> String {
+    attributes::blank(&prepare_source(source).0).0
 }
 
 /// tree-sitter C does not parse the `_Atomic(T)` type specifier; rewrite it to `_Atomic T`

@@ -310,30 +310,27 @@ impl DeclSpec<'_> {
     }
 }
 
+/// The `<stdatomic.h>` typedefs (and C++'s `std::atomic_*` aliases), for an LP64 target with
+/// glibc's `<stdint.h>` (the `fast` types of 16 bits and more are `long`; `wchar_t` is `int`,
+/// `char16_t` / `char32_t` are `uint_least16_t` / `uint_least32_t`).
 pub(super) fn atomic_typedef(name: &str) -> Option<IntTy> {
-    Some(match name {
-        "atomic_bool" | "atomic_flag" => IntTy::Bool,
-        "atomic_char" | "atomic_schar" | "atomic_int8_t" | "atomic_int_least8_t" => IntTy::I8,
-        "atomic_uchar" | "atomic_uint8_t" | "atomic_uint_least8_t" => IntTy::U8,
-        "atomic_short" | "atomic_int16_t" | "atomic_int_least16_t" => IntTy::I16,
-        "atomic_ushort" | "atomic_uint16_t" | "atomic_uint_least16_t" => IntTy::U16,
-        "atomic_int" | "atomic_int32_t" | "atomic_int_least32_t" => IntTy::I32,
-        "atomic_uint" | "atomic_uint32_t" | "atomic_uint_least32_t" => IntTy::U32,
-        "atomic_long"
-        | "atomic_llong"
-        | "atomic_intptr_t"
-        | "atomic_ptrdiff_t"
-        | "atomic_intmax_t"
-        | "atomic_int64_t"
-        | "atomic_int_least64_t" => IntTy::I64,
-        "atomic_ulong"
-        | "atomic_ullong"
-        | "atomic_uintptr_t"
-        | "atomic_size_t"
-        | "atomic_uintmax_t"
-        | "atomic_uint64_t"
-        | "atomic_uint_least64_t" => IntTy::U64,
-        _ => return None,
+    let plain = name.strip_prefix("atomic_")?;
+    Some(match plain {
+        "bool" | "flag" => IntTy::Bool,
+        "char" | "schar" => IntTy::I8,
+        "uchar" | "char8_t" => IntTy::U8,
+        "short" => IntTy::I16,
+        "ushort" => IntTy::U16,
+        "int" => IntTy::I32,
+        "uint" => IntTy::U32,
+        "long" | "llong" => IntTy::I64,
+        "ulong" | "ullong" => IntTy::U64,
+        // The `<stdint.h>` / `<stddef.h>` / `<uchar.h>` / `<wchar.h>` names (the exact-width
+        // ones are C++'s; POSIX's `ssize_t` has none).
+        _ => match plain_typedef(plain) {
+            Some(BaseTy::Int(t)) if plain.ends_with("_t") && plain != "ssize_t" => t,
+            _ => return None,
+        },
     })
 }
 
@@ -341,11 +338,11 @@ pub(super) fn plain_typedef(name: &str) -> Option<BaseTy> {
     Some(BaseTy::Int(match name {
         "bool" | "_Bool" => IntTy::Bool,
         "char" | "int8_t" | "int_least8_t" | "int_fast8_t" => IntTy::I8,
-        "uint8_t" | "uint_least8_t" | "uint_fast8_t" => IntTy::U8,
+        "uint8_t" | "uint_least8_t" | "uint_fast8_t" | "char8_t" => IntTy::U8,
         "int16_t" | "int_least16_t" => IntTy::I16,
-        "uint16_t" | "uint_least16_t" => IntTy::U16,
-        "int" | "int32_t" | "int_least32_t" => IntTy::I32,
-        "uint32_t" | "uint_least32_t" => IntTy::U32,
+        "uint16_t" | "uint_least16_t" | "char16_t" => IntTy::U16,
+        "int" | "int32_t" | "int_least32_t" | "wchar_t" => IntTy::I32,
+        "uint32_t" | "uint_least32_t" | "char32_t" => IntTy::U32,
         "int64_t" | "int_least64_t" | "int_fast16_t" | "int_fast32_t" | "int_fast64_t"
         | "intptr_t" | "ptrdiff_t" | "ssize_t" | "intmax_t" => IntTy::I64,
         "uint64_t" | "uint_least64_t" | "uint_fast16_t" | "uint_fast32_t" | "uint_fast64_t"
@@ -495,9 +492,8 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
     if atomic && !matches!(ty, BaseTy::Int(_)) {
         return Err(src.unsupported(ty_node, "atomic non-integer type"));
     }
-    if atomic_pointer && atomic {
-        return Err(src.unsupported(ty_node, "atomic pointer to an atomic type"));
-    }
+    // `atomic` qualifies the base type and `atomic_pointer` the first pointer level, so
+    // `_Atomic(atomic_int *)` is an atomic pointer to an atomic int.
     Ok(DeclSpec {
         ty,
         atomic,

@@ -157,9 +157,10 @@ pub enum Addr {
     /// A location computed when the instruction runs (an element `a[i]`, a dereference `*p`):
     /// `ptr` evaluates to a pointer value (see [`pointer_to`]); the location it addresses must
     /// lie in `[lo, hi)` (the array, or every location for a pointer: `hi` is then
-    /// `usize::MAX`, which also reaches the locations allocated at run time) and be atomic
-    /// exactly when the access is. Anything else (null, out of bounds, a plain access to an
-    /// atomic location or the converse) is undefined behaviour, reported as a bug of kind `Ub`.
+    /// `usize::MAX`, which also reaches the locations allocated at run time). Anything else
+    /// (null, out of bounds) is undefined behaviour, reported as a bug of kind `Ub`. Whether
+    /// the access is atomic is the instruction's business, not the location's (see
+    /// [`Global::atomic`]).
     Computed { ptr: Expr, lo: Loc, hi: Loc },
     /// A location inside an object allocated at run time ([`Instr::Alloc`]): `ptr` must
     /// address one of the `len` cells starting at the pointer value `base` (the object, or the
@@ -172,16 +173,7 @@ pub enum Addr {
 pub enum AddrError {
     DivisionByZero,
     Null,
-    OutOfBounds {
-        ptr: i64,
-        lo: Loc,
-        hi: Loc,
-    },
-    /// An atomic access to a plain location, or a plain access to an atomic one.
-    WrongKind {
-        loc: Loc,
-        atomic_access: bool,
-    },
+    OutOfBounds { ptr: i64, lo: Loc, hi: Loc },
 }
 
 impl fmt::Display for AddrError {
@@ -200,13 +192,6 @@ impl fmt::Display for AddrError {
             AddrError::OutOfBounds { .. } => {
                 f.write_str("invalid pointer (it addresses no object of the program)")
             }
-            AddrError::WrongKind { atomic_access, .. } => {
-                if *atomic_access {
-                    f.write_str("atomic access to a non-atomic location")
-                } else {
-                    f.write_str("non-atomic access to an atomic location")
-                }
-            }
         }
     }
 }
@@ -218,16 +203,10 @@ impl From<Loc> for Addr {
 }
 
 impl Addr {
-    /// The location, given the registers of the accessing thread, the number of locations
-    /// that exist (`nlocs`: the globals and the cells allocated so far), whether the access is
-    /// atomic and whether location `l` is atomic (`cell_atomic`).
-    pub fn resolve(
-        &self,
-        regs: &[i64],
-        nlocs: usize,
-        atomic: bool,
-        cell_atomic: &dyn Fn(Loc) -> bool,
-    ) -> Result<Loc, AddrError> {
+    /// The location, given the registers of the accessing thread and the number of locations
+    /// that exist (`nlocs`: the globals and the cells allocated so far). Any access may go to
+    /// any location: atomicity belongs to the access.
+    pub fn resolve(&self, regs: &[i64], nlocs: usize) -> Result<Loc, AddrError> {
         let (p, lo, hi) = match self {
             Addr::Fixed(l) => return Ok(*l),
             Addr::Computed { ptr, lo, hi } => {
@@ -251,14 +230,7 @@ impl Addr {
                 hi: hi.max(0) as Loc,
             });
         }
-        let loc = l as Loc;
-        if cell_atomic(loc) != atomic {
-            return Err(AddrError::WrongKind {
-                loc,
-                atomic_access: atomic,
-            });
-        }
-        Ok(loc)
+        Ok(l as Loc)
     }
 
     /// The location if it is fixed.
@@ -274,7 +246,9 @@ impl Addr {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Global {
     pub name: String,
-    /// `_Atomic`/`atomic_*` (true) or plain (false). Plain globals take part in race detection.
+    /// Declared `_Atomic`/`atomic_*` (true) or plain (false). Informative only: atomicity
+    /// belongs to the access, as in RC11 — a plain access to an atomic object is non-atomic
+    /// (it races if it races), and an atomic access (a GCC builtin) to a plain one is atomic.
     pub atomic: bool,
     /// Initial value (C zero-initialises globals without an initialiser).
     pub init: i64,
@@ -391,6 +365,9 @@ pub enum RmwOp {
     And,
     Or,
     Xor,
+    /// GCC's `__atomic_fetch_nand` / `__sync_fetch_and_nand`: the new value is
+    /// `~(old & operand)`.
+    Nand,
 }
 
 impl RmwOp {
@@ -403,6 +380,7 @@ impl RmwOp {
             RmwOp::And => old & operand,
             RmwOp::Or => old | operand,
             RmwOp::Xor => old ^ operand,
+            RmwOp::Nand => !(old & operand),
         }
     }
 }

@@ -102,7 +102,8 @@ pub fn fence_text_in(lang: Lang, order: MemOrder) -> String {
     Spelling::default_for(lang).fence(order)
 }
 
-/// Parses `src` with the grammar of `lang`.
+/// Parses `src` with the grammar of `lang`, as the front end does (`_Atomic(T)` and
+/// attributes prepared, byte offsets unchanged: node ranges slice `src` itself).
 pub(crate) fn parse_tree(src: &str, lang: Lang) -> Option<tree_sitter::Tree> {
     let mut parser = tree_sitter::Parser::new();
     let language: tree_sitter::Language = match lang {
@@ -110,13 +111,22 @@ pub(crate) fn parse_tree(src: &str, lang: Lang) -> Option<tree_sitter::Tree> {
         Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
     };
     parser.set_language(&language).ok()?;
-    parser.parse(src, None)
+    parser.parse(crate::frontend::parse_text(src), None)
 }
 
 /// The memory-order argument `order` spelled like the argument `old` it replaces:
-/// `std::memory_order::X`, `memory_order::X`, `std::memory_order_X` or `memory_order_X`.
-fn order_like(old: &str, order: MemOrder) -> String {
+/// `std::memory_order::X`, `memory_order::X`, `std::memory_order_X` or `memory_order_X`, or in a
+/// builtin fence (`builtin`: `__atomic_thread_fence`) `__ATOMIC_X` — a number there stays a
+/// number (GCC's value of the order), and any other argument (a macro) becomes `__ATOMIC_X`.
+fn order_like(old: &str, order: MemOrder, builtin: bool) -> String {
     let compact: String = old.chars().filter(|c| !c.is_whitespace()).collect();
+    let number = !compact.is_empty() && compact.bytes().all(|b| b.is_ascii_digit());
+    if builtin && number {
+        return spelling::builtin_value(order).to_string();
+    }
+    if compact.starts_with("__ATOMIC_") || (builtin && !compact.contains("memory_order")) {
+        return spelling::builtin_order(order);
+    }
     let name = order.c_name();
     let std = if compact.starts_with("std::") {
         "std::"
@@ -196,11 +206,13 @@ pub fn fence_edit(
                 .ok_or(RewriteError::NoOrderArgument { line: s.span.line })?;
             check_range(src, span.start)?;
             check_range(src, span.end)?;
+            let call = &src[s.span.start.min(span.start)..span.start];
+            let builtin = call.contains("__atomic_thread_fence");
             Ok((
                 Edit {
                     start: span.start,
                     end: span.end,
-                    text: order_like(&src[span.start..span.end.max(span.start)], order),
+                    text: order_like(&src[span.start..span.end.max(span.start)], order, builtin),
                 },
                 pos(&s.span),
             ))
@@ -552,7 +564,8 @@ fn build(
             text: close,
         });
     }
-    let inserts = fences.iter().any(|(s, _)| matches!(s, Site::Slot(_)));
+    // Builtin fences need no header.
+    let inserts = fences.iter().any(|(s, _)| matches!(s, Site::Slot(_))) && !spelling.builtin;
     if let (true, Some(root)) = (inserts, root) {
         edits.extend(include::include_edit(src, root, prog.lang, newline(src)));
     }
@@ -642,24 +655,40 @@ mod tests {
     fn orders_keep_the_spelling_they_replace() {
         use MemOrder::*;
         assert_eq!(
-            order_like("memory_order_acquire", SeqCst),
+            order_like("memory_order_acquire", SeqCst, false),
             "memory_order_seq_cst"
         );
         assert_eq!(
-            order_like("std::memory_order_acquire", SeqCst),
+            order_like("std::memory_order_acquire", SeqCst, false),
             "std::memory_order_seq_cst"
         );
         assert_eq!(
-            order_like("std::memory_order::acquire", AcqRel),
+            order_like("std::memory_order::acquire", AcqRel, false),
             "std::memory_order::acq_rel"
         );
         assert_eq!(
-            order_like("std :: memory_order :: release", SeqCst),
+            order_like("std :: memory_order :: release", SeqCst, false),
             "std::memory_order::seq_cst"
         );
         assert_eq!(
-            order_like("memory_order::release", SeqCst),
+            order_like("memory_order::release", SeqCst, false),
             "memory_order::seq_cst"
+        );
+        // Builtin fences: GCC's names, numbers stay numbers, a macro becomes a name.
+        assert_eq!(
+            order_like("__ATOMIC_ACQUIRE", SeqCst, true),
+            "__ATOMIC_SEQ_CST"
+        );
+        assert_eq!(
+            order_like("__ATOMIC_RELEASE", AcqRel, false),
+            "__ATOMIC_ACQ_REL"
+        );
+        assert_eq!(order_like("2", SeqCst, true), "5");
+        assert_eq!(order_like(" 3 ", AcqRel, true), "4");
+        assert_eq!(order_like("MO_ACQ", Release, true), "__ATOMIC_RELEASE");
+        assert_eq!(
+            order_like("memory_order_acquire", SeqCst, true),
+            "memory_order_seq_cst"
         );
         assert_eq!(
             fence_text_in(Lang::Cpp, Release),

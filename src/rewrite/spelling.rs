@@ -1,6 +1,17 @@
 //! How a file spells fences and memory orders, so that inserted fences look like its own code.
 //!
-//! C is always `atomic_thread_fence(memory_order_X);`. For C++ the rule, from the parsed tree:
+//! **Builtins or the library.** A file whose atomics are GCC/Clang builtins gets
+//! `__atomic_thread_fence(__ATOMIC_X);` (and no `#include` for it: builtins need none), in C
+//! and C++ alike. The rule, from the parsed tree: the file's own fence calls decide — builtin
+//! fences (`__atomic_thread_fence`, `__sync_synchronize`) against library ones
+//! (`atomic_thread_fence`, `std::atomic_thread_fence`), the more frequent winning, ties going to
+//! the spelling that occurs first; a file without fence calls follows its atomic operations the
+//! same way — `__atomic_*` / `__sync_*` calls against `atomic_*` / `std::atomic_*` calls and
+//! C++'s member calls on atomics (`x.load(...)`, `x.fetch_add(...)`, ...); a file with neither
+//! uses the library.
+//!
+//! The library spelling in C is always `atomic_thread_fence(memory_order_X);`. For C++ the rule
+//! is:
 //!
 //! * **memory orders** follow the spelling the file uses most often among its own memory-order
 //!   names — `std::memory_order_X`, `memory_order_X`, `std::memory_order::X` or
@@ -10,6 +21,9 @@
 //! * **the fence function** follows the file's own `atomic_thread_fence` calls the same way
 //!   (`std::atomic_thread_fence` or unqualified); without any, it is unqualified exactly when the
 //!   file has a top-level `using namespace std;`.
+//!
+//! A strengthened fence keeps the spelling of the order it replaces (see `order_like` in the
+//! rewriter): `__ATOMIC_X` stays `__ATOMIC_Y`, a number in a builtin fence stays a number.
 
 use crate::ir::{Lang, MemOrder};
 
@@ -22,6 +36,8 @@ pub struct Spelling {
     pub order_std: bool,
     /// `memory_order::X` (C++20 scoped enumerators) instead of `memory_order_X`.
     pub order_scoped: bool,
+    /// GCC's builtins: `__atomic_thread_fence(__ATOMIC_X)` (the other fields are then unused).
+    pub builtin: bool,
 }
 
 /// The C orders a program can name (`consume` counts as a spelling although fensyn never
@@ -30,12 +46,132 @@ const ORDER_NAMES: [&str; 6] = [
     "relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst",
 ];
 
+/// The member functions of C++'s `std::atomic` / `std::atomic_flag` (library atomics).
+const MEMBER_OPS: [&str; 12] = [
+    "load",
+    "store",
+    "exchange",
+    "fetch_add",
+    "fetch_sub",
+    "fetch_and",
+    "fetch_or",
+    "fetch_xor",
+    "compare_exchange_strong",
+    "compare_exchange_weak",
+    "test_and_set",
+    "clear",
+];
+
+/// GCC's name of `order`: `__ATOMIC_SEQ_CST`.
+pub fn builtin_order(order: MemOrder) -> String {
+    format!("__ATOMIC_{}", order.c_name().to_ascii_uppercase())
+}
+
+/// The value of GCC's `__ATOMIC_X` for `order` (0 relaxed .. 5 seq_cst).
+pub fn builtin_value(order: MemOrder) -> i64 {
+    match order {
+        MemOrder::NonAtomic | MemOrder::Relaxed => 0,
+        MemOrder::Acquire => 2,
+        MemOrder::Release => 3,
+        MemOrder::AcqRel => 4,
+        MemOrder::SeqCst => 5,
+    }
+}
+
+/// What one traversal of a file counts: `(key, count, first occurrence)` per spelling.
+#[derive(Default)]
+struct Census {
+    using_std: bool,
+    /// Memory-order names by `(std::, scoped)`.
+    orders: Vec<((bool, bool), usize, usize)>,
+    /// Library fence calls by `std::`.
+    fences: Vec<(bool, usize, usize)>,
+    /// Fence calls by builtin (true) or library (false).
+    fence_kinds: Vec<(bool, usize, usize)>,
+    /// Atomic operations by builtin (true) or library (false).
+    ops: Vec<(bool, usize, usize)>,
+}
+
+impl Census {
+    fn take(src: &str, root: tree_sitter::Node) -> Census {
+        let mut c = Census::default();
+        let mut seen = 0usize;
+        let mut stack = vec![root];
+        // Pre-order, children in source order: occurrences are counted in source order.
+        while let Some(n) = stack.pop() {
+            seen += 1;
+            let text = || compact(&src[n.byte_range()]);
+            match n.kind() {
+                "using_declaration"
+                    if text() == "usingnamespacestd;"
+                        && n.parent().is_some_and(|p| p.kind() == "translation_unit") =>
+                {
+                    c.using_std = true;
+                }
+                "qualified_identifier" | "identifier"
+                    if n.parent()
+                        .is_none_or(|p| p.kind() != "qualified_identifier") =>
+                {
+                    if let Some(style) = order_style(&text()) {
+                        bump(&mut c.orders, style, seen);
+                    }
+                }
+                "call_expression" => c.call(src, n, seen),
+                _ => {}
+            }
+            let mut cursor = n.walk();
+            let children: Vec<_> = n.children(&mut cursor).collect();
+            stack.extend(children.into_iter().rev());
+        }
+        c
+    }
+
+    /// Counts the call `n` (the `seen`-th node) if it is a fence or an atomic operation.
+    fn call(&mut self, src: &str, n: tree_sitter::Node, seen: usize) {
+        let Some(f) = n.child_by_field_name("function") else {
+            return;
+        };
+        if f.kind() == "field_expression" {
+            let member = f.child_by_field_name("field").map(|m| &src[m.byte_range()]);
+            if member.is_some_and(|m| MEMBER_OPS.contains(&m)) {
+                bump(&mut self.ops, false, seen);
+            }
+            return;
+        }
+        let name = compact(&src[f.byte_range()]);
+        match name.as_str() {
+            "std::atomic_thread_fence" | "atomic_thread_fence" => {
+                bump(&mut self.fences, name.starts_with("std::"), seen);
+                bump(&mut self.fence_kinds, false, seen);
+            }
+            "__atomic_thread_fence" | "__sync_synchronize" => {
+                bump(&mut self.fence_kinds, true, seen);
+            }
+            _ => {}
+        }
+        let unqualified = name.strip_prefix("std::").unwrap_or(&name);
+        if name.starts_with("__atomic_") || name.starts_with("__sync_") {
+            bump(&mut self.ops, true, seen);
+        } else if unqualified.starts_with("atomic_") {
+            bump(&mut self.ops, false, seen);
+        }
+    }
+
+    /// Builtins win by the fences, else by the operations (see the module doc).
+    fn builtin(&self) -> bool {
+        most_used(&self.fence_kinds)
+            .or_else(|| most_used(&self.ops))
+            .unwrap_or(false)
+    }
+}
+
 impl Spelling {
     /// C's spelling (and C++'s without `std::`).
     pub const C: Spelling = Spelling {
         fence_fn: "atomic_thread_fence",
         order_std: false,
         order_scoped: false,
+        builtin: false,
     };
 
     /// C++'s spelling for a file that says nothing: fully qualified.
@@ -43,6 +179,7 @@ impl Spelling {
         fence_fn: "std::atomic_thread_fence",
         order_std: true,
         order_scoped: false,
+        builtin: false,
     };
 
     /// The default spelling of `lang` (for a file whose tree is not available).
@@ -55,52 +192,16 @@ impl Spelling {
 
     /// The spelling `src` (parsed as `root`) uses; see the module documentation for the rule.
     pub fn detect(src: &str, root: tree_sitter::Node, lang: Lang) -> Spelling {
+        let c = Census::take(src, root);
+        let builtin = c.builtin();
         if lang == Lang::C {
-            return Spelling::C;
+            return Spelling {
+                builtin,
+                ..Spelling::C
+            };
         }
-        let mut using_std = false;
-        // (std, scoped) -> (count, first occurrence)
-        let mut orders: Vec<((bool, bool), usize, usize)> = Vec::new();
-        // std:: -> (count, first occurrence)
-        let mut fences: Vec<(bool, usize, usize)> = Vec::new();
-        let mut seen = 0usize;
-        let mut stack = vec![root];
-        // Pre-order, children in source order: occurrences are counted in source order.
-        while let Some(n) = stack.pop() {
-            seen += 1;
-            let text = || compact(&src[n.byte_range()]);
-            match n.kind() {
-                "using_declaration"
-                    if text() == "usingnamespacestd;"
-                        && n.parent().is_some_and(|p| p.kind() == "translation_unit") =>
-                {
-                    using_std = true;
-                }
-                "qualified_identifier" | "identifier"
-                    if n.parent()
-                        .is_none_or(|p| p.kind() != "qualified_identifier") =>
-                {
-                    if let Some(style) = order_style(&text()) {
-                        bump(&mut orders, style, seen);
-                    }
-                }
-                "call_expression" => {
-                    if let Some(f) = n.child_by_field_name("function") {
-                        match compact(&src[f.byte_range()]).as_str() {
-                            "std::atomic_thread_fence" => bump(&mut fences, true, seen),
-                            "atomic_thread_fence" => bump(&mut fences, false, seen),
-                            _ => {}
-                        }
-                    }
-                }
-                _ => {}
-            }
-            let mut cursor = n.walk();
-            let children: Vec<_> = n.children(&mut cursor).collect();
-            stack.extend(children.into_iter().rev());
-        }
-        let (order_std, order_scoped) = most_used(&orders).unwrap_or((!using_std, false));
-        let fence_std = most_used(&fences).unwrap_or(!using_std);
+        let (order_std, order_scoped) = most_used(&c.orders).unwrap_or((!c.using_std, false));
+        let fence_std = most_used(&c.fences).unwrap_or(!c.using_std);
         Spelling {
             fence_fn: if fence_std {
                 "std::atomic_thread_fence"
@@ -109,11 +210,15 @@ impl Spelling {
             },
             order_std,
             order_scoped,
+            builtin,
         }
     }
 
     /// `order` in this spelling.
     pub fn order(&self, order: MemOrder) -> String {
+        if self.builtin {
+            return builtin_order(order);
+        }
         let std = if self.order_std { "std::" } else { "" };
         let sep = if self.order_scoped { "::" } else { "_" };
         format!("{std}memory_order{sep}{}", order.c_name())
@@ -121,7 +226,12 @@ impl Spelling {
 
     /// A fence statement of `order` in this spelling.
     pub fn fence(&self, order: MemOrder) -> String {
-        format!("{}({});", self.fence_fn, self.order(order))
+        let f = if self.builtin {
+            "__atomic_thread_fence"
+        } else {
+            self.fence_fn
+        };
+        format!("{f}({});", self.order(order))
     }
 }
 
@@ -163,8 +273,47 @@ mod tests {
     use super::*;
 
     fn detect(src: &str) -> Spelling {
-        let tree = super::super::parse_tree(src, Lang::Cpp).unwrap();
-        Spelling::detect(src, tree.root_node(), Lang::Cpp)
+        detect_in(src, Lang::Cpp)
+    }
+
+    fn detect_in(src: &str, lang: Lang) -> Spelling {
+        let tree = super::super::parse_tree(src, lang).unwrap();
+        Spelling::detect(src, tree.root_node(), lang)
+    }
+
+    #[test]
+    fn builtin_spelling_follows_the_fences_then_the_operations() {
+        let fence = |src: &str, lang| detect_in(src, lang).fence(MemOrder::Release);
+        let builtin = "__atomic_thread_fence(__ATOMIC_RELEASE);";
+        let c11 = "atomic_thread_fence(memory_order_release);";
+        // Operations decide when there is no fence.
+        let ops = "int x;\nvoid f(void) { __atomic_store_n(&x, 1, __ATOMIC_RELAXED); \
+                   int r = __sync_fetch_and_add(&x, 1); }\n";
+        assert_eq!(fence(ops, Lang::C), builtin);
+        assert_eq!(fence(ops, Lang::Cpp), builtin);
+        let mixed = "atomic_int y; int x;\nvoid f(void) { __atomic_store_n(&x, 1, 0); \
+                     atomic_store(&y, 1); atomic_load(&y); }\n";
+        assert_eq!(fence(mixed, Lang::C), c11);
+        // A tie goes to the first; fences outweigh operations.
+        let tie = "int x;\nvoid f(void) { __atomic_load_n(&x, 0); atomic_load(&x); }\n";
+        assert_eq!(fence(tie, Lang::C), builtin);
+        let fenced = "int x;\nvoid f(void) { __atomic_store_n(&x, 1, 0); __atomic_load_n(&x, 0); \
+                      atomic_thread_fence(memory_order_acquire); }\n";
+        assert_eq!(fence(fenced, Lang::C), c11);
+        let sync = "atomic_int x;\nvoid f(void) { atomic_store(&x, 1); atomic_load(&x); \
+                    __sync_synchronize(); }\n";
+        assert_eq!(fence(sync, Lang::C), builtin);
+        // C++ member calls are library operations.
+        let members = "#include <atomic>\nstd::atomic<int> x; int y;\nvoid f() { x.store(1); \
+                       x.load(std::memory_order_acquire); __atomic_load_n(&y, 0); }\n";
+        assert_eq!(
+            fence(members, Lang::Cpp),
+            "std::atomic_thread_fence(std::memory_order_release);"
+        );
+        // Nothing atomic: the library.
+        assert_eq!(fence("int x;\n", Lang::C), c11);
+        assert_eq!(builtin_order(MemOrder::AcqRel), "__ATOMIC_ACQ_REL");
+        assert_eq!(builtin_value(MemOrder::SeqCst), 5);
     }
 
     #[test]

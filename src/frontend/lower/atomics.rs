@@ -9,8 +9,10 @@ use tree_sitter::Node;
 impl FnLower<'_, '_> {
     /// Rejects read-modify-writes whose result the IR would not wrap like C does: `+`/`-` are
     /// only accepted on `int`, `long`-sized and 64-bit unsigned atomics (on narrower or 32-bit
-    /// unsigned types the written value would have to be reduced modulo 2^n), and no arithmetic
-    /// or bitwise RMW is accepted on `atomic_bool`. Exchange is accepted on every type.
+    /// unsigned types the written value would have to be reduced modulo 2^n), nand only on
+    /// signed and 64-bit unsigned types (`~` of an unsigned narrow value leaves its range), and
+    /// no arithmetic or bitwise RMW is accepted on `atomic_bool`. Exchange is accepted on every
+    /// type.
     pub(super) fn check_rmw_type(&self, at: Node, cell: &Place, op: RmwOp, what: &str) -> R<()> {
         let ty = cell.ty.int_ty();
         let name = match cell.addr.fixed() {
@@ -26,6 +28,11 @@ impl FnLower<'_, '_> {
             RmwOp::Xchg => true,
             RmwOp::Add | RmwOp::Sub => matches!(ty, IntTy::I32 | IntTy::I64 | IntTy::U64),
             RmwOp::And | RmwOp::Or | RmwOp::Xor => ty != IntTy::Bool,
+            // `~(old & v)` of in-range signed values is in range; of unsigned ones it is not.
+            RmwOp::Nand => matches!(
+                ty,
+                IntTy::I8 | IntTy::I16 | IntTy::I32 | IntTy::I64 | IntTy::U64
+            ),
         };
         if ok {
             return Ok(());

@@ -181,7 +181,7 @@ impl<'a> FnLower<'_, 'a> {
     }
 
     /// `Some(reads)` when evaluating `n` has no effect other than reading memory (reads of
-    /// globals and `atomic_load*` calls); `reads` says whether it reads memory at all. `None`
+    /// globals, `atomic_load*` and `__atomic_load_n` calls); `reads` says whether it reads memory at all. `None`
     /// when it may do anything else (assignments, increments, other calls, statement
     /// expressions). Iterative, so any depth is fine.
     fn reads_only(&self, n: Node) -> Option<bool> {
@@ -204,9 +204,7 @@ impl<'a> FnLower<'_, 'a> {
                         return None;
                     }
                     match self.lookup(name) {
-                        Name::Unknown if matches!(name, "atomic_load" | "atomic_load_explicit") => {
-                            reads = true
-                        }
+                        Name::Unknown if super::builtins::is_load_call(name) => reads = true,
                         // A call to a function of the file that only reads (its arguments
                         // are walked below).
                         Name::Function => reads |= self.pure_function(name, &mut Vec::new())?,
@@ -339,7 +337,7 @@ impl<'a> FnLower<'_, 'a> {
                 "call_expression" => match n.child_by_field_name("function") {
                     Some(f) if f.kind() == "identifier" && !is_local(f) => {
                         let callee = src.text(f);
-                        if matches!(callee, "atomic_load" | "atomic_load_explicit") {
+                        if super::builtins::is_load_call(callee) {
                             reads = true;
                             true
                         } else {

@@ -60,6 +60,7 @@ const STD_C_FUNCTIONS: &[&str] = &[
     "atomic_compare_exchange_weak_explicit",
     "atomic_init",
     "atomic_thread_fence",
+    "atomic_signal_fence",
     // <cstdlib>: the program's end and failure (see `lower/threads.rs`).
     "abort",
     "exit",
@@ -264,10 +265,6 @@ impl<'a> FnLower<'_, 'a> {
                 Some("thread") if self.thread_ctor(call).is_some() => {
                     Err(src.unsupported(call, TEMPORARY_THREAD))
                 }
-                Some("atomic_signal_fence") => Err(src.unsupported(
-                    call,
-                    "atomic_signal_fence (signal fences are not supported)",
-                )),
                 Some(name) if f.kind() == "qualified_identifier" => {
                     if STD_C_FUNCTIONS.contains(&name) {
                         Ok(None)

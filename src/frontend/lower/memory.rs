@@ -5,7 +5,8 @@
 //! place whose address is known from the text (`x`, `s.f`, `a[2]`) is [`Addr::Fixed`]; an
 //! element with a computed index (`a[i]`) is [`Addr::Computed`] bounded by the array, and a
 //! dereference (`*p`, `p->f`, `p[i]`) is computed over every location (the interpreter reports
-//! a null, out-of-bounds or wrongly-typed access as undefined behaviour).
+//! a null or out-of-bounds access as undefined behaviour; an access is atomic or not by its
+//! order, whatever the cell was declared).
 //!
 //! Pointer values are integers ([`crate::ir::pointer_to`]); their pointee types travel with the
 //! registers that hold them (`FnLower::reg_ptr`): a pointer variable, a temporary loaded from a
