@@ -45,41 +45,81 @@ fn cases() -> Vec<Case> {
     vec![
         // ---- goto and labels ------------------------------------------------------------
         case(
-            "goto",
+            "duplicate_label",
+            "\
+int main(void) {
+again:;
+again:;
+    return 0;
+}
+",
+            (3, 1),
+            ERROR,
+            "duplicate label `again`",
+        ),
+        case(
+            "goto_undefined_label",
             "\
 int main(void) {
     goto end;
-end:
-    return 0;
 }
 ",
-            (2, 5),
-            UNSUPPORTED,
-            "'goto' statement",
+            (2, 10),
+            ERROR,
+            "label `end` used but not defined",
         ),
         case(
-            "label_without_goto",
+            "computed_goto",
             "\
-int x;
 int main(void) {
-    x = 1;
-end:
+    void *p = 0;
+    goto *p;
+}
+",
+            (3, 5),
+            UNSUPPORTED,
+            "computed goto",
+        ),
+        case(
+            "label_address",
+            "\
+int main(void) {
+out:;
+    long p = (long)&&out;
     return 0;
 }
 ",
-            (4, 1),
+            (3, 20),
             UNSUPPORTED,
-            "label (goto and labels are not supported)",
+            "address of a label",
         ),
         case(
-            "label_in_thread",
+            "label_at_block_end",
+            "\
+int main(void) {
+    int r = 0;
+    if (r) {
+        r = 1;
+    done:
+    }
+    return r;
+}
+",
+            (5, 5),
+            UNSUPPORTED,
+            "label at the end of a block (`done: }`, allowed from C23 on): write `done: ;`",
+        ),
+        case(
+            "goto_into_loop",
             "\
 #include <pthread.h>
 int x;
 void *t(void *arg) {
-again:
-    if (x)
-        goto again;
+    goto inside;
+    while (x) {
+    inside:
+        x--;
+    }
     return NULL;
 }
 int main(void) {
@@ -89,17 +129,18 @@ int main(void) {
     return 0;
 }
 ",
-            (4, 1),
+            (4, 5),
             UNSUPPORTED,
-            "label (goto and labels are not supported)",
+            "`goto inside` jumps into the loop on line 5 from outside it",
         ),
         case(
-            "goto_in_inlined_function",
+            "goto_past_initialiser",
             "\
 int f(void) {
     goto out;
+    int r = 1;
 out:
-    return 1;
+    return r;
 }
 int main(void) {
     return f();
@@ -107,7 +148,22 @@ int main(void) {
 ",
             (2, 5),
             UNSUPPORTED,
-            "'goto' statement",
+            "`goto out` jumps past the initialisation of `r` on line 3 into its scope",
+        ),
+        case(
+            "label_on_unbraced_body",
+            "\
+int x;
+int main(void) {
+    if (x)
+    again:
+        x--;
+    return 0;
+}
+",
+            (4, 5),
+            UNSUPPORTED,
+            "label on the unbraced body",
         ),
         // ---- function pointers ------------------------------------------------------------
         case(

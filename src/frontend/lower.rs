@@ -12,10 +12,12 @@ use tree_sitter::Node;
 mod atomics;
 mod control;
 mod cpp;
+mod goto;
 mod inline;
 mod memory;
 mod mutex;
 
+pub(crate) use goto::syntax_error as goto_syntax_error;
 use memory::Place;
 
 /// Maximum nesting of blocks and expressions; deeper programs are rejected (this bounds the
@@ -103,6 +105,8 @@ struct FnLower<'c, 'a> {
     in_await: bool,
     /// C++ lock guards and loops in scope (`src/frontend/lower/cpp.rs`).
     cpp: cpp::State,
+    /// Labels of the bodies being lowered and loops made by gotos (`src/frontend/lower/goto.rs`).
+    goto: goto::State,
 }
 
 /// Evaluates the initialiser of a global: a constant integer expression.
@@ -163,6 +167,7 @@ pub(crate) fn lower_function(cx: &mut Ctx, def: Node, fid: FuncId, is_main: bool
     if !returned {
         l.emit(Instr::Return);
     }
+    l.finish_goto_loops();
     Ok(Function {
         name,
         span: src.span(def),
@@ -360,6 +365,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             inlines: Vec::new(),
             in_await: false,
             cpp: cpp::State::default(),
+            goto: goto::State::default(),
         }
     }
 
@@ -701,10 +707,15 @@ impl<'c, 'a> FnLower<'c, 'a> {
     /// [`FnLower::stmt`]), in which case no block-end slot is emitted.
     fn block(&mut self, n: Node, block_stmt: Option<StmtId>) -> R<bool> {
         self.enter(n)?;
+        self.goto_enter_body(n)?;
         self.scopes.push(Vec::new());
         let mut last = None;
         let mut returned = false;
         for s in named_children(n) {
+            let Some(s) = self.take_labels(s)? else {
+                returned = false; // `L:;` — a label is a jump target
+                continue;
+            };
             let sid = self.new_stmt(s);
             self.cur_stmt = sid;
             self.slot(SlotPlace::Before { stmt: sid });
@@ -724,6 +735,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
         }
         self.cpp_block_end(returned);
         self.scopes.pop();
+        self.goto_leave_body(n)?;
         self.depth -= 1;
         Ok(returned)
     }
@@ -800,8 +812,11 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     Err(src.error(s, "'case' label not within a switch statement"))
                 }
             }
-            "goto_statement" => unsupported("'goto' statement (goto and labels are not supported)"),
-            "labeled_statement" => unsupported("label (goto and labels are not supported)"),
+            "goto_statement" => self.goto_stmt(s),
+            // Labels in blocks and under `case`s are taken off by `take_labels`.
+            "labeled_statement" => unsupported(
+                "label on the unbraced body of an `if`, `else` or loop (put the body in braces)",
+            ),
             "type_definition" => unsupported("typedef inside a function"),
             "struct_specifier" if s.child_by_field_name("body").is_some() => {
                 self.cx.define_struct(s).map(|_| false)

@@ -330,6 +330,8 @@ mod cpp_tests;
 #[cfg(test)]
 mod data_tests;
 #[cfg(test)]
+mod goto_tests;
+#[cfg(test)]
 mod tests;
 
 pub use crate::ir::Lang;
@@ -1535,6 +1537,9 @@ fn first_syntax_error(root: Node) -> Option<Node> {
 }
 
 fn syntax_error(src: &Src, n: Node) -> Diagnostic {
+    if let Some(d) = lower::goto_syntax_error(src, n) {
+        return d;
+    }
     let message = if n.is_missing() {
         let kind = n.kind();
         if kind.chars().any(|c| c.is_ascii_alphanumeric()) && n.is_named() {

@@ -69,7 +69,7 @@ impl<'a> FnLower<'_, 'a> {
     }
 
     /// Emits the entry of a new loop (a program-wide fresh id) and returns the id.
-    fn loop_enter(&mut self) -> usize {
+    pub(super) fn loop_enter(&mut self) -> usize {
         let id = self.cx.loops;
         self.cx.loops += 1;
         self.emit(Instr::LoopEnter { id });
@@ -764,6 +764,10 @@ impl<'a> FnLower<'_, 'a> {
                 if Some(st.id()) == value {
                     continue;
                 }
+                let Some(st) = self.take_labels(st)? else {
+                    diverts = false; // `L:;`
+                    continue;
+                };
                 if st.kind() == "declaration" {
                     return Err(src.unsupported(
                         st,
