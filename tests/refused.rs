@@ -1164,7 +1164,7 @@ int main(void) {
             UNSUPPORTED,
             "type `pthread_mutexattr_t`",
         ),
-        // ---- sizeof, string literals, comma -------------------------------------------------
+        // ---- sizeof, string literals, unsequenced ---------------------------------------------
         case(
             "sizeof_type",
             "\
@@ -1231,47 +1231,31 @@ int main(void) {
             "string literal",
         ),
         case(
-            "comma_in_expression",
+            "unsequenced_increment",
             "\
-int x;
-int y;
 int main(void) {
-    x = (y = 1, 2);
-    return 0;
+    int i = 0;
+    i = i++ + 1;
+    return i;
 }
 ",
-            (4, 10),
-            UNSUPPORTED,
-            "comma operator",
+            (3, 5),
+            ERROR,
+            "`i` is modified and also read or modified elsewhere in this expression, with no sequence point in between",
         ),
         case(
-            "comma_statement",
+            "unsequenced_index",
             "\
-int x;
-int y;
+int a[4];
 int main(void) {
-    x = 1, y = 2;
+    int i = 0;
+    a[i] = i++;
     return 0;
 }
 ",
             (4, 5),
-            UNSUPPORTED,
-            "comma operator",
-        ),
-        case(
-            "comma_in_for_clause",
-            "\
-int x;
-int main(void) {
-    int i, j;
-    for (i = 0, j = 0; i < 2; i++)
-        x = i;
-    return 0;
-}
-",
-            (4, 10),
-            UNSUPPORTED,
-            "comma operator",
+            ERROR,
+            "`i` is modified and also read or modified elsewhere",
         ),
         // ---- switch -------------------------------------------------------------------------
         case(

@@ -12,6 +12,7 @@ use tree_sitter::Node;
 mod atomics;
 mod control;
 mod cpp;
+mod effects;
 mod goto;
 mod inline;
 mod memory;
@@ -1007,18 +1008,20 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "assignment_expression" => self.assign(e).map(|_| false),
             "update_expression" => self.update(e).map(|_| false),
             "call_expression" => self.call_stmt(e),
-            "comma_expression" => Err(self.src.unsupported(e, "comma operator")),
+            "comma_expression" => self.for_clause(e).map(|_| false),
             _ => self.expr(e).map(|_| false),
         }
     }
 
-    /// `lhs op= rhs` where `op` is `None` for plain `=`. `rhs` is lowered by `rhs`.
+    /// `lhs op= rhs` where `op` is `None` for plain `=`. `rhs` is lowered by `rhs`. Returns
+    /// the value of the assignment expression: the target's new value, converted to its type
+    /// (a local's register, or the expression stored).
     fn write(
         &mut self,
         target: Node,
         op: Option<(BinOp, &str)>,
         rhs: &mut dyn FnMut(&mut Self) -> R<TExpr>,
-    ) -> R<()> {
+    ) -> R<TExpr> {
         let src = self.src;
         let target = strip_parens(target);
         if target.kind() != "identifier" {
@@ -1049,7 +1052,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 };
                 let val = self.convert(v, ty);
                 self.emit(Instr::Assign { dst: r, val });
-                Ok(())
+                Ok((Expr::Reg(r), promote(ty)))
             }
             Name::Global(loc) => {
                 let p = Place {
@@ -1065,14 +1068,15 @@ impl<'c, 'a> FnLower<'c, 'a> {
         }
     }
 
-    /// `p op= rhs` on the scalar place `p` (written as `target`).
+    /// `p op= rhs` on the scalar place `p` (written as `target`); returns the value stored
+    /// (see [`Self::write`]).
     fn write_place(
         &mut self,
         target: Node,
         p: &Place,
         op: Option<(BinOp, &str)>,
         rhs: &mut dyn FnMut(&mut Self) -> R<TExpr>,
-    ) -> R<()> {
+    ) -> R<TExpr> {
         let src = self.src;
         let ty = p.ty.int_ty();
         match &p.ty {
@@ -1091,17 +1095,16 @@ impl<'c, 'a> FnLower<'c, 'a> {
         }
         if p.ty.is_atomic() {
             if let Some((op, text)) = op {
-                return self
-                    .atomic_compound(target, p, op, text, false, rhs)
-                    .map(|_| ());
+                return self.atomic_compound(target, p, op, text, false, rhs);
             }
             let (v, _) = rhs(self)?;
             let val = self.convert(v, ty);
             self.emit(Instr::Store {
                 loc: p.addr.clone(),
-                val,
+                val: val.clone(),
                 order: MemOrder::SeqCst,
             });
+            Ok((val, promote(ty)))
         } else {
             let old = op.map(|_| self.load_place(p, MemOrder::NonAtomic));
             let (v, tv) = rhs(self)?;
@@ -1112,14 +1115,15 @@ impl<'c, 'a> FnLower<'c, 'a> {
             let val = self.convert(v, ty);
             self.emit(Instr::Store {
                 loc: p.addr.clone(),
-                val,
+                val: val.clone(),
                 order: MemOrder::NonAtomic,
             });
+            Ok((val, promote(ty)))
         }
-        Ok(())
     }
 
-    fn assign(&mut self, e: Node) -> R<()> {
+    /// An assignment (`=` or compound); returns its value (see [`Self::write`]).
+    fn assign(&mut self, e: Node) -> R<TExpr> {
         let src = self.src;
         let (Some(left), Some(right), Some(op)) = (
             e.child_by_field_name("left"),
@@ -1140,7 +1144,8 @@ impl<'c, 'a> FnLower<'c, 'a> {
         self.write(left, op, &mut |l: &mut Self| l.texpr(right))
     }
 
-    fn update(&mut self, e: Node) -> R<()> {
+    /// `++x` / `x++` / `--x` / `x--` as `x += 1` / `x -= 1`; returns the new value.
+    fn update(&mut self, e: Node) -> R<TExpr> {
         let src = self.src;
         let (Some(arg), Some(op)) = (
             e.child_by_field_name("argument"),
@@ -1852,9 +1857,6 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "parenthesized_expression" => {
                 let inner = named_children(n);
                 match inner.as_slice() {
-                    [e] if e.kind() == "comma_expression" => {
-                        Err(src.unsupported(*e, "comma operator"))
-                    }
                     [e] if e.kind() == "compound_statement" => {
                         Err(src.unsupported(n, "statement expression"))
                     }
@@ -1953,15 +1955,20 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 })
             }
             "call_expression" => self.call_value(n),
+            "assignment_expression" | "update_expression" | "comma_expression"
+                if self.mode == Mode::Const =>
+            {
+                Err(src.error(n, "initialiser of a global must be a constant expression"))
+            }
             "assignment_expression" => match self.atomic_compound_value(n)? {
                 Some(v) => Ok(v),
-                None => Err(src.unsupported(n, "assignment used as a value")),
+                None => self.assign_value(n),
             },
             "update_expression" => match self.atomic_compound_value(n)? {
                 Some(v) => Ok(v),
-                None => Err(src.unsupported(n, "increment/decrement used as a value")),
+                None => self.update_value(n),
             },
-            "comma_expression" => Err(src.unsupported(n, "comma operator")),
+            "comma_expression" => self.comma_value(n),
             "pointer_expression" | "subscript_expression" | "field_expression"
                 if self.mode == Mode::Const =>
             {

@@ -330,6 +330,8 @@ mod cpp_tests;
 #[cfg(test)]
 mod data_tests;
 #[cfg(test)]
+mod expr_tests;
+#[cfg(test)]
 mod goto_tests;
 #[cfg(test)]
 mod tests;

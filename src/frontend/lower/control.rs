@@ -590,13 +590,14 @@ impl<'a> FnLower<'_, 'a> {
         u64::try_from(trips).ok()
     }
 
-    /// The initialiser or update clause of a `for` (an expression evaluated for its effects).
-    fn for_clause(&mut self, e: Node) -> R<()> {
+    /// The initialiser or update clause of a `for`, or an operand of a comma operator whose
+    /// value is not used: an expression evaluated for its effects.
+    pub(super) fn for_clause(&mut self, e: Node) -> R<()> {
         match e.kind() {
-            "assignment_expression" => self.assign(e),
-            "update_expression" => self.update(e),
+            "assignment_expression" => self.assign(e).map(|_| ()),
+            "update_expression" => self.update(e).map(|_| ()),
             "call_expression" => self.call_stmt(e).map(|_| ()),
-            "comma_expression" => Err(self.src.unsupported(e, "comma operator")),
+            "comma_expression" => self.comma_effects(e),
             _ => self.expr(e).map(|_| ()),
         }
     }

@@ -1,0 +1,232 @@
+//! Tests of the ordinary C expressions of `lower/effects.rs`: assignments, increments and
+//! commas used as values, and the unsequenced modifications refused.
+
+use super::*;
+use crate::checker::{explore, Control, Limits, Model};
+use crate::ir::*;
+
+fn ok(src: &str) -> Program {
+    let p = parse_c("t.c", src).unwrap_or_else(|e| panic!("unexpected diagnostic: {e}\n{src}"));
+    p.validate().unwrap();
+    p
+}
+
+fn diag_in(lang: Lang, src: &str) -> (usize, usize, DiagKind, String) {
+    match parse("t", src, lang) {
+        Ok(_) => panic!("expected a diagnostic for\n{src}"),
+        Err(e) => (e.line, e.column, e.kind, e.message),
+    }
+}
+
+/// The instructions of `main` without slot markers.
+fn main_instrs(p: &Program) -> Vec<Instr> {
+    p.functions[p.main]
+        .body
+        .iter()
+        .filter(|i| !matches!(i, Instr::Slot(_)))
+        .cloned()
+        .collect()
+}
+
+fn reg(p: &Program, name: &str) -> Reg {
+    let m = &p.functions[p.main];
+    m.reg_names.iter().position(|n| n == name).unwrap()
+}
+
+fn r(n: Reg) -> Expr {
+    Expr::Reg(n)
+}
+
+fn k(v: i64) -> Expr {
+    Expr::Const(v)
+}
+
+fn b(op: BinOp, a: Expr, c: Expr) -> Expr {
+    Expr::Binary(op, Box::new(a), Box::new(c))
+}
+
+fn assign(dst: Reg, val: Expr) -> Instr {
+    Instr::Assign { dst, val }
+}
+
+fn load(dst: Reg, loc: Loc, order: MemOrder) -> Instr {
+    Instr::Load {
+        dst,
+        loc: Addr::Fixed(loc),
+        order,
+    }
+}
+
+fn store(loc: Loc, val: Expr, order: MemOrder) -> Instr {
+    Instr::Store {
+        loc: Addr::Fixed(loc),
+        val,
+        order,
+    }
+}
+
+/// Runs `main`'s assertions (a program without threads has one execution): `true` when none
+/// fails.
+fn holds(src: &str) -> bool {
+    let p = ok(src);
+    let st = explore(&p, Model::Rc11, Limits::default(), |_| Control::Continue);
+    assert_eq!(st.executions, 1, "{src}");
+    st.buggy == 0
+}
+
+#[test]
+fn assignments_used_as_values() {
+    use MemOrder::*;
+    let p = ok("atomic_int x;\nint main() {\n  int r;\n  if ((r = atomic_load(&x)) == 1) r = 2;\n  return r;\n}\n");
+    let (rr, t0) = (reg(&p, "r"), reg(&p, "%t0"));
+    let c = main_instrs(&p);
+    assert_eq!(
+        c[..3],
+        [assign(rr, k(0)), load(t0, 0, SeqCst), assign(rr, r(t0))]
+    );
+    assert!(
+        matches!(&c[3], Instr::BranchIfZero { cond, .. } if *cond == b(BinOp::Eq, r(rr), k(1))),
+        "{c:?}"
+    );
+    // Chains: `a = b = 0` on locals and on plain globals (the value is the one stored).
+    let p = ok(
+        "int g, h;\nint main() {\n  int a, c;\n  a = c = 7;\n  g = h = a + 1;\n  return a;\n}\n",
+    );
+    let (a, c) = (reg(&p, "a"), reg(&p, "c"));
+    let t0 = reg(&p, "%t0");
+    assert_eq!(
+        main_instrs(&p),
+        vec![
+            assign(a, k(0)),
+            assign(c, k(0)),
+            assign(c, k(7)),
+            assign(a, r(c)),
+            store(1, b(BinOp::Add, r(a), k(1)), NonAtomic),
+            assign(t0, b(BinOp::Add, r(a), k(1))),
+            store(0, r(t0), NonAtomic),
+            Instr::Return,
+        ]
+    );
+    // Conversions: the value is the target's value after the assignment.
+    assert!(holds("#include <assert.h>\nint main() { unsigned char c; int v = (c = 300); assert(v == 44 && c == 44); }"));
+    // In a loop condition, with an inlined call.
+    assert!(holds(
+        "#include <assert.h>\nint next(int v) { return v - 1; }\nint main() {\n  int v = 3, n = 0;\n  while ((v = next(v)) != 0) n++;\n  assert(n == 2 && v == 0);\n}\n"
+    ));
+}
+
+#[test]
+fn increments_used_as_values() {
+    use MemOrder::*;
+    let p = ok("int g;\nint main() {\n  int r = 5;\n  int a = r++;\n  int c = --r;\n  int q = g++;\n  return a + c + q;\n}\n");
+    let (rr, a, c, q) = (reg(&p, "r"), reg(&p, "a"), reg(&p, "c"), reg(&p, "q"));
+    let (t0, t1) = (reg(&p, "%t0"), reg(&p, "%t1"));
+    assert_eq!(
+        main_instrs(&p)[..9],
+        [
+            assign(rr, k(5)),
+            assign(t0, r(rr)), // the old value
+            assign(rr, b(BinOp::Add, r(rr), k(1))),
+            assign(a, r(t0)),
+            assign(rr, b(BinOp::Sub, r(rr), k(1))),
+            assign(c, r(rr)), // the new value
+            load(t1, 0, NonAtomic),
+            store(0, b(BinOp::Add, r(t1), k(1)), NonAtomic),
+            assign(q, r(t1)),
+        ]
+    );
+    assert!(holds(
+        "#include <assert.h>\nunsigned char c = 255; int a[3];\nint main() {\n  int v = c++;\n  int w = ++c;\n  int i = 0;\n  a[i++] = 4;\n  a[i++] = 5;\n  int e = a[1]--;\n  assert(v == 255 && c == 1 && w == 1 && i == 2 && a[0] == 4 && e == 5 && a[1] == 4);\n}\n"
+    ));
+}
+
+#[test]
+fn comma_operator() {
+    // As a statement and in `for` clauses: each operand as the statement it would be.
+    let two = ok("int x, y;\nint main() { x = 1, y = 2; }\n");
+    let one = ok("int x, y;\nint main() { x = 1; y = 2; }\n");
+    assert_eq!(main_instrs(&two), main_instrs(&one));
+    assert!(holds(
+        "#include <assert.h>\nint main() {\n  int i, j, n = 0;\n  for (i = 0, j = 4; i < j; i++, j--) n++;\n  assert(n == 2);\n}\n"
+    ));
+    // As a value: the right operand, after the left one's effects.
+    assert!(holds(
+        "#include <assert.h>\nint g;\nint main() {\n  int r = (g++, g + 1);\n  int n = 0;\n  while (n++, n < 3) ;\n  assert(r == 2 && n == 3);\n}\n"
+    ));
+    // A void call on the left.
+    assert!(holds(
+        "#include <assert.h>\nint g;\nvoid set(void) { g = 4; }\nint main() { int r = (set(), g); assert(r == 4); }\n"
+    ));
+}
+
+#[test]
+fn refusals() {
+    use DiagKind::*;
+    type Case<'s> = (Lang, &'s str, (usize, usize, DiagKind, &'s str));
+    let c = Lang::C;
+    let ub = |v: &str| {
+        format!(
+            "`{v}` is modified and also read or modified elsewhere in this expression, with no \
+             sequence point in between (undefined behaviour in C)"
+        )
+    };
+    let ub_i = ub("i");
+    let cases: Vec<Case> = vec![
+        (
+            c,
+            "int main() { int i = 0; i = i++; }",
+            (1, 25, Error, &ub_i),
+        ),
+        (
+            c,
+            "int a[2];\nint main() { int i = 0; a[i] = i++; }",
+            (2, 25, Error, &ub_i),
+        ),
+        (
+            c,
+            "int main() { int i = 0; int r = i++ + i; }",
+            (1, 33, Error, &ub_i),
+        ),
+        (
+            c,
+            "int f(int a, int b) { return a; }\nint main() { int i = 0; int r = f(i++, i++); }",
+            (2, 34, Error, &ub_i),
+        ),
+        (
+            c,
+            "int main() { int i = 0; i = (i = 1) + 1; }",
+            (1, 25, Error, &ub_i),
+        ),
+        (
+            c,
+            "int g = (1, 2);\nint main() { }",
+            (
+                1,
+                10,
+                Error,
+                "initialiser of a global must be a constant expression",
+            ),
+        ),
+        (
+            c,
+            "int h;\nint g = (h = 1);\nint main() { }",
+            (
+                2,
+                10,
+                Error,
+                "initialiser of a global must be a constant expression",
+            ),
+        ),
+    ];
+    let mut bad = Vec::new();
+    for (lang, src, (line, column, kind, message)) in cases {
+        let got = diag_in(lang, src);
+        if got != (line, column, kind, message.to_string()) {
+            bad.push(format!("{src}\n  got {got:?}"));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    // Sequenced or separate modifications are fine.
+    ok("int main() { int i = 0, j = 0; i = i + 1; i = j = 2; i++, i++; int r = i++ && i++; r = i ? i++ : i--; }");
+}
+
