@@ -767,18 +767,6 @@ int main(void) {
             "union type",
         ),
         case(
-            "enum_definition",
-            "\
-enum E { A, B };
-int main(void) {
-    return 0;
-}
-",
-            (1, 1),
-            UNSUPPORTED,
-            "enum definition",
-        ),
-        case(
             "enum_local",
             "\
 int main(void) {
@@ -788,26 +776,33 @@ int main(void) {
 ",
             (2, 5),
             UNSUPPORTED,
-            "enum type",
+            "enum definition inside a function (define it at file scope)",
         ),
         case(
-            "enum_typedef",
+            "enum_undefined_tag",
             "\
-typedef enum { A, B } E;
+enum colour c;
 int main(void) {
     return 0;
 }
 ",
-            (1, 9),
-            UNSUPPORTED,
-            "enum type",
+            (1, 1),
+            ERROR,
+            "`enum colour` is not defined",
         ),
         case(
             "enum_definition_inside_function",
             "int main(void) {\n    enum E { A };\n    return 0;\n}\n",
             (2, 5),
             UNSUPPORTED,
-            "enum definition",
+            "enum definition inside a function",
+        ),
+        case(
+            "enumerator_out_of_int",
+            "enum big { HUGE = 0x100000000 };\nint main(void) {\n    return 0;\n}\n",
+            (1, 19),
+            UNSUPPORTED,
+            "enumerator value 4294967296 is outside the range of `int`",
         ),
         // ---- local aggregates, atomics and addresses ----------------------------------------
         case(

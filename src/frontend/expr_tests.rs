@@ -1,5 +1,6 @@
-//! Tests of the ordinary C expressions of `lower/effects.rs`: assignments, increments and
-//! commas used as values, and the unsequenced modifications refused.
+//! Tests of the ordinary C expressions and declarations of `lower/effects.rs` and `enums.rs`:
+//! assignments, increments and commas used as values (and the unsequenced modifications
+//! refused), enums.
 
 use super::*;
 use crate::checker::{explore, Control, Limits, Model};
@@ -72,6 +73,10 @@ fn holds(src: &str) -> bool {
     let st = explore(&p, Model::Rc11, Limits::default(), |_| Control::Continue);
     assert_eq!(st.executions, 1, "{src}");
     st.buggy == 0
+}
+
+fn globals(p: &Program) -> Vec<(String, i64)> {
+    p.globals.iter().map(|g| (g.name.clone(), g.init)).collect()
 }
 
 #[test]
@@ -217,6 +222,96 @@ fn refusals() {
                 "initialiser of a global must be a constant expression",
             ),
         ),
+        (
+            c,
+            "enum E { A, B };\nint main() { A = 1; }",
+            (
+                2,
+                14,
+                Error,
+                "`A` is an enumeration constant, not a variable",
+            ),
+        ),
+        (
+            c,
+            "enum E { A, A };\nint main() { }",
+            (1, 13, Error, "redefinition of `A`"),
+        ),
+        (
+            c,
+            "int A;\nenum E { A };\nint main() { }",
+            (2, 10, Error, "redefinition of `A`"),
+        ),
+        (
+            c,
+            "enum E { A };\nint A;\nint main() { }",
+            (2, 5, Error, "redefinition of `A`"),
+        ),
+        (
+            c,
+            "enum E { A };\nenum E { B };\nint main() { }",
+            (2, 1, Error, "redefinition of `enum E`"),
+        ),
+        (
+            c,
+            "enum E e;\nint main() { }",
+            (
+                1,
+                1,
+                Error,
+                "`enum E` is not defined (define an enum before using it)",
+            ),
+        ),
+        (
+            c,
+            "enum E;\nint main() { }",
+            (
+                1,
+                1,
+                Unsupported,
+                "enum declaration without its enumerators (define the enum here)",
+            ),
+        ),
+        (
+            c,
+            "enum E { A = 3000000000 };\nint main() { }",
+            (
+                1,
+                14,
+                Unsupported,
+                "enumerator value 3000000000 is outside the range of `int`",
+            ),
+        ),
+        (
+            c,
+            "int main() {\n  enum E { A, B } e = A;\n}",
+            (
+                2,
+                3,
+                Unsupported,
+                "enum definition inside a function (define it at file scope)",
+            ),
+        ),
+        (
+            c,
+            "int main() {\n  enum { A };\n}",
+            (
+                2,
+                3,
+                Unsupported,
+                "enum definition inside a function (define it at file scope)",
+            ),
+        ),
+        (
+            Lang::Cpp,
+            "enum class E { A };\nint main() { }",
+            (1, 1, Unsupported, "scoped enum (`enum class`)"),
+        ),
+        (
+            Lang::Cpp,
+            "enum E : long { A };\nint main() { }",
+            (1, 10, Unsupported, "enum with an underlying type"),
+        ),
     ];
     let mut bad = Vec::new();
     for (lang, src, (line, column, kind, message)) in cases {
@@ -228,5 +323,31 @@ fn refusals() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     // Sequenced or separate modifications are fine.
     ok("int main() { int i = 0, j = 0; i = i + 1; i = j = 2; i++, i++; int r = i++ && i++; r = i ? i++ : i--; }");
+}
+
+#[test]
+fn enums() {
+    let src = "enum state { IDLE, BUSY = 5, DONE, NEG = -2, AFTER };\ntypedef enum { RED, GREEN } colour;\nint slots[DONE] = { 0, 0, 0, 0, 0, GREEN };\nenum state s = DONE;\nstruct S { enum state st; colour c; } obj = { AFTER, GREEN };\nint main() {\n  colour c = GREEN;\n  int IDLE = 9;\n  switch (s) { case DONE: return IDLE + c; default: return 0; }\n}\n";
+    let p = ok(src);
+    let g = globals(&p);
+    assert_eq!(g[5], ("slots[5]".to_string(), 1));
+    assert_eq!(g[6], ("s".to_string(), 6));
+    assert_eq!(g[7], ("obj.st".to_string(), -1));
+    assert_eq!(g[8], ("obj.c".to_string(), 1));
+    // An enum type without negative enumerators is unsigned (GCC's and Clang's choice).
+    assert!(holds(
+        "#include <assert.h>\nenum e { A, B };\nenum f { M = -1, N };\nint main() { enum e x = A; enum f y = M; assert(x - 1 > 0 && y - 1 < 0 && B == 1 && N == 0); }\n"
+    ));
+    // A local hides an enumerator; an enumerator is visible from its definition on.
+    assert!(holds(
+        "#include <assert.h>\nenum { ONE = 1, TWO = ONE + 1 };\nint main() { int ONE = 7; assert(ONE == 7 && TWO == 2); }\n"
+    ));
+    // In C++ the tag is a type name.
+    let p = parse_cpp(
+        "t.cpp",
+        "enum E { A, B };\nE e = B;\nint main() { E f = A; return f; }\n",
+    )
+    .unwrap();
+    assert_eq!(p.globals[0].init, 1);
 }
 

@@ -824,7 +824,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
             }
             "struct_specifier" => Ok(false), // `struct S;`
             "union_specifier" => unsupported("union definition"),
-            "enum_specifier" => unsupported("enum definition"),
+            "enum_specifier" => {
+                unsupported("enum definition inside a function (define it at file scope)")
+            }
             "function_definition" => unsupported("nested function definition"),
             "attributed_statement" => unsupported("attribute"),
             k if k.starts_with("preproc") => {
@@ -1183,6 +1185,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
             Name::Unknown if self.cx.macro_at(name, n.start_byte()).is_some() => src.error(
                 n,
                 &format!("`{name}` is a macro (the preprocessor replaces it by its value)"),
+            ),
+            Name::Unknown if self.cx.enumerator_at(name, n.start_byte()).is_some() => src.error(
+                n,
+                &format!("`{name}` is an enumeration constant, not a variable"),
             ),
             Name::Unknown if self.mode == Mode::Const => {
                 src.error(n, "initialiser of a global must be a constant expression")
@@ -1896,6 +1902,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
                             })
                             .ok_or_else(|| src.internal("object index"))?;
                         self.read_place(n, &p)
+                    }
+                    Name::Unknown if self.cx.enumerator_at(name, n.start_byte()).is_some() => {
+                        let v = self.cx.enumerator_at(name, n.start_byte()).unwrap_or(0);
+                        Ok((Expr::Const(v), IntTy::I32))
                     }
                     other => Err(self.name_error(n, name, other, false)),
                 }

@@ -320,6 +320,7 @@
 //! is deterministic.
 
 mod cpp;
+mod enums;
 mod literal;
 mod lower;
 mod macros;
@@ -566,6 +567,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) loops: usize,
     /// The object-like macros defined so far (`#define N 3`), by name (see `macros.rs`).
     pub(crate) macros: HashMap<String, macros::Macro>,
+    /// The enumeration constants defined so far, by name (see `enums.rs`).
+    pub(crate) enumerators: HashMap<String, enums::Enumerator>,
 }
 
 /// An array or struct in memory: cells `base .. base + size(ty)`.
@@ -595,6 +598,8 @@ enum Item {
     Declaration,
     Function,
     Struct,
+    /// `enum E { ... };`
+    Enum,
     Typedef,
     /// `#define NAME [VALUE]` (an object-like macro).
     Define,
@@ -778,6 +783,7 @@ pub fn parse_with(
                 (name.clone(), m)
             })
             .collect(),
+        enumerators: HashMap::new(),
     };
 
     // Main pass, in document order.
@@ -794,6 +800,10 @@ pub fn parse_with(
             Item::Struct => {
                 cx.check_macro_names(node)?;
                 cx.define_struct(node)?;
+            }
+            Item::Enum => {
+                cx.check_macro_names(node)?;
+                cx.enum_item(node)?;
             }
             Item::Typedef => {
                 cx.check_macro_names(node)?;
@@ -945,7 +955,10 @@ impl Ctx<'_> {
                 .fn_first
                 .get(name)
                 .is_some_and(|&b| b < node.start_byte());
-            if function_before || self.handles.iter().any(|(h, _)| h == name) {
+            if function_before
+                || self.handles.iter().any(|(h, _)| h == name)
+                || self.enumerators.contains_key(name)
+            {
                 return Err(src.error(decl.name, &format!("redefinition of `{name}`")));
             }
             if self.is_variable(name) {
@@ -1220,12 +1233,17 @@ impl Ctx<'_> {
         ))
     }
 
-    /// Registers the struct defined by the type of declaration `node`, if its type is a
-    /// `struct { ... }` with a body.
+    /// Registers the struct or enum defined by the type of declaration `node`, if its type is
+    /// a `struct { ... }` or an `enum { ... }` with a body.
     pub(crate) fn define_inline_struct(&mut self, node: Node) -> R<()> {
         if let Some(t) = node.child_by_field_name("type") {
-            if t.kind() == "struct_specifier" && t.child_by_field_name("body").is_some() {
-                self.define_struct(t)?;
+            let defines = t.child_by_field_name("body").is_some();
+            match t.kind() {
+                "struct_specifier" if defines => {
+                    self.define_struct(t)?;
+                }
+                "enum_specifier" if defines => self.define_enum(t)?,
+                _ => {}
             }
         }
         Ok(())
@@ -1365,6 +1383,7 @@ fn classify_items<'t>(root: Node<'t>, query: &Query, text: &[u8]) -> Vec<(Node<'
                 Some("declaration") => Item::Declaration,
                 Some("function") => Item::Function,
                 Some("struct") => Item::Struct,
+                Some("enum") => Item::Enum,
                 Some("typedef") => Item::Typedef,
                 Some("define") => Item::Define,
                 Some("ifdef") => Item::Ifdef,
