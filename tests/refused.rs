@@ -1252,6 +1252,18 @@ int main(void) {
             ERROR,
             "`i` is modified and also read or modified elsewhere",
         ),
+        case(
+            "designator_range",
+            "\
+int a[4] = { [0 ... 3] = 1 };
+int main(void) {
+    return 0;
+}
+",
+            (1, 14),
+            UNSUPPORTED,
+            "designator range",
+        ),
         // ---- switch -------------------------------------------------------------------------
         case(
             "duffs_device",

@@ -1,6 +1,6 @@
-//! Tests of the ordinary C expressions and declarations of `lower/effects.rs` and `enums.rs`:
-//! assignments, increments and commas used as values (and the unsequenced modifications
-//! refused), enums.
+//! Tests of the ordinary C expressions and declarations of `lower/effects.rs`, `enums.rs` and
+//! `initializers.rs`: assignments, increments and commas used as values (and the unsequenced
+//! modifications refused), enums, a stray `;` at file scope, designated initialisers.
 
 use super::*;
 use crate::checker::{explore, Control, Limits, Model};
@@ -312,6 +312,66 @@ fn refusals() {
             "enum E : long { A };\nint main() { }",
             (1, 10, Unsupported, "enum with an underlying type"),
         ),
+        (
+            c,
+            "int a[2] = { [2] = 1 };\nint main() { }",
+            (
+                1,
+                15,
+                Error,
+                "array index 2 in initialiser is out of bounds of an array of 2 elements",
+            ),
+        ),
+        (
+            c,
+            "int a[2] = { [1] = 1, 2 };\nint main() { }",
+            (1, 23, Error, "too many initialisers for the array"),
+        ),
+        (
+            c,
+            "int a[4] = { [0 ... 2] = 1 };\nint main() { }",
+            (
+                1,
+                14,
+                Unsupported,
+                "designator range `[a ... b]` (a GNU extension)",
+            ),
+        ),
+        (
+            c,
+            "int a[4] = { .x = 1 };\nint main() { }",
+            (
+                1,
+                14,
+                Error,
+                "designator `.x` does not name an array element",
+            ),
+        ),
+        (
+            c,
+            "struct S { int x; };\nstruct S s = { .y = 1 };\nint main() { }",
+            (2, 16, Error, "no member named `y` in the struct"),
+        ),
+        (
+            c,
+            "struct S { int x; };\nstruct S s = { [0] = 1 };\nint main() { }",
+            (
+                2,
+                16,
+                Error,
+                "designator `[0]` does not name a struct member",
+            ),
+        ),
+        (
+            c,
+            "struct S { int x; };\nstruct S s = { .x = 1, 2 };\nint main() { }",
+            (2, 24, Error, "too many initialisers for the struct"),
+        ),
+        (
+            c,
+            "struct S { int x; };\nstruct S s = { .x.y = 1 };\nint main() { }",
+            (2, 18, Error, "designator `.y` for a scalar"),
+        ),
     ];
     let mut bad = Vec::new();
     for (lang, src, (line, column, kind, message)) in cases {
@@ -327,7 +387,7 @@ fn refusals() {
 
 #[test]
 fn enums() {
-    let src = "enum state { IDLE, BUSY = 5, DONE, NEG = -2, AFTER };\ntypedef enum { RED, GREEN } colour;\nint slots[DONE] = { 0, 0, 0, 0, 0, GREEN };\nenum state s = DONE;\nstruct S { enum state st; colour c; } obj = { AFTER, GREEN };\nint main() {\n  colour c = GREEN;\n  int IDLE = 9;\n  switch (s) { case DONE: return IDLE + c; default: return 0; }\n}\n";
+    let src = "enum state { IDLE, BUSY = 5, DONE, NEG = -2, AFTER };\ntypedef enum { RED, GREEN } colour;\nint slots[DONE] = { [BUSY] = GREEN };\nenum state s = DONE;\nstruct S { enum state st; colour c; } obj = { AFTER, GREEN };\nint main() {\n  colour c = GREEN;\n  int IDLE = 9;\n  switch (s) { case DONE: return IDLE + c; default: return 0; }\n}\n";
     let p = ok(src);
     let g = globals(&p);
     assert_eq!(g[5], ("slots[5]".to_string(), 1));
@@ -351,3 +411,44 @@ fn enums() {
     assert_eq!(p.globals[0].init, 1);
 }
 
+#[test]
+fn stray_semicolons_at_file_scope() {
+    let src = "#include <stdatomic.h>\natomic_int flag;;\n;\nint main() { return 0; };\n";
+    ok(src);
+    parse_cpp(
+        "t.cpp",
+        "#include <atomic>\nstd::atomic<int> flag;;\nint main() { return 0; }\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn designated_initialisers() {
+    let p = ok("struct N { int v; struct N *next; };\nstruct N n0;\nstruct N n1 = { .next = &n0, .v = 2 };\nint a[] = { [3] = 1, 5, [1] = 2 };\nstruct P { int x; int y[2]; } ps[2] = { [1].y[1] = 7, [0] = { 1, { 2 } }, [0].x = 3 };\nint main() { }\n");
+    let g = globals(&p);
+    let n0 = p.global_by_name("n0.v").unwrap();
+    assert_eq!(g[2], ("n1.v".to_string(), 2));
+    assert_eq!(g[3], ("n1.next".to_string(), pointer_to(n0)));
+    let a: Vec<i64> = g[4..9].iter().map(|(_, v)| *v).collect();
+    assert_eq!(a, [0, 2, 0, 1, 5]);
+    let ps: Vec<(String, i64)> = g[9..15].to_vec();
+    assert_eq!(
+        ps,
+        [
+            ("ps[0].x".to_string(), 3),
+            ("ps[0].y[0]".to_string(), 2),
+            ("ps[0].y[1]".to_string(), 0),
+            ("ps[1].x".to_string(), 0),
+            ("ps[1].y[0]".to_string(), 0),
+            ("ps[1].y[1]".to_string(), 7),
+        ]
+    );
+    // A whole subobject initialised again starts from zero; a chain changes what it names.
+    let p = ok("struct P { int x, y; } q[1] = { [0] = { 1, 2 }, [0] = { 5 } }, w[1] = { [0] = { 1, 2 }, [0].x = 5 };\nint main() { }\n");
+    let v: Vec<i64> = p.globals.iter().map(|g| g.init).collect();
+    assert_eq!(v, [5, 0, 5, 2]);
+    // Static locals too.
+    assert!(holds(
+        "#include <assert.h>\nint main() { static int t[3] = { [2] = 9 }; assert(t[2] == 9 && t[0] == 0); }\n"
+    ));
+}

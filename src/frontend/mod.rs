@@ -321,6 +321,7 @@
 
 mod cpp;
 mod enums;
+mod initializers;
 mod literal;
 mod lower;
 mod macros;
@@ -840,6 +841,9 @@ pub fn parse_with(
                     }
                 }
             }
+            // A stray `;` at file scope (`atomic_int flag;;`).
+            Item::Other
+                if node.kind() == "expression_statement" && named_children(node).is_empty() => {}
             Item::Other => return Err(unsupported_item(&src, node)),
         }
     }
@@ -1154,18 +1158,7 @@ impl Ctx<'_> {
                         src.unsupported(v, "array initialiser that is not a `{ ... }` list")
                     );
                 }
-                let items = named_children(v);
-                if items.len() > *n {
-                    return Err(src.error(v, "too many initialisers for the array"));
-                }
-                let size = self.types.size(t);
-                for (i, item) in items.into_iter().enumerate() {
-                    if item.kind() == "initializer_pair" {
-                        return Err(src.unsupported(item, "designated initialiser"));
-                    }
-                    self.init_values(t, item, values, off + i * size)?;
-                }
-                Ok(())
+                self.init_array(t, *n, v, values, off)
             }
             Ty::Struct(id) => {
                 if v.kind() != "initializer_list" {
@@ -1173,20 +1166,7 @@ impl Ctx<'_> {
                         src.unsupported(v, "struct initialiser that is not a `{ ... }` list")
                     );
                 }
-                let fields = self.types.fields_of(*id);
-                let items = named_children(v);
-                if items.len() > fields.len() {
-                    return Err(src.error(v, "too many initialisers for the struct"));
-                }
-                let mut o = off;
-                for (item, (_, t)) in items.into_iter().zip(fields.iter()) {
-                    if item.kind() == "initializer_pair" {
-                        return Err(src.unsupported(item, "designated initialiser"));
-                    }
-                    self.init_values(t, item, values, o)?;
-                    o += self.types.size(t);
-                }
-                Ok(())
+                self.init_struct(*id, v, values, off)
             }
             Ty::Thread | Ty::Void => Err(src.unsupported(v, "initialiser")),
         }

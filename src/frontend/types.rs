@@ -618,7 +618,7 @@ pub(crate) fn declarator<'t>(
                                 && d.child_by_field_name("declarator")
                                     .is_some_and(|i| i.kind() == "identifier") =>
                         {
-                            super::named_children(v).len() as i64
+                            super::initializers::list_length(src, v, array_len)?
                         }
                         _ => return Err(src.unsupported(d, "array without a size")),
                     },
