@@ -79,13 +79,17 @@ pub(crate) fn syntax_error(
     n: Node,
 ) -> Option<crate::frontend::Diagnostic> {
     let parent = n.parent()?;
-    if n.is_error() && parent.kind() == "goto_statement" {
+    if n.is_error() && parent.kind() == "goto_statement" && src.text(n).starts_with('*') {
         return Some(src.unsupported(parent, "computed goto (`goto *p`)"));
     }
     let grand = parent.parent()?;
+    let closes_block = grand
+        .next_sibling()
+        .is_some_and(|s| s.kind() == "}" && !s.is_missing());
     if n.is_missing()
         && parent.kind() == "expression_statement"
         && grand.kind() == "labeled_statement"
+        && closes_block
     {
         let name = label_of(grand).map(|l| src.text(l)).unwrap_or("L");
         return Some(src.unsupported(
