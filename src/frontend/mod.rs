@@ -24,9 +24,18 @@
 //!   structs of these, laid out as consecutive cells named `a[1]`, `s.f`, `pool[0].next`
 //!   (see `types::Ty`). Initialisers are constants (`ATOMIC_VAR_INIT(c)`,
 //!   `ATOMIC_FLAG_INIT`), `{ ... }` lists for aggregates (missing elements are zero;
-//!   designators unsupported), and `NULL`, `&global` or an array name for pointers; no
-//!   initialiser means 0. Global `pthread_t` / `thrd_t` variables and arrays of them become
-//!   registers of `main`. Everything else is unsupported.
+//!   designators `[i]`, `.f` and chains of them with C's rules, `initializers.rs`; GNU ranges
+//!   `[a ... b]` and brace elision are unsupported), and `NULL`, `&global` or an array name
+//!   for pointers; no initialiser means 0. Global `pthread_t` / `thrd_t` variables and arrays
+//!   of them become registers of `main`. A stray `;` at file scope is skipped. Everything
+//!   else is unsupported.
+//! * **Enums** (`enums.rs`): `enum` definitions at file scope (alone, in a declaration or
+//!   `typedef`, anonymous, as a member's type) make their enumerators `int` constants visible
+//!   from their definition on (usable wherever a constant is; a local of the same name hides
+//!   one) and their type an integer type: `unsigned int` when no enumerator is negative, else
+//!   `int` (GCC's and Clang's choice). An enumerator's value must fit `int`. Enums defined
+//!   inside a function, tags used before their definition and C++ `enum class` / `enum E :
+//!   T` are unsupported.
 //! * **Macros** (`macros.rs`): top-level object-like macros `#define N VALUE` whose value is an
 //!   integer constant expression over literals and earlier macros (evaluated once, in 64-bit
 //!   arithmetic; a later use of `N` is that constant, of type `int` if it fits, else `long`, also
@@ -67,8 +76,8 @@
 //!   blocks when the condition is false), the thread calls above (`pthread_*`, `thrd_*`),
 //!   `return` (anywhere), the mutex calls below, calls to user functions (below), and the
 //!   control flow below, `atomic_flag_test_and_set[_explicit]` (an exchange of 1; its value is
-//!   the old one) and `atomic_flag_clear[_explicit]` (a store of 0). `goto`, labels and calls
-//!   to undefined functions are unsupported. **Output calls** (`printf`, `fprintf` to
+//!   the old one) and `atomic_flag_clear[_explicit]` (a store of 0), labels and `goto` (see
+//!   *Labels and goto* below). Calls to undefined functions are unsupported. **Output calls** (`printf`, `fprintf` to
 //!   `stdout`/`stderr`, `puts`, `fputs`, `putchar`, `fputc`, `fflush`), as statements, are
 //!   ignored with a [`Note`](crate::ir::Note): their arguments (except format strings and the
 //!   stream) are evaluated for their effects and the values discarded. The CDSChecker
@@ -112,8 +121,8 @@
 //!   [`Instr::Jump`](crate::ir::Instr::Jump) (no unrolling: loops are back-jumps, and the
 //!   instructions, statements and slots of a loop body are the same every iteration):
 //!   `if`/`else` (and else-if chains), `while`, `do … while`, `for` (the initialiser may be a
-//!   declaration, scoped to the loop; any clause may be empty; a comma operator in a clause is
-//!   unsupported), `break`, `continue` (in a `for`, it jumps to the update clause), and `switch`
+//!   declaration, scoped to the loop; any clause may be empty; a clause may be a comma
+//!   expression), `break`, `continue` (in a `for`, it jumps to the update clause), and `switch`
 //!   on integers: the controlling value is compared with each `case` label in source order,
 //!   then control jumps to `default` (or past the switch), and the bodies follow each other so
 //!   that they fall through. Case labels are integer constant expressions (converted to the
@@ -148,7 +157,7 @@
 //!   old value; the implicit forms are `seq_cst`; every order is valid, `consume` is
 //!   `acquire`), and compound assignment `+= -= &= |= ^=` / `++` / `--` on an atomic global,
 //!   which C defines as `seq_cst` read-modify-writes (value of `x++`/`x--`: the old value; of
-//!   `++x`, `x += v`, ...: the new one; these are accepted as values only on atomic globals).
+//!   `++x`, `x += v`, ...: the new one).
 //!   `+`/`-` read-modify-writes are accepted only on atomics of type `int`, `long` or 64-bit
 //!   unsigned (elsewhere C's wrap-around of the written value is not modelled); none but
 //!   exchange on `atomic_bool`.
@@ -190,6 +199,36 @@
 //!   usual arithmetic conversions (wrapping modulo 2^32). Signed `int` arithmetic is evaluated in
 //!   `i64` without truncation (its overflow is undefined in C); 64-bit unsigned values above
 //!   `i64::MAX` are not modelled exactly.
+//!   **Side effects in expressions** (`lower/effects.rs`): an assignment, compound assignment
+//!   or `++`/`--` on a local or a plain scalar in memory may be used as a value
+//!   (`if ((r = atomic_load(&x)) == 1)`, `a = b = 0`, `int old = n++;`); it is lowered where C
+//!   evaluates it, exactly as the statement it would be, and its value is the target's new
+//!   value (converted to its type), or for `x++`/`x--` the old one kept in a temporary. The
+//!   comma operator evaluates its left operand for its effects, then its right one (the
+//!   value). An expression that modifies a variable and reads or modifies it elsewhere without
+//!   a sequence point in between (`i = i++`, `a[i] = i++`, `f(i++, i)`) is undefined in C and
+//!   an error; variables are compared by name, so a modification through an element or a
+//!   pointer is not compared with other accesses to the same object. Assignments, increments
+//!   and commas are errors in constant expressions (global initialisers, array sizes).
+//! * **Labels and goto** (`lower/goto.rs`): labels belong to the function body they are in
+//!   (each inlined copy and each thread lambda has its own). A `goto` to a later label is a
+//!   [`Instr::Jump`](crate::ir::Instr::Jump). A `goto` to an earlier label makes a loop — the
+//!   code from the label to the last such `goto` —, bounded like any loop: the label is an
+//!   [`Instr::LoopEnter`](crate::ir::Instr::LoopEnter) (passed by control arriving from before
+//!   the label) followed by an [`Instr::LoopIter`](crate::ir::Instr::LoopIter) (where the
+//!   backward gotos jump), so every pass through the label is an iteration, the first
+//!   included, as at the top of a `do` body, and `--unroll N` lets control pass the label N
+//!   times per entry into the loop. A jump from outside the loop's code into its middle (a
+//!   forward `goto` to a later label inside it, the `else` of an `if` that holds the label, a
+//!   later `case`) is redirected through the loop's `LoopEnter` (instructions appended after
+//!   the function's code), so every entry starts the count again. A `goto` leaving the scope
+//!   of a C++ lock guard unlocks it. Jumping past `int r;` (no initialiser) leaves `r`'s
+//!   register as it was (C: indeterminate, like an uninitialised local, which fensyn models
+//!   as 0). Refused: a label defined twice or never defined, `goto *p` and `&&label`, a label
+//!   at the end of a block (`L: }`, C23) or on the unbraced body of an `if`, `else` or loop, a
+//!   `goto` into a loop (`while`, `do`, `for`) from outside it, and a `goto` past a
+//!   declaration with an initialiser (or a C++ constructor call, such as a lock guard) into
+//!   its scope: C leaves the variable indeterminate there and C++ forbids the jump.
 //!
 //! tree-sitter does not expand macros, so `assert`, `MODEL_ASSERT`, `atomic_*`, `pthread_*` and
 //! `thrd_*` are recognised as ordinary calls by name (and `PTHREAD_MUTEX_INITIALIZER` as an
@@ -269,8 +308,9 @@
 //!   block-end slot, so a fence written before the `}` runs before the unlock), `return` (in a
 //!   thread function after the returned expression is evaluated, in an inlined function after
 //!   the result is assigned), and `break` / `continue` that leave the block (the guards
-//!   declared inside the loop or switch they leave). A guard must be declared directly in a
-//!   block; guard member calls (`g.unlock()`), `std::defer_lock`-style options and a
+//!   declared inside the loop or switch they leave), and a `goto` whose label is outside the
+//!   guard's scope. A guard must be declared directly in a block (possibly behind labels);
+//!   guard member calls (`g.unlock()`), `std::defer_lock`-style options and a
 //!   `std::scoped_lock` of several mutexes are unsupported.
 //! * **Conditions**: C++'s `condition_clause` (`if (c)`, `while (c)`, `switch (c)`) is its
 //!   expression; a declaration or init-statement in a condition is unsupported.
@@ -295,8 +335,18 @@
 //! after the last statement a [`SlotPlace::BlockEnd`](crate::ir::SlotPlace::BlockEnd) slot (owned by the last statement, or by the
 //! block's own statement when the block is empty — for the braces of an `if`/loop/`switch` body,
 //! that is the control statement), unless the block's last statement diverts control (`return`,
-//! `pthread_exit`, `thrd_exit`, `break`, `continue`, or an `if`/`else` whose branches all do). The body of a
-//! `switch` is one block whose statements are those under its labels.
+//! `pthread_exit`, `thrd_exit`, `break`, `continue`, `goto`, or an `if`/`else` whose branches all
+//! do; a label after it makes control reach the end again). The body of a `switch` is one block
+//! whose statements are those under its labels.
+//!
+//! **Labels.** A label is a point, not a statement: `L: S` lowers `S` as the statement of the
+//! block, whose `Stmt` span and `Before` slot start at `S`, after the label, where the gotos to
+//! `L` land — the rewriter writes a fence there on the line before `S` when `S` starts its
+//! line, else inline after `L: `, so the fence runs on every path to `S`. There is no slot
+//! between the previous statement and the label: a fence there would run on fewer paths at
+//! the same place. The empty statement of `L:;` only carries its label: no `Stmt`, no slot. The
+//! `LoopEnter` / `LoopIter` of a label that a backward `goto` targets belong to a `Stmt` of the
+//! labeled statement, which has no slot.
 //!
 //! **Unbraced bodies.** A body of `if`/`else`/`while`/`do`/`for` written without braces
 //! (`if (c) x = 1;`, and the `if` of an `else if`) is treated exactly like a braced block
