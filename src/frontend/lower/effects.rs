@@ -148,8 +148,15 @@ impl<'a> FnLower<'_, 'a> {
                 let name = src.text(target);
                 return Err(src.unsupported(target, &format!("`{text}` on pointer `{name}`")));
             }
+            // `atomic_compound_value` lowers atomics before this is reached; the same
+            // read-modify-write, whose value is the old one.
+            Ty::Int { atomic: true, .. } => {
+                return self.atomic_compound(target, p, op, text, true, &mut |_: &mut Self| {
+                    Ok((Expr::Const(1), IntTy::I32))
+                });
+            }
             _ => {
-                // Mutexes, aggregates (and atomics, which never get here): as a statement.
+                // Mutexes and aggregates: refused as for the statement.
                 return self.write_place(target, p, Some((op, text)), &mut |_: &mut Self| {
                     Ok((Expr::Const(1), IntTy::I32))
                 });
