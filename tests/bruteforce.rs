@@ -810,6 +810,9 @@ fn failed_threads(g: &ExecutionGraph) -> Vec<usize> {
 /// location, and no write to that location is mo-after the write it read (nobody unlocks).
 fn deadlocked_threads(g: &ExecutionGraph, mutex: &[bool]) -> Vec<usize> {
     let mut out = Vec::new();
+    if g.threads.iter().any(|t| t.end == Some(ThreadEnd::Exited)) {
+        return out; // the program ended: nobody waits
+    }
     for (t, tr) in g.threads.iter().enumerate() {
         if tr.end != Some(ThreadEnd::Blocked) {
             continue;
@@ -857,6 +860,8 @@ enum End {
     Blocked,
     /// A loop iteration started more than `unroll` times since the loop was entered.
     Bounded,
+    /// `exit`: the program ended.
+    Exited,
 }
 
 #[derive(Clone, Debug)]
@@ -926,7 +931,7 @@ struct Run {
     /// Joins met: (child, whether the child must have finished).
     joins: Vec<(usize, bool)>,
     /// Threads spawned (main only): (function, argument), thread ids 1, 2, ... in this order.
-    spawns: Vec<(FuncId, i64)>,
+    spawns: Vec<(FuncId, i64, usize)>,
     /// Per register, the reads (run indices) its value was computed from.
     reg_deps: Vec<BTreeSet<usize>>,
     /// The reads every later event is control dependent on.
@@ -946,6 +951,7 @@ impl Run {
         match a {
             Addr::Fixed(_) => BTreeSet::new(),
             Addr::Computed { ptr, .. } => self.deps_of(ptr),
+            Addr::Within { .. } => panic!("oracle: allocated objects are not modelled"),
         }
     }
     /// Appends an access with its address / data dependencies and the current control ones.
@@ -968,6 +974,8 @@ struct Walker<'a> {
     prog: &'a Program,
     func: FuncId,
     is_main: bool,
+    /// The thread's id (main 0, the k-th child spawned k).
+    tid: usize,
     dom: &'a [BTreeSet<i64>],
     unroll: u32,
     out: Vec<Run>,
@@ -986,9 +994,11 @@ fn oracle_addr(a: &Addr, regs: &[i64], prog: &Program, atomic: bool) -> Option<u
         Addr::Fixed(l) => Some(*l),
         Addr::Computed { ptr, lo, hi } => {
             let l = ptr.eval(regs).ok()? - 1;
-            let ok = l >= *lo as i64 && l < *hi as i64 && l < prog.globals.len() as i64;
+            let hi = (*hi).min(prog.globals.len()) as i64;
+            let ok = l >= *lo as i64 && l < hi;
             (ok && prog.globals[l as usize].atomic == atomic).then_some(l as usize)
         }
+        Addr::Within { .. } => panic!("oracle: allocated objects are not modelled"),
     }
 }
 
@@ -1033,7 +1043,7 @@ impl Walker<'_> {
                     }
                     Err(_) => return self.stop(run, End::Failed),
                 },
-                Instr::Assert { cond, .. } => match cond.eval(&regs) {
+                Instr::Assert { cond, .. } | Instr::Check { cond, .. } => match cond.eval(&regs) {
                     Ok(0) | Err(_) => return self.stop(run, End::Failed),
                     Ok(_) => {
                         run.branch_on(cond);
@@ -1052,8 +1062,15 @@ impl Walker<'_> {
                     Err(_) => return self.stop(run, End::Failed),
                 },
                 Instr::Jump { target } => pc = *target,
+                Instr::ThreadId { dst } => {
+                    regs[*dst] = self.tid as i64;
+                    run.reg_deps[*dst] = BTreeSet::new();
+                    pc += 1;
+                }
                 Instr::Slot(_) => pc += 1,
                 Instr::Return => return self.stop(run, End::Finished),
+                Instr::Exit => return self.stop(run, End::Exited),
+                Instr::Alloc { .. } => panic!("oracle: allocation is not modelled"),
                 Instr::Assume { cond } => match cond.eval(&regs) {
                     Ok(0) => return self.stop(run, End::Blocked),
                     Ok(_) => {
@@ -1203,7 +1220,7 @@ impl Walker<'_> {
                         return self.stop(run, End::Failed);
                     };
                     let child = run.spawns.len() + 1;
-                    run.spawns.push((*func, a));
+                    run.spawns.push((*func, a, child));
                     run.events.push(OEvent::new(
                         EventKind::Spawn { child },
                         None,
@@ -1216,8 +1233,9 @@ impl Walker<'_> {
                     }
                     pc += 1;
                 }
-                Instr::Join { tid } => {
+                Instr::Join { tid, dst } => {
                     assert!(self.is_main, "oracle: only main may join threads");
+                    assert!(dst.is_none(), "oracle: join results are not modelled");
                     let Ok(c) = tid.eval(&regs) else {
                         return self.stop(run, End::Failed);
                     };
@@ -1251,7 +1269,7 @@ fn thread_runs(
     prog: &Program,
     func: FuncId,
     arg: Option<i64>,
-    is_main: bool,
+    tid: usize,
     dom: &[BTreeSet<i64>],
     unroll: u32,
 ) -> Vec<Run> {
@@ -1263,7 +1281,8 @@ fn thread_runs(
     let mut w = Walker {
         prog,
         func,
-        is_main,
+        is_main: tid == 0,
+        tid,
         dom,
         unroll,
         out: Vec::new(),
@@ -1282,12 +1301,12 @@ fn thread_runs(
 
 struct AllRuns {
     main: Vec<Run>,
-    children: HashMap<(FuncId, i64), Vec<Run>>,
+    children: HashMap<(FuncId, i64, usize), Vec<Run>>,
 }
 
 /// The most write events an execution built from these runs can have: main's writes plus, for
 /// each thread it spawns, the most writes of any run of that thread.
-fn max_writes(main: &[Run], children: &HashMap<(FuncId, i64), Vec<Run>>) -> usize {
+fn max_writes(main: &[Run], children: &HashMap<(FuncId, i64, usize), Vec<Run>>) -> usize {
     let writes = |r: &Run| {
         r.events
             .iter()
@@ -1322,13 +1341,13 @@ fn all_runs(prog: &Program, unroll: u32) -> AllRuns {
         .map(|g| BTreeSet::from([g.init]))
         .collect();
     for round in 0..=40 {
-        let main = thread_runs(prog, prog.main, None, true, &dom, unroll);
+        let main = thread_runs(prog, prog.main, None, 0, &dom, unroll);
         let mut children = HashMap::new();
         for r in &main {
-            for &(f, a) in &r.spawns {
+            for &(f, a, tid) in &r.spawns {
                 children
-                    .entry((f, a))
-                    .or_insert_with(|| thread_runs(prog, f, Some(a), false, &dom, unroll));
+                    .entry((f, a, tid))
+                    .or_insert_with(|| thread_runs(prog, f, Some(a), tid, &dom, unroll));
             }
         }
         let mut next = dom.clone();
@@ -1400,6 +1419,7 @@ fn skeleton(prog: &Program, main: &Run, kids: &[&Run]) -> ExecutionGraph {
                 End::Stuck => ThreadEnd::Stuck,
                 End::Blocked => ThreadEnd::Blocked,
                 End::Bounded => ThreadEnd::Bounded,
+                End::Exited => ThreadEnd::Exited,
             }),
         });
     }
@@ -1662,7 +1682,7 @@ fn classify<'a>(graphs: impl Iterator<Item = &'a (bool, ExecutionGraph)>) -> [u6
         let has = |e: ThreadEnd| g.threads.iter().any(|t| t.end == Some(e));
         if has(ThreadEnd::Bounded) {
             c[2] += 1;
-        } else if has(ThreadEnd::Blocked) {
+        } else if has(ThreadEnd::Blocked) && !has(ThreadEnd::Exited) {
             c[1] += 1;
         } else {
             c[0] += 1;
@@ -2520,6 +2540,7 @@ fn function(name: &str, nregs: usize, param: Option<usize>, body: Vec<Instr>) ->
         name: name.to_string(),
         span: Span::default(),
         param,
+        result: None,
         reg_names: (0..nregs).map(|i| format!("r{i}")).collect(),
         stmt_of: vec![0; body.len()],
         body,
@@ -2556,6 +2577,7 @@ fn ir_program(globals: &[(&str, bool, i64)], functions: Vec<Function>, main: Fun
         }],
         lang: fensyn::ir::Lang::C,
         defines: vec![],
+        layouts: vec![],
     };
     prog.validate().unwrap();
     prog
@@ -2578,7 +2600,10 @@ fn ir_programs() -> Vec<(String, Program)> {
         arg,
         dst: Some(dst),
     };
-    let join = |reg| Instr::Join { tid: r(reg) };
+    let join = |reg| Instr::Join {
+        tid: r(reg),
+        dst: None,
+    };
     let mut out = Vec::new();
     // One function run by two threads, told apart by their argument; main reads after joins.
     {
@@ -2696,7 +2721,10 @@ fn ir_programs() -> Vec<(String, Program)> {
                 load(1, 0, Relaxed),
                 spawn(0, bin(BinOp::Div, c(6), r(1)), 2),
                 join(2),
-                Instr::Join { tid: c(7) },
+                Instr::Join {
+                    tid: c(7),
+                    dst: None,
+                },
             ],
         );
         out.push((
@@ -2847,7 +2875,10 @@ fn spawn_join_main(nthreads: usize, tail_regs: usize, tail: Vec<Instr>) -> Funct
         });
     }
     for t in 0..nthreads {
-        body.push(Instr::Join { tid: r(t) });
+        body.push(Instr::Join {
+            tid: r(t),
+            dst: None,
+        });
     }
     body.extend(tail);
     function("main", nthreads + tail_regs, None, body)
@@ -3093,7 +3124,10 @@ fn rmw_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> {
                     dst: Some(0),
                 },
                 store(0, c(1), Release),
-                Instr::Join { tid: r(0) },
+                Instr::Join {
+                    tid: r(0),
+                    dst: None,
+                },
                 store(0, c(2), Relaxed),
             ],
         );
@@ -3177,7 +3211,10 @@ fn rmw_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> {
                 },
                 store(1, c(7), NonAtomic),
                 store(0, c(1), Release),
-                Instr::Join { tid: r(0) },
+                Instr::Join {
+                    tid: r(0),
+                    dst: None,
+                },
             ],
         );
         out.push((
@@ -3538,7 +3575,10 @@ fn random_program(rng: &mut Rng) -> Program {
         order.swap(i, rng.below(i + 1));
     }
     for t in order {
-        body.push(Instr::Join { tid: r(t) });
+        body.push(Instr::Join {
+            tid: r(t),
+            dst: None,
+        });
         if main_accesses > 0 && rng.below(2) == 0 {
             body.push(access(rng, &mut regs, &mut loaded));
             main_accesses -= 1;

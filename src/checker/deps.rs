@@ -107,6 +107,7 @@ impl DepState {
         match a {
             Addr::Fixed(_) => Vec::new(),
             Addr::Computed { ptr, .. } => self.of_expr(ptr),
+            Addr::Within { ptr, base, .. } => union(&self.of_expr(ptr), &self.of_expr(base)),
         }
     }
 

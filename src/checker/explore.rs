@@ -38,7 +38,7 @@ use super::deps::{DepState, Deps};
 use super::future::Future;
 use super::graph::INIT_THREAD;
 use super::graph::{
-    Bug, BugKind, Event, EventId, EventKind, ExecutionGraph, ThreadEnd, ThreadTrace,
+    Bug, BugKind, DynLoc, Event, EventId, EventKind, ExecutionGraph, ThreadEnd, ThreadTrace,
 };
 use super::incremental::Views;
 use super::model::{MemoryModel, Model, Relations};
@@ -678,16 +678,17 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                         return Ok(());
                     }
                 },
-                Instr::Assert { cond, text } => match cond.eval(regs) {
+                Instr::Assert { cond, .. } | Instr::Check { cond, .. } => match cond.eval(regs) {
                     Ok(0) => {
+                        let (kind, message) = failure(ins);
                         let stmt = func.stmt_of[pc];
                         let witness = self.last_event(&st.g, t).into_iter().collect();
                         let idx = st.g.bugs.len();
                         st.g.bugs.push(Bug {
-                            kind: BugKind::Assertion,
+                            kind,
                             stmt,
                             thread: t,
-                            message: format!("assertion `{text}` failed"),
+                            message,
                             witness,
                             race: None,
                         });
@@ -722,6 +723,13 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                     }
                 },
                 Instr::Jump { target } => st.th[t].pc = *target,
+                Instr::ThreadId { dst } => {
+                    st.th[t].regs[*dst] = t as i64;
+                    if let Some(d) = &mut st.th[t].dep {
+                        d.regs[*dst] = Vec::new();
+                    }
+                    st.th[t].pc += 1;
+                }
                 Instr::Slot(s) => {
                     let n = st.g.threads[t].events.len();
                     st.g.threads[t].slots.push((*s, n));
@@ -731,7 +739,11 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                     self.finish(st, t, ThreadEnd::Finished);
                     return Ok(());
                 }
-                Instr::Join { tid } => {
+                Instr::Exit => {
+                    self.finish(st, t, ThreadEnd::Exited);
+                    return Ok(());
+                }
+                Instr::Join { tid, .. } => {
                     // A join of a thread that stopped on a bug waits forever.
                     let child = match tid.eval(regs) {
                         Ok(c) => c,
@@ -760,7 +772,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                         }
                     }
                 }
-                Instr::Fence { .. } => {
+                Instr::Fence { .. } | Instr::Alloc { .. } => {
                     st.th[t].at_event = true;
                     return Ok(());
                 }
@@ -830,7 +842,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         let ins = &self.prog.functions[st.g.threads[t].func].body[pc];
         let regs = &st.th[t].regs;
         if let Some((addr, atomic)) = ins.access() {
-            if let Err(e) = addr.resolve(regs, &self.prog.globals, atomic) {
+            if let Err(e) = self.resolve(&st.g, regs, addr, atomic) {
                 self.fail_ub_msg(st, t, pc, e.to_string());
                 return;
             }
@@ -947,9 +959,33 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     fn pending_loc(&self, st: &State, t: usize) -> Option<usize> {
         let (addr, atomic) = self.instr(st, t).access()?;
         Some(
-            addr.resolve(&st.th[t].regs, &self.prog.globals, atomic)
+            self.resolve(&st.g, &st.th[t].regs, addr, atomic)
                 .unwrap_or_else(|e| unreachable!("unvalidated address: {e}")),
         )
+    }
+
+    /// The location `addr` designates for an access (`atomic` or not) with registers `regs`
+    /// in graph `g`: one that exists (a global, or an allocated cell whose allocation is in
+    /// `g`), in the bounds of the address, of the access's atomicity.
+    fn resolve(
+        &self,
+        g: &ExecutionGraph,
+        regs: &[i64],
+        addr: &crate::ir::Addr,
+        atomic: bool,
+    ) -> Result<usize, crate::ir::AddrError> {
+        let cell_atomic = |l| g.loc_info(self.prog, l).is_some_and(|c| c.atomic);
+        let loc = addr.resolve(regs, g.num_locs(), atomic, &cell_atomic)?;
+        if g.mo[loc].is_empty() {
+            // An allocation a revisit removed: no object is there.
+            let ptr = crate::ir::pointer_to(loc);
+            return Err(crate::ir::AddrError::OutOfBounds {
+                ptr,
+                lo: 0,
+                hi: usize::MAX,
+            });
+        }
+        Ok(loc)
     }
 
     /// Thread `t`'s next instruction (borrowed from the program, not from the explorer).
@@ -961,7 +997,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     fn pending(&self, st: &State, t: usize) -> Pending {
         match self.instr(st, t) {
             Instr::Load { .. } | Instr::Rmw { .. } | Instr::Cas { .. } => Pending::Read,
-            Instr::Join { tid } => {
+            Instr::Join { tid, .. } => {
                 let c = tid.eval(&st.th[t].regs).unwrap_or(0) as usize;
                 Pending::Join {
                     ready: st.g.threads[c].end == Some(ThreadEnd::Finished),
@@ -973,7 +1009,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
 
     /// The event a join waits for: the joined thread's last event (or its spawn).
     fn join_source(&self, st: &State, t: usize) -> usize {
-        let Instr::Join { tid } = self.instr(st, t) else {
+        let Instr::Join { tid, .. } = self.instr(st, t) else {
             return 0;
         };
         let c = tid.eval(&st.th[t].regs).unwrap_or(0) as usize;
@@ -1131,6 +1167,59 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         id
     }
 
+    /// Adds thread `t`'s pending [`Instr::Alloc`]: one location per cell of its layout, each
+    /// with a first (non-atomic) write of the cell's initial value by `t`, numbered from `at`
+    /// (a replay keeps the locations the replayed graph had) or after the last location.
+    /// Returns the id of the last write.
+    pub(super) fn apply_alloc(&self, next: &mut State, t: usize, at: Option<usize>) -> EventId {
+        let Instr::Alloc { dst, layout } = *self.instr(next, t) else {
+            unreachable!("apply_alloc of an allocation")
+        };
+        let cells = &self.prog.layouts[layout].cells;
+        let first = at.unwrap_or(next.g.num_locs());
+        let inits = next.g.num_inits();
+        let mut last = 0;
+        for (cell, c) in cells.iter().enumerate() {
+            let loc = first + cell;
+            let ev = self.event(
+                next,
+                t,
+                EventKind::Write,
+                Some(loc),
+                MemOrder::NonAtomic,
+                c.init,
+            );
+            let id = next.push(ev, false);
+            if next.g.mo.len() <= loc {
+                next.g.mo.resize(loc + 1, Vec::new());
+            }
+            next.g.mo[loc] = vec![id];
+            if next.g.dynamic.len() <= loc - inits {
+                // Locations between the last one and `at` (a replay): not allocated (yet).
+                let hole = DynLoc {
+                    layout,
+                    cell,
+                    event: usize::MAX,
+                };
+                next.g.dynamic.resize(loc - inits + 1, hole);
+            }
+            next.g.dynamic[loc - inits] = DynLoc {
+                layout,
+                cell,
+                event: id,
+            };
+            next.views.add(&next.g, id);
+            last = id;
+        }
+        next.th[t].regs[dst] = crate::ir::pointer_to(first);
+        if let Some(dep) = &mut next.th[t].dep {
+            dep.regs[dst] = Vec::new();
+        }
+        self.leave_sc(next, false);
+        Self::note_move(next, t, last);
+        last
+    }
+
     /// Adds thread `t`'s pending fence, spawn or join; returns its id and whether the graph's
     /// consistency must be checked (a fence may add an edge; spawns and joins add none).
     fn apply_other(&self, next: &mut State, t: usize) -> (EventId, bool) {
@@ -1144,6 +1233,8 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                 Self::note_move(next, t, id);
                 (id, true)
             }
+            // A new object's first writes relate to nothing yet: always consistent.
+            Instr::Alloc { .. } => (self.apply_alloc(next, t, None), false),
             Instr::Spawn { func, ref arg, dst } => {
                 let child = next.th.len();
                 let child_dep = self
@@ -1192,8 +1283,16 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                 }
                 (id, false)
             }
-            Instr::Join { ref tid } => {
+            Instr::Join { ref tid, dst } => {
                 let child = tid.eval(&next.th[t].regs).unwrap_or(0) as usize;
+                if let Some(d) = dst {
+                    let f = &self.prog.functions[next.g.threads[child].func];
+                    let result = f.result.map_or(0, |r| next.th[child].regs[r]);
+                    next.th[t].regs[d] = result;
+                    if let Some(dep) = &mut next.th[t].dep {
+                        dep.regs[d] = Vec::new();
+                    }
+                }
                 let ev = self.event(
                     next,
                     t,
@@ -1496,7 +1595,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         for (a, b) in races {
             let (ea, eb) = (&st.g.events[a], &st.g.events[b]);
             let loc = ea.loc.unwrap_or(0);
-            let name = &self.prog.globals[loc].name;
+            let name = st.g.loc_name(self.prog, loc);
             let (la, lb) = (
                 ea.stmt.map(|s| self.prog.stmt_line(s)).unwrap_or(0),
                 eb.stmt.map(|s| self.prog.stmt_line(s)).unwrap_or(0),
@@ -1525,10 +1624,12 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             }
         }
         let ends = || st.g.threads.iter().map(|t| t.end);
+        // After an `exit` the program is over: threads still blocked do not matter.
+        let exited = ends().any(|e| e == Some(ThreadEnd::Exited));
         let kind = if ends().any(|e| e == Some(ThreadEnd::Bounded)) {
             self.stats.bounded += 1;
             VisitKind::Bounded
-        } else if ends().any(|e| e == Some(ThreadEnd::Blocked)) {
+        } else if !exited && ends().any(|e| e == Some(ThreadEnd::Blocked)) {
             self.stats.blocked += 1;
             VisitKind::Blocked
         } else {
@@ -1603,6 +1704,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     /// acquire read the mutex's mo-last write — nobody unlocks it any more. (A blocked acquire
     /// that read an older value is not a deadlock: another execution reads the newer one.)
     fn find_deadlocks(&self, g: &mut ExecutionGraph) {
+        if g.threads.iter().any(|t| t.end == Some(ThreadEnd::Exited)) {
+            return; // the program ended: nobody waits any more
+        }
         for t in 0..g.threads.len() {
             if g.threads[t].end != Some(ThreadEnd::Blocked) {
                 continue;
@@ -1613,7 +1717,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             let ev = &g.events[last];
             let Some(loc) = ev
                 .loc
-                .filter(|&l| ev.is_read() && self.prog.globals[l].mutex)
+                .filter(|&l| ev.is_read() && g.loc_info(self.prog, l).is_some_and(|c| c.mutex))
             else {
                 continue;
             };
@@ -1633,12 +1737,29 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 thread: t,
                 message: format!(
                     "T{t} waits forever for mutex `{}`, which no thread unlocks any more",
-                    self.prog.globals[loc].name
+                    g.loc_name(self.prog, loc)
                 ),
                 witness,
                 race: None,
             });
         }
+    }
+}
+
+/// The kind and message of the bug of a failing `Assert` or `Check`.
+fn failure(ins: &Instr) -> (BugKind, String) {
+    use crate::ir::CheckKind;
+    match ins {
+        Instr::Assert { text, .. } => (BugKind::Assertion, format!("assertion `{text}` failed")),
+        Instr::Check { kind, message, .. } => {
+            let kind = match kind {
+                CheckKind::Abort => BugKind::Assertion,
+                CheckKind::Misuse => BugKind::Misuse,
+                CheckKind::Ub => BugKind::Ub,
+            };
+            (kind, message.clone())
+        }
+        _ => unreachable!("failure of an instruction that cannot fail"),
     }
 }
 

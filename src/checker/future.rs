@@ -86,7 +86,10 @@ fn regs_of(e: &Expr, out: &mut Vec<Reg>) {
 /// The register an instruction assigns, if any (a CAS assigns two).
 fn assigns(ins: &Instr) -> Vec<Reg> {
     match ins {
-        Instr::Load { dst, .. } | Instr::Rmw { dst, .. } | Instr::Assign { dst, .. } => vec![*dst],
+        Instr::Load { dst, .. }
+        | Instr::Rmw { dst, .. }
+        | Instr::Assign { dst, .. }
+        | Instr::ThreadId { dst } => vec![*dst],
         Instr::Cas { ok, old, .. } => vec![*ok, *old],
         Instr::Spawn { dst: Some(d), .. } => vec![*d],
         _ => vec![],
@@ -130,7 +133,11 @@ impl Future {
                         | Instr::Rmw { loc, .. }
                         | Instr::Cas { loc, .. } => match loc {
                             Addr::Fixed(l) => set.insert(*l),
-                            Addr::Computed { lo, hi, .. } => set.insert_range(*lo, *hi),
+                            Addr::Computed { lo, hi, .. } => {
+                                set.insert_range(*lo, (*hi).min(nlocs))
+                            }
+                            // A cell of an allocated object: beyond the globals.
+                            Addr::Within { .. } => {}
                         },
                         Instr::Spawn { func, .. } => {
                             let child: FuncId = *func;
@@ -172,7 +179,7 @@ impl Future {
                     let mut pcs: Vec<usize> = Vec::new();
                     match written(ins) {
                         Some(Addr::Fixed(l)) => set.insert(*l),
-                        Some(Addr::Computed { .. }) => pcs.push(pc),
+                        Some(Addr::Computed { .. } | Addr::Within { .. }) => pcs.push(pc),
                         None => {}
                     }
                     if let Instr::Spawn { func, .. } = ins {
@@ -232,7 +239,7 @@ impl Future {
         let mut used = Vec::new();
         pcs.iter().any(|&w| {
             let Some(Addr::Computed { ptr, lo, hi }) = written(&body[w]) else {
-                return true;
+                return true; // an allocated object's cell: anything
             };
             used.clear();
             regs_of(ptr, &mut used);

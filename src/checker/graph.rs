@@ -77,6 +77,8 @@ pub enum ThreadEnd {
     Blocked,
     /// Cut at the loop unroll bound.
     Bounded,
+    /// Called `exit`: the program ended (the other threads' ends do not matter).
+    Exited,
 }
 
 /// One thread of an execution.
@@ -102,6 +104,9 @@ pub enum BugKind {
     Ub,
     /// A thread waits forever for a mutex nobody will unlock.
     Deadlock,
+    /// A synchronisation object used against its contract (locking a destroyed mutex,
+    /// unlocking a mutex the thread does not hold, waiting on an uninitialised barrier, ...).
+    Misuse,
     /// The execution is not sequentially consistent (`fensyn robust`, `fix --goal sc`).
     NonSc,
 }
@@ -113,6 +118,7 @@ impl BugKind {
             BugKind::Race => "race",
             BugKind::Ub => "ub",
             BugKind::Deadlock => "deadlock",
+            BugKind::Misuse => "misuse",
             BugKind::NonSc => "non_sc",
         }
     }
@@ -145,6 +151,23 @@ pub struct ExecutionGraph {
     /// `(read part, write part)` pairs of read-modify-writes.
     pub rmw: Vec<(EventId, EventId)>,
     pub bugs: Vec<Bug>,
+    /// How many initialisation writes the graph starts with (events `0..inits`, one per
+    /// location of the program's globals, id = location).
+    pub inits: usize,
+    /// The locations allocated while the program ran ([`crate::ir::Instr::Alloc`]): location
+    /// `inits + i` is `dynamic[i]`. Their first write in mo is the allocation's own (a
+    /// non-atomic write of the cell's initial value by the allocating thread); a location
+    /// whose allocation a revisit removed stays as an empty `mo` entry.
+    pub dynamic: Vec<DynLoc>,
+}
+
+/// A location allocated at run time: cell `cell` of an object of layout `layout`
+/// ([`crate::ir::Program::layouts`]), allocated by event `event` (its first write).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DynLoc {
+    pub layout: usize,
+    pub cell: usize,
+    pub event: EventId,
 }
 
 /// A copy of `v` with room for `more` elements: a copy the explorer goes on extending would
@@ -175,6 +198,8 @@ impl ExecutionGraph {
             mo: self.mo.iter().map(|m| with_room(m, more)).collect(),
             rmw: with_room(&self.rmw, more),
             bugs: self.bugs.clone(),
+            inits: self.inits,
+            dynamic: self.dynamic.clone(),
         }
     }
 
@@ -214,10 +239,12 @@ impl ExecutionGraph {
         ExecutionGraph {
             rf: vec![None; events.len()],
             mo: (0..events.len()).map(|l| vec![l]).collect(),
+            inits: events.len(),
             events,
             threads: Vec::new(),
             rmw: Vec::new(),
             bugs: Vec::new(),
+            dynamic: Vec::new(),
         }
     }
 
@@ -229,8 +256,49 @@ impl ExecutionGraph {
         self.events.is_empty()
     }
 
+    /// The number of locations: the program's globals and the cells allocated so far.
     pub fn num_locs(&self) -> usize {
         self.mo.len()
+    }
+
+    /// The allocated locations with their allocation events renamed by `map` (an event not
+    /// in it, or removed, becomes `usize::MAX`).
+    fn dynamic_renamed(&self, map: &[EventId]) -> Vec<DynLoc> {
+        self.dynamic
+            .iter()
+            .map(|d| DynLoc {
+                event: map.get(d.event).copied().unwrap_or(usize::MAX),
+                ..*d
+            })
+            .collect()
+    }
+
+    /// The number of initialisation writes (the id of the first event of a thread).
+    pub fn num_inits(&self) -> usize {
+        self.inits
+    }
+
+    /// The name of location `x` in messages: a global's, or for an allocated cell its
+    /// object's cell name (e.g. `main::args[1].tid`).
+    pub fn loc_name(&self, prog: &crate::ir::Program, x: Loc) -> String {
+        self.loc_info(prog, x)
+            .map(|g| g.name.clone())
+            .unwrap_or_else(|| format!("loc{x}"))
+    }
+
+    /// What the program says of location `x`: a global, or the cell of an allocated object.
+    pub fn loc_info<'p>(
+        &self,
+        prog: &'p crate::ir::Program,
+        x: Loc,
+    ) -> Option<&'p crate::ir::Global> {
+        match x.checked_sub(self.inits) {
+            None => prog.globals.get(x),
+            Some(i) => {
+                let d = self.dynamic.get(i)?;
+                prog.layouts.get(d.layout)?.cells.get(d.cell)
+            }
+        }
     }
 
     /// Appends an event to `thread` and returns its id.
@@ -403,6 +471,8 @@ impl ExecutionGraph {
             mo,
             rmw,
             bugs: Vec::new(),
+            inits: self.inits,
+            dynamic: self.dynamic_renamed(&map),
         }
     }
 
@@ -447,6 +517,8 @@ impl ExecutionGraph {
             mo: Vec::new(),
             rmw: Vec::new(),
             bugs: Vec::new(),
+            inits: self.inits,
+            dynamic: Vec::new(),
         };
         let mut map = vec![usize::MAX; n];
         let fence = |t: usize, slot: SlotId, order: MemOrder| Event {
@@ -507,6 +579,7 @@ impl ExecutionGraph {
             .map(|ws| ws.iter().map(|&w| map[w]).collect())
             .collect();
         g.rmw = self.rmw.iter().map(|&(r, w)| (map[r], map[w])).collect();
+        g.dynamic = self.dynamic_renamed(&map);
         g.bugs = self
             .bugs
             .iter()

@@ -124,7 +124,7 @@ fn ones(row: &[u64]) -> impl Iterator<Item = usize> + '_ {
 /// The initialisation writes of `g` and its threads without events: the start of a copy of
 /// `g` grown event by event with [`push_prefix`].
 fn init_prefix(g: &ExecutionGraph) -> ExecutionGraph {
-    let inits = g.num_locs();
+    let inits = g.num_inits();
     ExecutionGraph {
         events: g.events[..inits].to_vec(),
         threads: g
@@ -148,6 +148,8 @@ fn init_prefix(g: &ExecutionGraph) -> ExecutionGraph {
             .collect(),
         rmw: g.rmw.clone(),
         bugs: Vec::new(),
+        inits,
+        dynamic: g.dynamic.clone(),
     }
 }
 
@@ -166,7 +168,7 @@ fn mo_position(g: &ExecutionGraph, e: EventId) -> usize {
 /// for a write its place in mo among the writes already there.
 fn push_prefix(h: &mut ExecutionGraph, g: &ExecutionGraph, e: EventId) {
     let ev = &g.events[e];
-    if ev.kind == EventKind::Write {
+    if ev.is_write() {
         let x = ev.loc.expect("a write has a location");
         let p = mo_position(g, e);
         h.mo[x].insert(p, e);
@@ -284,7 +286,7 @@ impl Views {
     /// fails, if any, and the views (for hb queries on `g`).
     pub fn rc11_verdict(g: &ExecutionGraph) -> (Option<super::model::Axiom>, Views) {
         use super::model::Axiom;
-        let inits = g.num_locs();
+        let inits = g.num_inits();
         let mut h = init_prefix(g);
         let mut views = Views::new(&h);
         views.track_psc();
@@ -301,7 +303,8 @@ impl Views {
                     EventKind::Read => g.rf[e]
                         .and_then(|w| h.mo[x].iter().position(|&y| y == w))
                         .is_some_and(|p| p >= f),
-                    _ => mo_position(g, e) > f,
+                    // An allocation's first write is mo-first, like an initialisation.
+                    _ => mo_position(g, e) > f || g.mo[x].first() == Some(&e),
                 };
                 if !ok {
                     return (Some(Axiom::Coherence), views);
@@ -323,7 +326,7 @@ impl Views {
     pub fn start_psc(&mut self, g: &ExecutionGraph) {
         let mut p = psc::Psc::default();
         let mut h = init_prefix(g);
-        for e in g.num_locs()..g.len() {
+        for e in g.num_inits()..g.len() {
             push_prefix(&mut h, g, e);
             p.add(&h, self, e);
         }

@@ -21,7 +21,9 @@ pub mod witness;
 pub use explore::{
     explore, Control, Equiv, Goal, Incomplete, Limits, Progress, Stats, DEFAULT_UNROLL,
 };
-pub use graph::{Bug, BugKind, Event, EventId, EventKind, ExecutionGraph, ThreadEnd, INIT_THREAD};
+pub use graph::{
+    Bug, BugKind, DynLoc, Event, EventId, EventKind, ExecutionGraph, ThreadEnd, INIT_THREAD,
+};
 pub use hardware::Machine;
 pub use model::{Axiom, Model, Relations};
 
@@ -83,7 +85,15 @@ pub fn resolve_equiv(
 ) -> Result<(Model, Equiv), EquivError> {
     // What keeps the coarser equivalences out (None: they apply): another model, or under
     // rc11 the first access or fence that is not seq_cst.
+    let allocates = prog.functions.iter().find_map(|f| {
+        f.body
+            .iter()
+            .position(|ins| matches!(ins, crate::ir::Instr::Alloc { .. }))
+            .map(|pc| f.stmt_of[pc])
+    });
     let obstacle = match model {
+        // The SC witness keeps per-location state for the globals only.
+        Model::Sc if allocates.is_some() => Some(allocates),
         Model::Sc => None,
         Model::Rc11 => first_non_sc(prog).map(Some),
         _ => Some(None),
@@ -95,6 +105,14 @@ pub fn resolve_equiv(
         None | Some(Equiv::Graph) => Ok((model, Equiv::Graph)),
         Some(e) => match obstacle {
             None => Ok((Model::Sc, e)),
+            Some(Some(stmt)) if model == Model::Sc => Err(EquivError {
+                stmt: Some(stmt),
+                message: format!(
+                    "--equiv {} is not implemented for programs that allocate objects (local \
+                     arrays, structs or variables whose address is taken): use --equiv graph",
+                    e.as_str()
+                ),
+            }),
             Some(Some(stmt)) => Err(EquivError {
                 stmt: Some(stmt),
                 message: format!(

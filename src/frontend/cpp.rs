@@ -112,9 +112,6 @@ pub(crate) fn std_type(src: &Src, env: &types::TypeEnv, ty: Node) -> R<Option<St
                 if d.kind() != "abstract_pointer_declarator" {
                     return Err(bad());
                 }
-                if matches!(t, Ty::Thread) {
-                    return Err(src.unsupported(ty, "pointer to a thread handle"));
-                }
                 t = Ty::Ptr {
                     to: Box::new(t),
                     atomic: false,

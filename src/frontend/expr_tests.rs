@@ -145,6 +145,14 @@ fn increments_used_as_values() {
     ));
 }
 
+/// Locals in memory (their address is taken, or they are atomic): the same values.
+#[test]
+fn increments_of_locals_in_memory() {
+    assert!(holds(
+        "#include <assert.h>\n#include <stdatomic.h>\nint main() {\n  int x = 1;\n  int *p = &x;\n  int y = x++;\n  int z = ++x;\n  atomic_int c = 5;\n  int old = c++;\n  int now = --c;\n  int w = (x = 7);\n  assert(y == 1 && z == 3 && *p == 7 && w == 7 && old == 5 && now == 5);\n  assert(c == 5);\n}\n"
+    ));
+}
+
 #[test]
 fn comma_operator() {
     // As a statement and in `for` clauses: each operand as the statement it would be.

@@ -474,6 +474,16 @@ fn refusals() {
         ),
         (
             c,
+            "int main() {\n  goto L;\n  int a[2];\nL:\n  a[0] = 1;\n  return a[0];\n}",
+            (2, 3, Unsupported, "`goto L` jumps past the declaration of `a` on line 3 into its scope (a local object in memory is allocated when its declaration runs): declare `a` before the goto"),
+        ),
+        (
+            c,
+            "int main() {\n  goto L;\n  int x;\nL:;\n  int *p = &x;\n  return *p;\n}",
+            (2, 3, Unsupported, "`goto L` jumps past the declaration of `x` on line 3 into its scope (a local object in memory is allocated when its declaration runs): declare `x` before the goto"),
+        ),
+        (
+            c,
             "int main() {\n  int r = 0;\n  if (r) L: r = 1;\n}",
             (3, 10, Unsupported, "label on the unbraced body of an `if`, `else` or loop (put the body in braces)"),
         ),

@@ -13,13 +13,17 @@ mod atomics;
 mod control;
 mod cpp;
 mod effects;
+pub(crate) mod funptr;
 mod goto;
 mod inline;
+mod locals;
 mod memory;
 mod mutex;
+mod threads;
 
 pub(crate) use goto::syntax_error as goto_syntax_error;
 use memory::Place;
+use threads::HandleRef;
 
 /// Maximum nesting of blocks and expressions; deeper programs are rejected (this bounds the
 /// recursion of the lowering, so adversarial inputs cannot overflow the stack).
@@ -45,14 +49,11 @@ enum Binding {
     Cell(Loc),
     /// A `static` local array or struct (an index into `Ctx::objects`).
     Object(usize),
+    /// A local object in memory (an array, a struct, an atomic, a variable whose address is
+    /// taken): the register holding its address and its type (`FnLower::local_tys`).
+    LocalObject(Reg, usize),
     /// A parameter of `main` (`argc`, `argv`).
     Forbidden,
-}
-
-/// A thread handle: one register, or an element of a handle array with a computed index.
-enum HandleRef {
-    One(Reg),
-    Indexed { first: Reg, len: usize, index: Expr },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -63,6 +64,8 @@ enum Name {
     Global(Loc),
     /// An array or struct in memory (an index into `Ctx::objects`).
     Object(usize),
+    /// A local object in memory (see [`Binding::LocalObject`]).
+    LocalObject(Reg, usize),
     /// A global `pthread_mutex_t`: not an integer; only `&m` in `pthread_mutex_*` calls.
     Mutex(Loc),
     Forbidden,
@@ -90,6 +93,12 @@ struct FnLower<'c, 'a> {
     depth: usize,
     param: Option<Reg>,
     param_used: bool,
+    /// The register holding the thread's result (see [`Function::result`]), made by the first
+    /// `return v;` / `pthread_exit(v)` that sets it.
+    result: Option<Reg>,
+    /// The function being lowered is a thread function (not the main thread's): its
+    /// `return v;` and `pthread_exit(v)` set the result a join receives.
+    root_thread: bool,
     /// Enclosing loops and switches, innermost last (targets of `break` / `continue`).
     jumps: Vec<control::JumpCtx>,
     /// The top-level function being lowered (main or a thread function) and the start byte of
@@ -108,6 +117,14 @@ struct FnLower<'c, 'a> {
     cpp: cpp::State,
     /// Labels of the bodies being lowered and loops made by gotos (`src/frontend/lower/goto.rs`).
     goto: goto::State,
+    /// The types of the local objects in memory ([`Binding::LocalObject`]).
+    local_tys: Vec<Ty>,
+    /// The names whose address the function being lowered takes (innermost inlined function
+    /// last): its local variables of these names live in memory.
+    taken: Vec<std::collections::HashSet<String>>,
+    /// This thread's copies of the thread-local variables (see `locals.rs`), visible in the
+    /// function and every function inlined into it.
+    thread_locals: Vec<(String, Binding)>,
 }
 
 /// Evaluates the initialiser of a global: a constant integer expression.
@@ -150,6 +167,8 @@ pub(crate) fn lower_function(cx: &mut Ctx, def: Node, fid: FuncId, is_main: bool
     let mut l = FnLower::new(cx, fid, mode);
     l.root_name = name.clone();
     l.root_start = def.start_byte();
+    l.taken.push(locals::taken_names(&src, def));
+    l.bind_thread_locals(def)?;
     l.scopes.push(Vec::new());
     if is_main {
         l.main_signature(fdecl)?;
@@ -173,6 +192,7 @@ pub(crate) fn lower_function(cx: &mut Ctx, def: Node, fid: FuncId, is_main: bool
         name,
         span: src.span(def),
         param: if l.param_used { l.param } else { None },
+        result: l.result,
         reg_names: l.regs,
         body: l.body,
         stmt_of: l.stmt_of,
@@ -359,6 +379,8 @@ impl<'c, 'a> FnLower<'c, 'a> {
             depth: 0,
             param: None,
             param_used: false,
+            result: None,
+            root_thread: mode == Mode::Thread,
             jumps: Vec::new(),
             root_name: String::new(),
             root_start: usize::MAX,
@@ -367,6 +389,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
             in_await: false,
             cpp: cpp::State::default(),
             goto: goto::State::default(),
+            local_tys: Vec::new(),
+            taken: Vec::new(),
+            thread_locals: Vec::new(),
         }
     }
 
@@ -416,7 +441,8 @@ impl<'c, 'a> FnLower<'c, 'a> {
     }
 
     fn lookup(&self, name: &str) -> Name {
-        for scope in self.scopes.iter().rev() {
+        let scopes = self.scopes.iter().rev();
+        for scope in scopes.chain(std::iter::once(&self.thread_locals)) {
             if let Some((_, b)) = scope.iter().rev().find(|(n, _)| n == name) {
                 return match *b {
                     Binding::Var(r) => Name::Local(r),
@@ -427,6 +453,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     }
                     Binding::Cell(loc) => Name::Global(loc),
                     Binding::Object(i) => Name::Object(i),
+                    Binding::LocalObject(r, i) => Name::LocalObject(r, i),
                     Binding::Forbidden => Name::Forbidden,
                 };
             }
@@ -787,10 +814,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "expression_statement" => self.expr_stmt(s),
             "return_statement" if !self.inlines.is_empty() => self.inline_return(s),
             "return_statement" => {
-                if let Some(e) = named_children(s).first() {
-                    self.expr(*e)?;
-                }
-                self.emit(Instr::Return);
+                self.end_thread(named_children(s).first().copied())?;
                 Ok(true)
             }
             "if_statement" => self.if_stmt(s, sid),
@@ -879,17 +903,20 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 self.bind(&name, b);
                 continue;
             }
+            let ty = match decl.ty {
+                Ty::Int { ty, .. } if spec.atomic => Ty::Int { ty, atomic: true },
+                ref t => t.clone(),
+            };
+            if self.local_in_memory(&name, &ty) {
+                let b = self.local_object(name_node, &name, &ty, init)?;
+                self.bind(&name, b);
+                continue;
+            }
             match decl.ty {
                 Ty::Thread | Ty::Array(..)
                     if matches!(&decl.ty, Ty::Array(t, _) if **t == Ty::Thread)
                         || decl.ty == Ty::Thread =>
                 {
-                    if self.mode != Mode::Main {
-                        return Err(src.unsupported(
-                            n,
-                            "pthread_t variable outside main (threads can only be created in main)",
-                        ));
-                    }
                     if let Some(v) = init {
                         return Err(src.unsupported(v, "initialiser for a thread handle"));
                     }
@@ -1066,6 +1093,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
             Name::Object(_) => {
                 Err(src.unsupported(target, &format!("assignment to array or struct `{name}`")))
             }
+            Name::LocalObject(..) => match self.place_of(target)? {
+                Some(p) => self.write_place(target, &p, op, rhs),
+                None => Err(src.internal("local object without a place")),
+            },
             other => Err(self.name_error(target, name, other, true)),
         }
     }
@@ -1083,7 +1114,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
         let ty = p.ty.int_ty();
         match &p.ty {
             Ty::Mutex => return Err(mutex::misuse(&src, target, src.text(target), true)),
-            Ty::Int { .. } | Ty::Ptr { .. } => {}
+            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Thread => {}
             _ => {
                 let text = src.text(target);
                 return Err(
@@ -1216,10 +1247,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 n,
                 &format!("function `{name}` used as a value (function pointers are not supported)"),
             ),
-            Name::Object(_) if write => {
+            Name::Object(_) | Name::LocalObject(..) if write => {
                 src.unsupported(n, &format!("assignment to array or struct `{name}`"))
             }
-            Name::Local(_) | Name::Global(_) | Name::Object(_) => {
+            Name::Local(_) | Name::Global(_) | Name::Object(_) | Name::LocalObject(..) => {
                 src.error(n, "initialiser of a global must be a constant expression")
             }
         }
@@ -1304,196 +1335,13 @@ impl<'c, 'a> FnLower<'c, 'a> {
         false
     }
 
-    /// The handle named by `n`: a `pthread_t` variable, or an element `t[i]` of an array of
-    /// them (`&h` of `pthread_create` / `thrd_create`, `h` of the joins).
-    fn handle(&mut self, n: Node) -> R<HandleRef> {
-        let src = self.src;
-        let n = strip_parens(n);
-        let (id, index) = match n.kind() {
-            "identifier" => (n, None),
-            "subscript_expression" => match (
-                n.child_by_field_name("argument").map(strip_parens),
-                super::cpp::subscript_index(&src, n).ok(),
-            ) {
-                (Some(a), Some(i)) if a.kind() == "identifier" => (a, Some(i)),
-                _ => {
-                    let text = src.text(n);
-                    return Err(src.unsupported(
-                        n,
-                        &format!("thread handle `{text}` (expected a pthread_t variable)"),
-                    ));
-                }
-            },
-            _ => {
-                let text = src.text(n);
-                return Err(src.unsupported(
-                    n,
-                    &format!("thread handle `{text}` (expected a pthread_t variable)"),
-                ));
-            }
-        };
-        let name = src.text(id);
-        match (self.lookup(name), index) {
-            (Name::Handle(r), None) => Ok(HandleRef::One(r)),
-            (Name::HandleArray(first, len), Some(i)) => {
-                let i = self.expr(i)?;
-                match i {
-                    Expr::Const(k) if k < 0 || k as u64 >= len as u64 => Err(src.error(
-                        n,
-                        &format!("index {k} is out of bounds of an array of {len} elements"),
-                    )),
-                    Expr::Const(k) => Ok(HandleRef::One(first + k as usize)),
-                    index => Ok(HandleRef::Indexed { first, len, index }),
-                }
-            }
-            (Name::HandleArray(..), None) => Err(src.error(
-                n,
-                &format!("`{name}` is an array of thread handles: index it"),
-            )),
-            (Name::Unknown, _) => Err(src.error(id, &format!("undeclared identifier `{name}`"))),
-            _ => Err(src.error(n, &format!("`{}` is not a pthread_t", src.text(n)))),
-        }
-    }
-
-    /// Stops the thread (undefined behaviour) unless `0 <= index < len`: a division by zero
-    /// when the index is out of bounds.
-    fn index_guard(&mut self, index: &Expr, len: usize) {
-        let inside = bin(
-            BinOp::And,
-            bin(BinOp::Ge, index.clone(), Expr::Const(0)),
-            bin(BinOp::Lt, index.clone(), Expr::Const(len as i64)),
-        );
-        let t = self.new_temp(IntTy::I32);
-        self.emit(Instr::Assign {
-            dst: t,
-            val: bin(BinOp::Div, Expr::Const(1), inside),
-        });
-    }
-
-    /// The thread id held by a handle, as an expression.
-    fn handle_value(&mut self, h: &HandleRef) -> Expr {
-        match h {
-            HandleRef::One(r) => Expr::Reg(*r),
-            HandleRef::Indexed { first, len, index } => {
-                self.index_guard(index, *len);
-                (0..*len).fold(Expr::Const(0), |acc, k| {
-                    bin(
-                        BinOp::Add,
-                        acc,
-                        bin(
-                            BinOp::Mul,
-                            bin(BinOp::Eq, index.clone(), Expr::Const(k as i64)),
-                            Expr::Reg(first + k),
-                        ),
-                    )
-                })
-            }
-        }
-    }
-
-    fn handle_created(&self, h: &HandleRef) -> bool {
-        let r = match h {
-            HandleRef::One(r) => *r,
-            HandleRef::Indexed { first, .. } => *first,
-        };
-        self.created.get(r).copied().unwrap_or(false)
-    }
-
-    /// `pthread_create(&h, NULL, f, arg)` / `thrd_create(&h, f, arg)` (`api` is the callee's
-    /// name): a [`Instr::Spawn`] of thread function `f` with `arg`, the thread id into `h`.
-    fn spawn(&mut self, call: Node, api: &str, h: Node, f: Node, arg: Node) -> R<()> {
-        let src = self.src;
-        let main_name = self.cx.main_name;
-        if self.mode != Mode::Main {
-            return Err(src.unsupported(
-                call,
-                &format!("{api} outside {main_name} (threads can only be created in {main_name})"),
-            ));
-        }
-        let handle_arg = h;
-        let h = strip_parens(h);
-        let h = (h.kind() == "pointer_expression"
-            && h.child_by_field_name("operator").map(|o| src.text(o)) == Some("&"))
-        .then(|| h.child_by_field_name("argument"))
-        .flatten()
-        .ok_or_else(|| {
-            src.unsupported(
-                handle_arg,
-                &format!("first argument of {api} must be `&handle`"),
-            )
-        })?;
-        let dst = self.handle(h)?;
-        let fnode = f;
-        let f = thread_fn_node(&src, f);
-        if f.kind() != "identifier" {
-            return Err(src.unsupported(fnode, "thread function must be given by name"));
-        }
-        let fname = src.text(f);
-        let func = match self.cx.func_ids.get(fname) {
-            Some(&fid) if fid != self.cx.main => fid,
-            _ => {
-                return Err(match self.lookup(fname) {
-                    Name::Unknown => src.error(f, &format!("undeclared identifier `{fname}`")),
-                    Name::Function if fname == main_name => {
-                        src.unsupported(f, &format!("`{main_name}` used as a thread function"))
-                    }
-                    Name::Function => src.unsupported(
-                        f,
-                        &format!("thread function `{fname}` is not defined in this file"),
-                    ),
-                    _ => src.error(f, &format!("`{fname}` is not a function")),
-                })
-            }
-        };
-        let arg = self.expr(arg)?;
-        self.spawn_into(dst, func, arg);
-        Ok(())
-    }
-
-    /// A [`Instr::Spawn`] of thread function `func` with `arg`, its thread id into handle
-    /// `dst` (an element with a computed index: checked in bounds, then every element of the
-    /// array is updated arithmetically).
-    fn spawn_into(&mut self, dst: HandleRef, func: FuncId, arg: Expr) {
-        match dst {
-            HandleRef::One(r) => {
-                self.emit(Instr::Spawn {
-                    func,
-                    arg,
-                    dst: Some(r),
-                });
-                if let Some(c) = self.created.get_mut(r) {
-                    *c = true;
-                }
-            }
-            HandleRef::Indexed { first, len, index } => {
-                self.index_guard(&index, len);
-                let tid = self.new_temp(IntTy::I64);
-                self.emit(Instr::Spawn {
-                    func,
-                    arg,
-                    dst: Some(tid),
-                });
-                // t[k] := index == k ? tid : t[k], for every k.
-                for k in 0..len {
-                    let r = first + k;
-                    let hit = bin(BinOp::Eq, index.clone(), Expr::Const(k as i64));
-                    let delta = bin(BinOp::Sub, Expr::Reg(tid), Expr::Reg(r));
-                    self.emit(Instr::Assign {
-                        dst: r,
-                        val: bin(BinOp::Add, Expr::Reg(r), bin(BinOp::Mul, hit, delta)),
-                    });
-                    if let Some(c) = self.created.get_mut(r) {
-                        *c = true;
-                    }
-                }
-            }
-        }
-    }
-
     /// A call in statement position; returns whether it ends the thread.
     fn call_stmt(&mut self, call: Node) -> R<bool> {
         if self.cpp_call(call, false)?.is_some() {
             return Ok(false);
+        }
+        if self.is_indirect_call(call) {
+            return self.indirect_call(call, false).map(|_| false);
         }
         let src = self.src;
         let (name, args) = self.callee(call)?;
@@ -1501,8 +1349,13 @@ impl<'c, 'a> FnLower<'c, 'a> {
             Name::Local(_) | Name::Global(_) | Name::Mutex(_) | Name::Handle(_) => {
                 return self.call_value(call).map(|_| false);
             }
-            Name::Function => return self.inline_call(call, name, &args, false).map(|_| false),
+            Name::Function if self.cx.fn_defs.contains_key(name) => {
+                return self.inline_call(call, name, &args, false).map(|_| false)
+            }
             _ => {}
+        }
+        if let Some((_, diverts)) = self.thread_call(call, name, &args)? {
+            return Ok(diverts);
         }
         match name {
             "atomic_store" | "atomic_store_explicit" => {
@@ -1565,56 +1418,6 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 self.emit(Instr::Assert { cond, text });
                 Ok(false)
             }
-            "pthread_create" => {
-                self.arity(call, name, &args, 4)?;
-                if !self.is_null(args[1]) {
-                    return Err(src.unsupported(
-                        args[1],
-                        "thread attributes (the second argument of pthread_create must be NULL)",
-                    ));
-                }
-                self.spawn(call, name, args[0], args[2], args[3])?;
-                Ok(false)
-            }
-            "thrd_create" => {
-                self.arity(call, name, &args, 3)?;
-                self.spawn(call, name, args[0], args[1], args[2])?;
-                Ok(false)
-            }
-            "pthread_join" | "thrd_join" => {
-                if self.mode != Mode::Main {
-                    return Err(src.unsupported(
-                        call,
-                        &format!(
-                            "{name} outside {} (threads can only be joined in {})",
-                            self.cx.main_name, self.cx.main_name
-                        ),
-                    ));
-                }
-                // CDSChecker's `thrd_join(t)` has no result argument.
-                if !(name == "thrd_join" && args.len() == 1) {
-                    self.arity(call, name, &args, 2)?;
-                }
-                let h = self.handle(args[0])?;
-                if !self.handle_created(&h) {
-                    let hname = src.text(args[0]);
-                    return Err(src.error(
-                        args[0],
-                        &format!(
-                            "thread handle `{hname}` is joined before a thread was created with it"
-                        ),
-                    ));
-                }
-                if args.len() > 1 && !self.is_null(args[1]) {
-                    return Err(src.unsupported(
-                        args[1],
-                        &format!("thread results (the second argument of {name} must be NULL)"),
-                    ));
-                }
-                let tid = self.handle_value(&h);
-                self.emit(Instr::Join { tid });
-                Ok(false)
-            }
             "pthread_mutex_lock"
             | "pthread_mutex_unlock"
             | "pthread_mutex_init"
@@ -1644,12 +1447,6 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "printf" | "fprintf" | "puts" | "fputs" | "putchar" | "fputc" | "fflush" => {
                 self.output_call(call, name, &args)?;
                 Ok(false)
-            }
-            "pthread_exit" | "thrd_exit" => {
-                self.arity(call, name, &args, 1)?;
-                self.expr(args[0])?;
-                self.emit(Instr::Return);
-                Ok(true)
             }
             _ => self.call_value(call).map(|_| false),
         }
@@ -1686,26 +1483,35 @@ impl<'c, 'a> FnLower<'c, 'a> {
         if let Some(v) = self.cpp_call(call, true)? {
             return Ok(v);
         }
+        if self.is_indirect_call(call) {
+            return self.indirect_call(call, true);
+        }
         let src = self.src;
         let (name, args) = self.callee(call)?;
         match self.lookup(name) {
             Name::Local(_)
             | Name::Global(_)
             | Name::Object(_)
+            | Name::LocalObject(..)
             | Name::Mutex(_)
             | Name::Handle(_)
             | Name::HandleArray(..)
             | Name::Forbidden => {
                 return Err(src.unsupported(call, &format!("call of non-function `{name}`")));
             }
-            Name::Function => return self.inline_call(call, name, &args, true),
-            Name::HandleOutsideMain | Name::Unknown => {}
+            Name::Function if self.cx.fn_defs.contains_key(name) => {
+                return self.inline_call(call, name, &args, true)
+            }
+            Name::Function | Name::HandleOutsideMain | Name::Unknown => {}
         }
         if self.mode == Mode::Const && name != "ATOMIC_VAR_INIT" {
             return Err(src.error(
                 call,
                 "initialiser of a global must be a constant expression",
             ));
+        }
+        if let Some((value, _)) = self.thread_call(call, name, &args)? {
+            return Ok(value);
         }
         match name {
             "ATOMIC_VAR_INIT" => {
@@ -1780,12 +1586,6 @@ impl<'c, 'a> FnLower<'c, 'a> {
             | "MODEL_ASSERT"
             | "__VERIFIER_assume"
             | "assume"
-            | "pthread_create"
-            | "pthread_join"
-            | "pthread_exit"
-            | "thrd_create"
-            | "thrd_join"
-            | "thrd_exit"
             | "pthread_mutex_lock"
             | "pthread_mutex_unlock"
             | "pthread_mutex_init"
@@ -1891,6 +1691,17 @@ impl<'c, 'a> FnLower<'c, 'a> {
                         };
                         self.read_place(n, &p)
                     }
+                    Name::Handle(r) if self.mode != Mode::Const => Ok((Expr::Reg(r), IntTy::I64)),
+                    Name::Function if self.cx.fn_defs.contains_key(name) => {
+                        let v = self.function_value(name).unwrap_or(0);
+                        Ok((Expr::Const(v), IntTy::I64))
+                    }
+                    Name::LocalObject(..) if self.mode != Mode::Const => {
+                        let p = self
+                            .place_of(n)?
+                            .ok_or_else(|| src.internal("local object without a place"))?;
+                        self.read_place(n, &p)
+                    }
                     Name::Object(i) if self.mode != Mode::Const => {
                         let p = self
                             .cx
@@ -1921,10 +1732,13 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     "+" => None,
                     t => return Err(src.unsupported(op, &format!("operator `{t}`"))),
                 };
+                if op == Some(UnOp::Not) {
+                    let e = self.truth_operand(arg)?;
+                    return Ok((un(UnOp::Not, e), IntTy::I32));
+                }
                 let (e, ty) = self.texpr(arg)?;
                 let ty = promote(ty);
                 Ok(match op {
-                    Some(UnOp::Not) => (un(UnOp::Not, e), IntTy::I32),
                     Some(op) => (self.convert_arith(un(op, e), ty), ty),
                     None => (e, ty),
                 })
@@ -1999,10 +1813,14 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "sizeof_expression" => Err(src.unsupported(n, "sizeof")),
             "alignof_expression" => Err(src.unsupported(n, "alignof")),
             "offsetof_expression" => Err(src.unsupported(n, "offsetof")),
-            "string_literal" | "concatenated_string" => Err(src.unsupported(n, "string literal")),
             "compound_literal_expression" => Err(src.unsupported(n, "compound literal")),
             "generic_expression" => Err(src.unsupported(n, "_Generic")),
             "gnu_asm_expression" => Err(src.unsupported(n, "inline assembly")),
+            "string_literal" | "concatenated_string" => Err(src.unsupported(
+                n,
+                "string literal (strings are accepted as the operand of `&&`, `||` and `!`, \
+                 and as arguments of output calls)",
+            )),
             "initializer_list" => Err(src.unsupported(n, "initializer list")),
             _ if self.src.lang == super::Lang::Cpp => self.cpp_expr(n),
             k => Err(src.unsupported(n, &format!("expression `{k}`"))),
@@ -2068,20 +1886,29 @@ impl<'c, 'a> FnLower<'c, 'a> {
     }
 
     /// `a && b` (`is_and`) or `a || b`, short-circuiting memory accesses in `b`.
+    /// An operand whose truth value is used (of `&&`, `||`, `!`): a string literal is true
+    /// (its address is not null: `assert(0 && "why")`), anything else an expression.
+    fn truth_operand(&mut self, n: Node) -> R<Expr> {
+        match strip_parens(n).kind() {
+            "string_literal" | "concatenated_string" => Ok(Expr::Const(1)),
+            _ => self.expr(n),
+        }
+    }
+
     fn logical(&mut self, is_and: bool, left: Node, right: Node) -> R<Expr> {
-        let a = self.expr(left)?;
+        let a = self.truth_operand(left)?;
         if let Expr::Const(c) = a {
             let decided = if is_and { c == 0 } else { c != 0 };
             if decided {
                 return Ok(Expr::Const(i64::from(!is_and)));
             }
-            let b = self.expr(right)?;
+            let b = self.truth_operand(right)?;
             return Ok(self.truth(b));
         }
         let op = if is_and { BinOp::And } else { BinOp::Or };
         if !self.may_access(right) {
             let before = self.body.len();
-            let b = self.expr(right)?;
+            let b = self.truth_operand(right)?;
             if self.body.len() != before {
                 return Err(self.src.internal("pure operand emitted instructions"));
             }

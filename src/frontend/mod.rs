@@ -46,27 +46,39 @@
 //!   assignment target spelled like a macro after its `#define` is an error. Function-like
 //!   macros, other values, `#if`, `#elif`, `#undef` and directives inside functions are
 //!   unsupported.
-//! * **Functions**: `main` and the functions passed to `pthread_create` or `thrd_create` in
-//!   `main` (found with `queries/c/threads.scm`) are lowered, in source order, to
-//!   [`Function`]s; other function definitions are only lowered where they are called (see
-//!   *Calls* below). A thread function passed to `pthread_create` must be `void *f(void *)`, one
-//!   passed to `thrd_create` `int f(void *)` or `void f(void *)` (CDSChecker's `thrd_start_t`)
-//!   (or any of these with `(void)` / `()`); its return value is evaluated and discarded. The
-//!   function argument may be written `f`, `&f` or `(thrd_start_t)&f`, and CDSChecker's
-//!   one-argument `thrd_join(t)` is accepted. **CDSChecker/FenSying test dialect:** when there is no `main`,
-//!   `int user_main(int argc, char **argv)` (or `(void)`) is the main thread, with everything
-//!   said here of `main` (its parameters cannot be used), and `MODEL_ASSERT(c)` is `assert(c)`
-//!   everywhere.
-//! * **Threads**: `pthread_t` / `thrd_t` handles, or arrays of them, are declared in `main`
-//!   (globally or locally); an element `t[i]` with a computed index is selected arithmetically
-//!   (an index out of bounds stops `main` with undefined behaviour), so threads can be created
-//!   and joined in loops;
-//!   `pthread_create(&h, NULL, f, arg)` and C11 `thrd_create(&h, f, arg)` (statements only) are
-//!   [`Instr::Spawn`](crate::ir::Instr::Spawn); `pthread_join(h, NULL)` and `thrd_join(h, NULL)`
-//!   (`NULL` or `0`; a result pointer is unsupported) are
-//!   [`Instr::Join`](crate::ir::Instr::Join); `pthread_exit(v)`, `thrd_exit(v)` and `return v;`
-//!   are [`Instr::Return`](crate::ir::Instr::Return) (`v` is evaluated and discarded). Creating
-//!   or joining threads outside `main` is unsupported.
+//! * **Functions**: `main` and the thread functions — those passed to `pthread_create` or
+//!   `thrd_create` in `main`, in the functions it calls, and transitively in the thread
+//!   functions found (threads may create threads), found with `queries/c/threads.scm`; a
+//!   function given by a pointer may be any function whose address the program takes and whose
+//!   return type fits the API — are lowered, in source order, to [`Function`]s; other function
+//!   definitions are only lowered where they are called (see *Calls* below). A thread function
+//!   passed to `pthread_create` must be `void *f(void *)`, one passed to `thrd_create` `int
+//!   f(void *)` or `void f(void *)` (CDSChecker's `thrd_start_t`) (or any of these with `(void)`
+//!   / `()`). The function argument may be written `f`, `&f` or `(thrd_start_t)&f`, and
+//!   CDSChecker's one-argument `thrd_join(t)` is accepted. **CDSChecker/FenSying test
+//!   dialect:** when there is no `main`, `int user_main(int argc, char **argv)` (or `(void)`) is
+//!   the main thread, with everything said here of `main` (its parameters cannot be used), and
+//!   `MODEL_ASSERT(c)` is `assert(c)` everywhere.
+//! * **Threads** (`src/frontend/lower/threads.rs`, whose module doc has the details): the
+//!   pthread and C11 thread calls, in statement or expression position, with C's values
+//!   (creation never fails in the model: `if (pthread_create(...)) abort();` takes the success
+//!   branch); handles in registers (`pthread_t` variables and arrays of a function: `&t`,
+//!   `&t[i]`, `t + i`) or in memory (globals used outside `main`, struct members, any
+//!   `pthread_t *`); threads created and joined by any thread; join results (the value returned
+//!   or passed to `pthread_exit`, [`Function::result`]); `pthread_self`, `pthread_equal`,
+//!   `pthread_detach`, yields and sleeps (no effect), `pthread_attr_*` setters (no effect;
+//!   getters refused); `exit` ([`Instr::Exit`](crate::ir::Instr::Exit)), `abort`,
+//!   `__VERIFIER_error` and `reach_error` (a bug like a failed assertion).
+//! * **Local objects in memory** (`src/frontend/lower/locals.rs`): local arrays, structs,
+//!   atomics, mutexes and variables whose address is taken are objects allocated each time
+//!   their declaration runs ([`Instr::Alloc`](crate::ir::Instr::Alloc)), so every thread and
+//!   every iteration has its own; their initialisers are their cells' initial values when
+//!   constant, stores otherwise. **Thread-local variables** (`_Thread_local`, `__thread`,
+//!   `thread_local`) are copied per thread: a register of each thread function when the program
+//!   never takes their address, else an object allocated at the thread's start.
+//! * **Function pointers** (`src/frontend/lower/funptr.rs`): functions are values; a call or a
+//!   thread creation through a pointer runs the function of the file the pointer holds among
+//!   those whose address is taken (undefined behaviour for any other value).
 //! * **Statements**: nested blocks, local integer declarations, assignments and compound
 //!   assignments / `++` / `--` (on locals and globals), `atomic_store[_explicit]`,
 //!   `atomic_load[_explicit]`, `atomic_init` (modelled as a **relaxed store**: C's non-atomic
@@ -93,15 +105,16 @@
 //!   `atomic_load` / `exchange` / compare-exchange on an atomic pointer). The pointee type of a
 //!   pointer value travels with the register that holds it, so `p->f` resolves `f` statically;
 //!   at run time the interpreter checks that the target cell exists, lies in the bounds and has
-//!   the access's atomicity (undefined behaviour otherwise). Local variables may be integers or
-//!   pointers; local arrays, structs, atomics and mutexes are unsupported, as is taking the
-//!   address of a local. A **`static` local** is a global object allocated once per
+//!   the access's atomicity (undefined behaviour otherwise). Local integer and pointer variables
+//!   whose address is not taken are registers; other locals are objects in memory (see *Local
+//!   objects in memory* above). A **`static` local** is a global object allocated once per
 //!   declaration (named `f::x`), shared by every thread and every inlined copy.
 //! * **Calls to user functions are inlined** (`src/frontend/lower/inline.rs`), as statements
 //!   or in expressions, in `main`, threads and inlined functions. The callee must be defined in
 //!   the file **before** the top-level function being lowered (a call to a function defined
-//!   later, e.g. after a prototype, is unsupported), return an integer type or `void` (not a
-//!   pointer), and take only named integer or (non-atomic) pointer parameters by value (a
+//!   later, e.g. after a prototype, is unsupported), return an integer type, a pointer (the
+//!   call's value keeps its pointee type) or `void`, and take only named integer or
+//!   (non-atomic) pointer parameters by value (a
 //!   pointer parameter keeps its pointee type, so `void lock(atomic_int *l)` works on any
 //!   atomic int it is given). The arguments are evaluated left to right, converted to
 //!   the parameter types and assigned to fresh registers named after the parameters; the body
@@ -226,9 +239,11 @@
 //!   register as it was (C: indeterminate, like an uninitialised local, which fensyn models
 //!   as 0). Refused: a label defined twice or never defined, `goto *p` and `&&label`, a label
 //!   at the end of a block (`L: }`, C23) or on the unbraced body of an `if`, `else` or loop, a
-//!   `goto` into a loop (`while`, `do`, `for`) from outside it, and a `goto` past a
-//!   declaration with an initialiser (or a C++ constructor call, such as a lock guard) into
-//!   its scope: C leaves the variable indeterminate there and C++ forbids the jump.
+//!   `goto` into a loop (`while`, `do`, `for`) from outside it, and a `goto` into the scope of
+//!   a declaration past it when the declaration has an initialiser (or a C++ constructor
+//!   call, such as a lock guard: C leaves the variable indeterminate there and C++ forbids the
+//!   jump) or declares a local object in memory (`lower/locals.rs`: it would not be
+//!   allocated).
 //!
 //! tree-sitter does not expand macros, so `assert`, `MODEL_ASSERT`, `atomic_*`, `pthread_*` and
 //! `thrd_*` are recognised as ordinary calls by name (and `PTHREAD_MUTEX_INITIALIZER` as an
@@ -390,7 +405,7 @@ mod tests;
 
 pub use crate::ir::Lang;
 
-use crate::ir::{Addr, Function, Global, Instr, Loc, Program, Slot, Span, Stmt};
+use crate::ir::{Function, Global, Loc, Program, Slot, Span, Stmt};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use tree_sitter::{Language, Node, Parser, Query, QueryCursor, StreamingIterator};
@@ -540,7 +555,11 @@ pub(crate) fn function_declarator(d: Node) -> Option<Node> {
     let mut d = d;
     for _ in 0..64 {
         match d.kind() {
-            "function_declarator" => return Some(d),
+            "function_declarator" => match function_pointer(d) {
+                // `R (*f(P1))(P2)`: a function returning a function pointer.
+                Some(inner) => d = inner,
+                None => return Some(d),
+            },
             "pointer_declarator" | "attributed_declarator" => {
                 d = d.child_by_field_name("declarator")?;
             }
@@ -550,6 +569,36 @@ pub(crate) fn function_declarator(d: Node) -> Option<Node> {
                 d = inner;
             }
             _ => return None,
+        }
+    }
+    None
+}
+
+/// For the declarator `(*X)(params)` of a function pointer: the declarator inside the
+/// parentheses (`*X`, whose pointer level is the function pointer itself); `None` for a
+/// function's own declarator `f(params)`. A function returning a function pointer
+/// (`(*f(P1))(P2)`) is a function, not a pointer: `None`.
+pub(crate) fn function_pointer(fdecl: Node) -> Option<Node> {
+    let paren = fdecl.child_by_field_name("declarator")?;
+    if paren.kind() != "parenthesized_declarator" {
+        return None;
+    }
+    let mut c = paren.walk();
+    let inner = paren
+        .named_children(&mut c)
+        .find(|n| n.kind() != "comment")?;
+    // Under the pointer levels: a name or array (a variable) or a function declarator.
+    let mut d = inner;
+    for _ in 0..64 {
+        match d.kind() {
+            "pointer_declarator" | "parenthesized_declarator" | "array_declarator" => {
+                let mut c = d.walk();
+                d = d
+                    .child_by_field_name("declarator")
+                    .or_else(|| d.named_children(&mut c).find(|n| n.kind() != "comment"))?;
+            }
+            "function_declarator" => return None,
+            _ => return (inner.kind() == "pointer_declarator").then_some(inner),
         }
     }
     None
@@ -575,6 +624,9 @@ pub(crate) struct Ctx<'a> {
     pub(crate) globals: Vec<Global>,
     pub(crate) global_tys: Vec<IntTy>,
     pub(crate) global_index: HashMap<String, Loc>,
+    /// Identifiers used in the functions other than the main thread's (a global thread handle
+    /// named there lives in memory, not in registers of `main`).
+    pub(crate) outside_main: HashSet<String>,
     /// Global `pthread_t` / `thrd_t` variables (registers of `main`), in declaration order,
     /// with their array length (`None` for a single handle).
     pub(crate) handles: Vec<(String, Option<usize>)>,
@@ -620,6 +672,28 @@ pub(crate) struct Ctx<'a> {
     pub(crate) macros: HashMap<String, macros::Macro>,
     /// The enumeration constants defined so far, by name (see `enums.rs`).
     pub(crate) enumerators: HashMap<String, enums::Enumerator>,
+    /// The layouts of the objects allocated at run time (local objects in memory).
+    pub(crate) layouts: Vec<crate::ir::Layout>,
+    /// Thread-local variables (`_Thread_local`, `__thread`, `thread_local`), in declaration
+    /// order: every thread has its own (see `lower/locals.rs`).
+    pub(crate) thread_locals: Vec<ThreadLocal>,
+    /// The names of the functions defined in the file, sorted (a function's value is its
+    /// rank, see `lower/funptr.rs`).
+    pub(crate) fn_order: Vec<String>,
+    /// The functions whose address the program takes (what a call through a pointer may
+    /// reach).
+    pub(crate) fn_taken: std::collections::BTreeSet<String>,
+}
+
+/// A thread-local variable: its type, the constant initial values of its cells, and where it
+/// is declared (visible after that).
+#[derive(Clone, Debug)]
+pub(crate) struct ThreadLocal {
+    pub(crate) name: String,
+    pub(crate) ty: types::Ty,
+    pub(crate) values: Vec<i64>,
+    pub(crate) start: usize,
+    pub(crate) span: Span,
 }
 
 /// An array or struct in memory: cells `base .. base + size(ty)`.
@@ -775,8 +849,19 @@ pub fn parse_with(
     let Some(&(_, main_def)) = defs.iter().find(|(name, _)| *name == main_name) else {
         return Err(src.error_at_start("no `main` function"));
     };
-    let mut spawned = spawned_functions(&src, main_def, threads, prepared.as_bytes());
+    let fn_order = lower::funptr::function_order(&defs);
+    let defined: HashSet<String> = fn_order.iter().cloned().collect();
+    let fn_taken = lower::funptr::address_taken(&src, root, &defined);
+    let mut spawned = HashMap::new();
     cpp::std_thread_functions(&src, main_def, threads, prepared.as_bytes(), &mut spawned);
+    reachable_spawns(
+        &src,
+        &defs,
+        main_def,
+        (threads, prepared.as_bytes()),
+        &fn_taken,
+        &mut spawned,
+    );
     let mut func_ids = HashMap::new();
     let mut lowered_defs = Vec::new();
     for &(name, node) in &defs {
@@ -802,6 +887,7 @@ pub fn parse_with(
         global_tys: Vec::new(),
         global_index: HashMap::new(),
         handles: Vec::new(),
+        outside_main: identifiers_outside(&src, &defs, main_def),
         cell_tys: Vec::new(),
         objects: Vec::new(),
         object_index: HashMap::new(),
@@ -824,6 +910,10 @@ pub fn parse_with(
         main_name,
         spawned,
         loops: 0,
+        layouts: Vec::new(),
+        thread_locals: Vec::new(),
+        fn_order,
+        fn_taken,
         macros: defines
             .iter()
             .map(|(name, v)| {
@@ -911,22 +1001,8 @@ pub fn parse_with(
         slots: cx.slots,
         lang,
         defines: defines.to_vec(),
+        layouts: cx.layouts,
     };
-    // Pointer dereferences may address any location: their range ends at the last global.
-    let nlocs = program.globals.len();
-    for f in &mut program.functions {
-        for ins in &mut f.body {
-            if let Instr::Load { loc, .. }
-            | Instr::Store { loc, .. }
-            | Instr::Rmw { loc, .. }
-            | Instr::Cas { loc, .. } = ins
-            {
-                if let Addr::Computed { hi, .. } = loc {
-                    *hi = (*hi).min(nlocs);
-                }
-            }
-        }
-    }
     // Inlined copies of a function share its source places: one slot each.
     program.merge_duplicate_slots();
     program
@@ -989,6 +1065,9 @@ impl Ctx<'_> {
                 return Err(src.unsupported(*n, &format!("`{storage}` declaration")));
             }
         }
+        if spec.thread_local.is_some() {
+            return self.thread_local_decl(node, &spec, &decls);
+        }
         if decls.is_empty() {
             // `struct S { ... };` written as a declaration: the definition was registered above.
             if matches!(spec.ty, types::BaseTy::Struct(_)) {
@@ -1029,7 +1108,38 @@ impl Ctx<'_> {
 
     /// A global variable (not a thread handle) of this name exists.
     fn is_variable(&self, name: &str) -> bool {
-        self.global_index.contains_key(name) || self.object_index.contains_key(name)
+        self.global_index.contains_key(name)
+            || self.object_index.contains_key(name)
+            || self.thread_locals.iter().any(|v| v.name == name)
+    }
+
+    /// A thread-local declaration: records each variable with its constant initial values.
+    fn thread_local_decl(&mut self, node: Node, spec: &types::DeclSpec, decls: &[Node]) -> R<()> {
+        let src = self.src;
+        for &d in decls {
+            let decl = types::declarator(&src, spec, d, &mut |n| lower::const_eval(self, n))?;
+            let name = src.text(decl.name).to_string();
+            if self.is_variable(&name) || self.fn_first.contains_key(&name) {
+                return Err(src.error(decl.name, &format!("redefinition of `{name}`")));
+            }
+            if matches!(decl.ty, types::Ty::Void | types::Ty::Thread) {
+                return Err(src.unsupported(decl.name, "thread-local variable of this type"));
+            }
+            let mut cells = Vec::new();
+            self.flatten(&name, &decl.ty, decl.name, &mut cells)?;
+            let mut values = vec![0i64; cells.len()];
+            if let Some(v) = decl.init {
+                self.init_values(&decl.ty, v, &mut values, 0)?;
+            }
+            self.thread_locals.push(ThreadLocal {
+                name,
+                ty: decl.ty,
+                values,
+                start: node.start_byte(),
+                span: src.span(decl.name),
+            });
+        }
+        Ok(())
     }
 
     /// A second declaration of global `name`: C's tentative definitions (`int x; int x = 1;`)
@@ -1069,7 +1179,9 @@ impl Ctx<'_> {
         use types::Ty;
         let src = self.src;
         match ty {
-            Ty::Thread | Ty::Array(..) if thread_array_len(ty).is_some() => {
+            Ty::Thread | Ty::Array(..)
+                if thread_array_len(ty).is_some() && !self.outside_main.contains(name) =>
+            {
                 if let Some(v) = init {
                     return Err(src.unsupported(v, "initialiser for a thread handle"));
                 }
@@ -1138,7 +1250,7 @@ impl Ctx<'_> {
     }
 
     /// The scalar cells of an object, in memory order, with their names (`a[1].next`).
-    fn flatten(
+    pub(crate) fn flatten(
         &self,
         name: &str,
         ty: &types::Ty,
@@ -1151,7 +1263,9 @@ impl Ctx<'_> {
             return Err(src.unsupported(at, "object with more than 65536 cells"));
         }
         match ty {
-            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Mutex => out.push((name.to_string(), ty.clone())),
+            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Mutex | Ty::Thread => {
+                out.push((name.to_string(), ty.clone()))
+            }
             Ty::Array(t, n) => {
                 for i in 0..*n {
                     self.flatten(&format!("{name}[{i}]"), t, at, out)?;
@@ -1163,9 +1277,6 @@ impl Ctx<'_> {
                     self.flatten(&format!("{name}.{f}"), &t, at, out)?;
                 }
             }
-            Ty::Thread => {
-                return Err(src.unsupported(at, "thread handle inside an array or struct"))
-            }
             Ty::Void => return Err(src.error(at, "object of type void")),
         }
         Ok(())
@@ -1174,7 +1285,13 @@ impl Ctx<'_> {
     /// Fills `values[off..]` from the initialiser `v` of an object of type `ty`: a constant for a
     /// scalar (for a pointer: `NULL`, `&global`, or an array name), a `{ ... }` list for an
     /// aggregate (missing elements are zero; designators are unsupported).
-    fn init_values(&mut self, ty: &types::Ty, v: Node, values: &mut [i64], off: usize) -> R<()> {
+    pub(crate) fn init_values(
+        &mut self,
+        ty: &types::Ty,
+        v: Node,
+        values: &mut [i64],
+        off: usize,
+    ) -> R<()> {
         use types::Ty;
         let src = self.src;
         match ty {
@@ -1242,6 +1359,11 @@ impl Ctx<'_> {
             .or_else(|| (v.kind() == "identifier").then_some((v, false)));
         if let Some((id, addr)) = target {
             let name = src.text(id);
+            if let Some(rank) = self.fn_order.iter().position(|f| f == name) {
+                if self.fn_defs.contains_key(name) && !self.is_variable(name) {
+                    return Ok(lower::funptr::FN_BASE + rank as i64);
+                }
+            }
             if addr {
                 if let Some(&loc) = self.global_index.get(name) {
                     return Ok(crate::ir::pointer_to(loc));
@@ -1259,7 +1381,8 @@ impl Ctx<'_> {
         }
         Err(src.unsupported(
             v,
-            "pointer initialiser (only NULL, `&global` or an array name are supported)",
+            "pointer initialiser (only NULL, `&global`, an array name or a function are \
+             supported)",
         ))
     }
 
@@ -1345,9 +1468,6 @@ impl Ctx<'_> {
                             &format!("member `{fname}` has the incomplete type of its own struct"),
                         ))
                     }
-                    Ty::Thread => {
-                        return Err(src.unsupported(decl.name, "thread handle in a struct"))
-                    }
                     Ty::Void => {
                         return Err(src.error(decl.name, &format!("member `{fname}` has type void")))
                     }
@@ -1375,7 +1495,11 @@ impl Ctx<'_> {
         let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
         for d in decls {
             if d.kind() != "type_identifier" {
-                return Err(src.unsupported(d, "typedef of a pointer, array or function type"));
+                // A pointer or array type: its full type, by the declarator it names.
+                let decl = types::declarator(&src, &spec, d, &mut |n| lower::const_eval(self, n))?;
+                let name = src.text(decl.name).to_string();
+                self.types.full_typedefs.insert(name, decl.ty);
+                continue;
             }
             if spec.atomic_pointer {
                 return Err(src.unsupported(d, "typedef of an atomic pointer"));
@@ -1431,23 +1555,87 @@ fn classify_items<'t>(root: Node<'t>, query: &Query, text: &[u8]) -> Vec<(Node<'
         .collect()
 }
 
-/// Names of the functions passed to `pthread_create` (third argument) or `thrd_create` (second
-/// argument) inside `main_def`, with the API(s) they are passed to.
+/// The thread functions of the program: those passed to `pthread_create` or `thrd_create` in
+/// the main thread's function, in the functions it calls (inlined), and, transitively, in the
+/// thread functions found and the functions they call; with the API(s) they are passed to.
+fn reachable_spawns(
+    src: &Src,
+    defs: &[(&str, Node)],
+    main_def: Node,
+    (query, text): (&Query, &[u8]),
+    fn_taken: &std::collections::BTreeSet<String>,
+    out: &mut HashMap<String, SpawnedBy>,
+) {
+    let def_of = |name: &str| defs.iter().find(|(n, _)| *n == name).map(|&(_, d)| d);
+    let mut seen: HashSet<usize> = HashSet::from([main_def.id()]);
+    let mut work = vec![main_def];
+    while let Some(def) = work.pop() {
+        let before: HashSet<String> = out.keys().cloned().collect();
+        spawned_functions(src, def, (query, text), &declared_names(src, def), out);
+        // A thread function given by a pointer: any function whose address is taken and
+        // whose return type fits the API (a pointer for pthreads, else C11's).
+        if let Some(by) = out.remove(DYNAMIC_SPAWN) {
+            for name in fn_taken {
+                let Some(d) = def_of(name) else { continue };
+                let returns_pointer = d
+                    .child_by_field_name("declarator")
+                    .is_some_and(|x| x.kind() == "pointer_declarator");
+                let e = out.entry(name.clone()).or_default();
+                e.pthread |= by.pthread && returns_pointer;
+                e.c11 |= by.c11 && !returns_pointer;
+                if !e.pthread && !e.c11 && !e.cpp {
+                    out.remove(name);
+                }
+            }
+        }
+        let mut next: Vec<&str> = out
+            .keys()
+            .filter(|k| !before.contains(*k))
+            .map(|k| k.as_str())
+            .collect();
+        let mut called = Vec::new();
+        walk_nodes(def, &mut |n| {
+            if n.kind() == "call_expression" {
+                if let Some(f) = n.child_by_field_name("function") {
+                    if f.kind() == "identifier" {
+                        called.push(src.text(f));
+                    }
+                }
+            }
+        });
+        next.extend(called);
+        next.sort_unstable();
+        for name in next {
+            if let Some(d) = def_of(name) {
+                if seen.insert(d.id()) {
+                    work.push(d);
+                }
+            }
+        }
+    }
+}
+
+/// The key of [`spawned_functions`]' output for threads created through a function pointer.
+const DYNAMIC_SPAWN: &str = "\0function pointer";
+
+/// Adds to `out` the functions passed to `pthread_create` (third argument) or `thrd_create`
+/// (second argument) inside the function definition `def`, with the API(s) they are passed
+/// to; a function given by a pointer (not by its name) is recorded as [`DYNAMIC_SPAWN`].
 fn spawned_functions(
     src: &Src,
-    main_def: Node,
-    query: &Query,
-    text: &[u8],
-) -> HashMap<String, SpawnedBy> {
-    let mut out: HashMap<String, SpawnedBy> = HashMap::new();
+    def: Node,
+    (query, text): (&Query, &[u8]),
+    variables: &HashSet<String>,
+    out: &mut HashMap<String, SpawnedBy>,
+) {
     let (Some(args_idx), Some(callee_idx)) = (
         query.capture_index_for_name("args"),
         query.capture_index_for_name("callee"),
     ) else {
-        return out;
+        return;
     };
-    let Some(body) = main_def.child_by_field_name("body") else {
-        return out;
+    let Some(body) = def.child_by_field_name("body") else {
+        return;
     };
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, body, text);
@@ -1460,8 +1648,14 @@ fn spawned_functions(
             let args = named_children(cap.node);
             if let Some(f) = args.get(if c11 { 1 } else { 2 }) {
                 let f = lower::thread_fn_node(src, *f);
-                if f.kind() == "identifier" {
-                    let by = out.entry(src.text(f).to_string()).or_default();
+                let named = f.kind() == "identifier" && !variables.contains(src.text(f));
+                let key = if named {
+                    src.text(f).to_string()
+                } else {
+                    DYNAMIC_SPAWN.to_string()
+                };
+                {
+                    let by = out.entry(key).or_default();
                     if c11 {
                         by.c11 = true;
                     } else {
@@ -1471,7 +1665,70 @@ fn spawned_functions(
             }
         }
     }
+}
+
+/// The names declared in definition `def` (its parameters and local variables): a thread
+/// function named like one of them is given by a pointer.
+fn declared_names(src: &Src, def: Node) -> HashSet<String> {
+    let mut out = HashSet::new();
+    walk_nodes(def, &mut |n| {
+        if matches!(n.kind(), "declaration" | "parameter_declaration") {
+            let mut c = n.walk();
+            for mut d in n.children_by_field_name("declarator", &mut c) {
+                // Down to the declared name: `*x`, `x[2]`, `x = v`, `(*x)(...)`.
+                for _ in 0..64 {
+                    if d.kind() == "identifier" {
+                        out.insert(src.text(d).to_string());
+                        break;
+                    }
+                    let mut cc = d.walk();
+                    let inner = d
+                        .child_by_field_name("declarator")
+                        .or_else(|| d.named_children(&mut cc).find(|x| x.kind() != "comment"));
+                    match inner {
+                        Some(i) => d = i,
+                        None => break,
+                    }
+                }
+            }
+        }
+    });
     out
+}
+
+/// The identifiers used in the bodies of the function definitions `defs` other than `main_def`.
+fn identifiers_outside(src: &Src, defs: &[(&str, Node)], main_def: Node) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for &(_, def) in defs.iter().filter(|(_, d)| d.id() != main_def.id()) {
+        walk_nodes(def, &mut |n| {
+            if n.kind() == "identifier" {
+                out.insert(src.text(n).to_string());
+            }
+        });
+    }
+    out
+}
+
+/// Calls `f` on every node of the tree under `root` (preorder, iteratively: no recursion).
+pub(crate) fn walk_nodes<'t>(root: Node<'t>, f: &mut dyn FnMut(Node<'t>)) {
+    let mut cursor = root.walk();
+    loop {
+        f(cursor.node());
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.node() == root {
+                return;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
 }
 
 fn unsupported_item(src: &Src, node: Node) -> Diagnostic {
@@ -1556,6 +1813,19 @@ fn prepare_source(src: &str) -> (String, Vec<usize>) {
             }
         }
         i += KW.len();
+    }
+    // tree-sitter-c knows `thread_local` and `__thread` but not C11's `_Thread_local`: the
+    // same length with a space.
+    const TLS: &[u8] = b"_Thread_local";
+    let mut i = 0;
+    while i + TLS.len() <= bytes.len() {
+        let whole_word = bytes[i..].starts_with(TLS)
+            && (i == 0 || !is_ident(bytes[i - 1]))
+            && !bytes.get(i + TLS.len()).is_some_and(|&b| is_ident(b));
+        if whole_word {
+            bytes[i..i + TLS.len()].copy_from_slice(b"thread_local ");
+        }
+        i += 1;
     }
     // Only ASCII bytes were replaced by ASCII bytes, so this cannot fail.
     let text = String::from_utf8(bytes).unwrap_or_else(|_| src.to_string());

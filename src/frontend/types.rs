@@ -132,7 +132,9 @@ pub(crate) enum Ty {
     },
     /// A `pthread_mutex_t` cell.
     Mutex,
-    /// A `pthread_t` / `thrd_t` (never in memory: handles are registers of `main`).
+    /// A `pthread_t` / `thrd_t`: a thread id. A plain handle variable of a function is a
+    /// register; a handle in memory (a global used outside `main`, an array element, a struct
+    /// member, a pointer's target) is a non-atomic cell holding the id.
     Thread,
     /// Only as a pointee.
     Void,
@@ -156,7 +158,10 @@ impl Ty {
 
     /// A cell holding one value (integer, pointer or mutex).
     pub(crate) fn is_scalar(&self) -> bool {
-        matches!(self, Ty::Int { .. } | Ty::Ptr { .. } | Ty::Mutex)
+        matches!(
+            self,
+            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Mutex | Ty::Thread
+        )
     }
 
     /// The integer type of the values a scalar cell holds (pointers: 64-bit).
@@ -236,6 +241,9 @@ pub(crate) struct TypeEnv {
     pub enums: Vec<EnumDef>,
     /// `typedef` names: the base type and whether it is atomic.
     pub typedefs: HashMap<String, (BaseTy, bool)>,
+    /// `typedef` names of pointer and array types (`typedef struct node *link;`, function
+    /// pointer types `typedef void *(*start_fn)(void *);`): their full type.
+    pub full_typedefs: HashMap<String, Ty>,
     /// Start bytes of `_Atomic(...)` specifiers whose parentheses contain a `*`: the atomic
     /// qualifier applies to the pointer, not to the pointee (the parentheses are blanked
     /// before parsing, see `prepare_source`).
@@ -246,8 +254,8 @@ impl TypeEnv {
     /// The number of memory cells of an object of type `ty`.
     pub(crate) fn size(&self, ty: &Ty) -> usize {
         match ty {
-            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Mutex => 1,
-            Ty::Thread | Ty::Void => 0,
+            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Mutex | Ty::Thread => 1,
+            Ty::Void => 0,
             Ty::Array(t, n) => self.size(t).saturating_mul(*n),
             Ty::Struct(id) => self
                 .structs
@@ -298,6 +306,8 @@ pub(crate) struct DeclSpec<'t> {
     pub atomic_pointer: bool,
     /// `static`, `extern`, `register`, ... if present, with its node.
     pub storage: Option<(String, Node<'t>)>,
+    /// `_Thread_local`, `__thread` or C++ `thread_local`, if present: one object per thread.
+    pub thread_local: Option<Node<'t>>,
     /// The complete type of the specifier when it is not a [`BaseTy`]: C++ `std::atomic<T *>`
     /// (then `ty` is [`BaseTy::AtomicPointer`]).
     pub full: Option<Ty>,
@@ -355,6 +365,8 @@ pub(super) fn plain_typedef(name: &str) -> Option<BaseTy> {
         | "uintptr_t" | "size_t" | "uintmax_t" => IntTy::U64,
         "void" => return Some(BaseTy::Void),
         "pthread_t" | "thrd_t" => return Some(BaseTy::Thread),
+        // Thread attributes have no effect in the model (see `lower/threads.rs`).
+        "pthread_attr_t" => IntTy::I64,
         "pthread_mutex_t" => return Some(BaseTy::Mutex),
         _ => return None,
     }))
@@ -366,6 +378,7 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
     let mut atomic = false;
     let mut atomic_pointer = false;
     let mut storage = None;
+    let mut thread_local = None;
     let mut ty_node = None;
     let mut cursor = node.walk();
     for (i, child) in node.children(&mut cursor).enumerate() {
@@ -380,6 +393,16 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
                 } else {
                     atomic = true;
                 }
+            }
+            // `_Thread_local` is parsed as `thread_local` followed by a space (see
+            // `prepare_source`): its node covers `_Thread_loca` of the text.
+            "storage_class_specifier"
+                if matches!(
+                    src.text(child),
+                    "_Thread_loca" | "__thread" | "thread_local"
+                ) =>
+            {
+                thread_local = Some(child);
             }
             "storage_class_specifier" if storage.is_none() => {
                 storage = Some((src.text(child).to_string(), child));
@@ -401,6 +424,7 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
                 atomic,
                 atomic_pointer: false,
                 storage,
+                thread_local,
                 full: None,
             });
         }
@@ -413,6 +437,7 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
                 atomic: false,
                 atomic_pointer: false,
                 storage,
+                thread_local,
                 full: Some(t),
             });
         }
@@ -438,6 +463,18 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
             } else if let Some(&(t, a)) = env.typedefs.get(name) {
                 atomic |= a;
                 t
+            } else if let Some(t) = env.full_typedefs.get(name) {
+                if atomic || atomic_pointer {
+                    return Err(src.unsupported(ty_node, "`_Atomic` on a pointer or array typedef"));
+                }
+                return Ok(DeclSpec {
+                    ty: BaseTy::AtomicPointer,
+                    atomic: false,
+                    atomic_pointer: false,
+                    storage,
+                    thread_local,
+                    full: Some(t.clone()),
+                });
             } else {
                 return Err(src.unsupported(ty_node, &format!("type `{name}`")));
             }
@@ -499,6 +536,7 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
         atomic,
         atomic_pointer,
         storage,
+        thread_local,
         full: None,
     })
 }
@@ -582,7 +620,7 @@ pub(crate) fn declarator<'t>(
     let mut first_pointer = true;
     for _ in 0..64 {
         match d.kind() {
-            "identifier" | "field_identifier" => {
+            "identifier" | "field_identifier" | "type_identifier" => {
                 if spec.atomic_pointer && first_pointer {
                     return Err(src.unsupported(d, "`_Atomic(...)` of a non-pointer type here"));
                 }
@@ -595,9 +633,6 @@ pub(crate) fn declarator<'t>(
                 let qualified = d
                     .children(&mut c)
                     .any(|q| q.kind() == "type_qualifier" && src.text(q) == "_Atomic");
-                if matches!(ty, Ty::Thread) {
-                    return Err(src.unsupported(d, "pointer to a thread handle"));
-                }
                 ty = Ty::Ptr {
                     to: Box::new(ty),
                     atomic: qualified || (first_pointer && spec.atomic_pointer),
@@ -635,16 +670,16 @@ pub(crate) fn declarator<'t>(
                     .child_by_field_name("declarator")
                     .ok_or_else(|| src.unsupported(d, "array declarator"))?;
             }
+            // `R (*fp)(P)`: a function pointer. Its value is a function's (see
+            // `lower/funptr.rs`); its cell is typed `void *` (calls go by value).
+            "function_declarator" if super::function_pointer(d).is_some() => {
+                ty = Ty::Void;
+                d = super::function_pointer(d)
+                    .ok_or_else(|| src.internal("function pointer declarator"))?;
+                first_pointer = false;
+            }
             "function_declarator" => {
-                let pointer = d
-                    .child_by_field_name("declarator")
-                    .is_some_and(|i| i.kind() == "parenthesized_declarator");
-                let what = if pointer {
-                    "function pointer (function pointers are not supported)"
-                } else {
-                    "function declarator in a variable declaration"
-                };
-                return Err(src.unsupported(d, what));
+                return Err(src.unsupported(d, "function declarator in a variable declaration"));
             }
             "reference_declarator" => {
                 return Err(src.unsupported(d, "reference (references are not supported)"))

@@ -156,10 +156,15 @@ pub enum Addr {
     Fixed(Loc),
     /// A location computed when the instruction runs (an element `a[i]`, a dereference `*p`):
     /// `ptr` evaluates to a pointer value (see [`pointer_to`]); the location it addresses must
-    /// lie in `[lo, hi)` (the array, or every location for a pointer) and be atomic exactly when
-    /// the access is. Anything else (null, out of bounds, a plain access to an atomic location
-    /// or the converse) is undefined behaviour, reported as a bug of kind `Ub`.
+    /// lie in `[lo, hi)` (the array, or every location for a pointer: `hi` is then
+    /// `usize::MAX`, which also reaches the locations allocated at run time) and be atomic
+    /// exactly when the access is. Anything else (null, out of bounds, a plain access to an
+    /// atomic location or the converse) is undefined behaviour, reported as a bug of kind `Ub`.
     Computed { ptr: Expr, lo: Loc, hi: Loc },
+    /// A location inside an object allocated at run time ([`Instr::Alloc`]): `ptr` must
+    /// address one of the `len` cells starting at the pointer value `base` (the object, or the
+    /// array of it being indexed); the same checks as [`Addr::Computed`] otherwise.
+    Within { ptr: Expr, base: Expr, len: usize },
 }
 
 /// Why a computed address is invalid (undefined behaviour in C).
@@ -184,13 +189,16 @@ impl fmt::Display for AddrError {
         match self {
             AddrError::DivisionByZero => f.write_str("division by zero"),
             AddrError::Null => f.write_str("null pointer dereference"),
-            AddrError::OutOfBounds { ptr, lo, hi } => {
+            AddrError::OutOfBounds { ptr, lo, hi } if *hi < usize::MAX / 2 => {
                 let index = ptr - pointer_to(*lo);
                 write!(
                     f,
                     "out-of-bounds access (index {index} of {} elements)",
                     hi - lo
                 )
+            }
+            AddrError::OutOfBounds { .. } => {
+                f.write_str("invalid pointer (it addresses no object of the program)")
             }
             AddrError::WrongKind { atomic_access, .. } => {
                 if *atomic_access {
@@ -210,45 +218,54 @@ impl From<Loc> for Addr {
 }
 
 impl Addr {
-    /// The location, given the registers of the accessing thread and whether the access is
-    /// atomic.
+    /// The location, given the registers of the accessing thread, the number of locations
+    /// that exist (`nlocs`: the globals and the cells allocated so far), whether the access is
+    /// atomic and whether location `l` is atomic (`cell_atomic`).
     pub fn resolve(
         &self,
         regs: &[i64],
-        globals: &[Global],
+        nlocs: usize,
         atomic: bool,
+        cell_atomic: &dyn Fn(Loc) -> bool,
     ) -> Result<Loc, AddrError> {
-        match self {
-            Addr::Fixed(l) => Ok(*l),
+        let (p, lo, hi) = match self {
+            Addr::Fixed(l) => return Ok(*l),
             Addr::Computed { ptr, lo, hi } => {
                 let p = ptr.eval(regs).map_err(|_| AddrError::DivisionByZero)?;
-                if p == 0 {
-                    return Err(AddrError::Null);
-                }
-                let loc = usize::try_from(p - 1)
-                    .ok()
-                    .filter(|l| (*lo..*hi).contains(l) && *l < globals.len())
-                    .ok_or(AddrError::OutOfBounds {
-                        ptr: p,
-                        lo: *lo,
-                        hi: *hi,
-                    })?;
-                if globals[loc].atomic != atomic {
-                    return Err(AddrError::WrongKind {
-                        loc,
-                        atomic_access: atomic,
-                    });
-                }
-                Ok(loc)
+                (p, *lo as i64, (*hi).min(i64::MAX as usize) as i64)
             }
+            Addr::Within { ptr, base, len } => {
+                let p = ptr.eval(regs).map_err(|_| AddrError::DivisionByZero)?;
+                let b = base.eval(regs).map_err(|_| AddrError::DivisionByZero)?;
+                (p, b - 1, (b - 1).saturating_add(*len as i64))
+            }
+        };
+        if p == 0 {
+            return Err(AddrError::Null);
         }
+        let l = p - 1;
+        if l < lo.max(0) || l >= hi || l >= nlocs as i64 {
+            return Err(AddrError::OutOfBounds {
+                ptr: p,
+                lo: lo.max(0) as Loc,
+                hi: hi.max(0) as Loc,
+            });
+        }
+        let loc = l as Loc;
+        if cell_atomic(loc) != atomic {
+            return Err(AddrError::WrongKind {
+                loc,
+                atomic_access: atomic,
+            });
+        }
+        Ok(loc)
     }
 
     /// The location if it is fixed.
     pub fn fixed(&self) -> Option<Loc> {
         match self {
             Addr::Fixed(l) => Some(*l),
-            Addr::Computed { .. } => None,
+            Addr::Computed { .. } | Addr::Within { .. } => None,
         }
     }
 }
@@ -447,6 +464,14 @@ pub enum Instr {
     Assign { dst: Reg, val: Expr },
     /// `assert(cond)`; `text` is the source text of `cond`, for messages.
     Assert { cond: Expr, text: String },
+    /// A check the front end adds for the user's program (not an `assert` the user wrote):
+    /// when `cond` evaluates to zero the thread stops with a bug of `kind` saying `message`
+    /// (`abort()`, misuse of a synchronisation object, ...).
+    Check {
+        cond: Expr,
+        kind: CheckKind,
+        message: String,
+    },
     /// Start a thread running `func` with `arg` in its parameter register (if it has one); the new
     /// thread's id is written to `dst` when present (the `pthread_t` handle).
     Spawn {
@@ -454,8 +479,24 @@ pub enum Instr {
         arg: Expr,
         dst: Option<Reg>,
     },
-    /// Wait for the thread whose id `tid` evaluates to.
-    Join { tid: Expr },
+    /// Wait for the thread whose id `tid` evaluates to; `dst` receives the value it returned
+    /// (its [`Function::result`] register, 0 if it has none): `pthread_join(t, &res)`.
+    Join { tid: Expr, dst: Option<Reg> },
+    /// `exit(n)`: the program ends. The thread stops here; the other threads may still have
+    /// run any part of their code before, which the explorer covers by letting them run on (no
+    /// event of theirs is hb-after an exit), and an execution with an exit is complete however
+    /// its other threads ended (blocked, waiting for a join).
+    Exit,
+    /// Allocates a fresh object of layout `layout` ([`Program::layouts`]): new locations, one
+    /// per cell, each starting with a non-atomic write of the cell's initial value by this
+    /// thread (an event: other threads see the object only through what this thread
+    /// publishes). `dst :=` the pointer to its first cell. Used for the local objects of a
+    /// function that must be in memory (arrays, structs, variables whose address is taken):
+    /// each time the declaration runs, a new object.
+    Alloc { dst: Reg, layout: usize },
+    /// `dst :=` the id of the running thread (`pthread_self()`; main is 0, a spawned thread
+    /// the value [`Instr::Spawn`] gave its handle). Local: no event.
+    ThreadId { dst: Reg },
     /// Continue at `target` when `cond` evaluates to zero.
     BranchIfZero { cond: Expr, target: usize },
     /// Continue at `target`.
@@ -478,6 +519,8 @@ impl Instr {
             Instr::Cas {
                 order, fail_order, ..
             } => Some(order.is_sc() && fail_order.is_sc()),
+            // An allocation's first writes are plain.
+            Instr::Alloc { .. } => Some(false),
             _ => None,
         }
     }
@@ -493,6 +536,19 @@ impl Instr {
             _ => None,
         }
     }
+}
+
+/// The kind of bug an [`Instr::Check`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CheckKind {
+    /// The program says it failed: `abort()`, `__VERIFIER_error()`, an always-false
+    /// assertion-like call. Reported like a failed assertion.
+    Abort,
+    /// A synchronisation object used against its contract (locking a destroyed mutex,
+    /// unlocking one the thread does not hold, ...).
+    Misuse,
+    /// Undefined behaviour found by a check (an invalid thread handle, ...).
+    Ub,
 }
 
 /// What kind of source statement a [`Stmt`] is (for reports and slot placement).
@@ -544,6 +600,10 @@ pub struct Function {
     pub span: Span,
     /// The register that receives the thread argument, if the function uses it.
     pub param: Option<Reg>,
+    /// The register holding the thread's result when it ends (`return v;`,
+    /// `pthread_exit(v)`), read by a [`Instr::Join`] with a `dst`; `None` when the function
+    /// never sets it.
+    pub result: Option<Reg>,
     /// Names of the registers (locals and front-end temporaries such as `%t3`).
     pub reg_names: Vec<String>,
     pub body: Vec<Instr>,
@@ -585,6 +645,15 @@ pub struct Program {
     /// Macros given on the command line (`-D NAME=VALUE`), in order: a source rewritten with
     /// fences is parsed again with the same ones.
     pub defines: Vec<(String, i64)>,
+    /// The objects [`Instr::Alloc`] allocates, by layout index.
+    pub layouts: Vec<Layout>,
+}
+
+/// The cells of an object allocated at run time, in memory order: each like a [`Global`]
+/// (name, atomicity, initial value, mutex), named as in messages (`main::args[1].tid`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub cells: Vec<Global>,
 }
 
 /// A remark about the source that does not stop the analysis.
@@ -656,7 +725,12 @@ impl Program {
                     Addr::Fixed(l) => *l < nlocs,
                     Addr::Computed { ptr, lo, hi } => {
                         check_expr(ptr)?;
-                        lo < hi && *hi <= nlocs
+                        lo < hi && (*hi <= nlocs || *hi == usize::MAX)
+                    }
+                    Addr::Within { ptr, base, len } => {
+                        check_expr(ptr)?;
+                        check_expr(base)?;
+                        *len > 0
                     }
                 })
             };
@@ -682,14 +756,33 @@ impl Program {
                         }
                         check_expr(val)?;
                     }
-                    Instr::Assert { cond, .. } => check_expr(cond)?,
+                    Instr::ThreadId { dst } => {
+                        if *dst >= nregs {
+                            return Err(format!("{}: bad thread id", f.name));
+                        }
+                    }
+                    Instr::Alloc { dst, layout } => {
+                        let ok = self
+                            .layouts
+                            .get(*layout)
+                            .is_some_and(|l| !l.cells.is_empty());
+                        if *dst >= nregs || !ok {
+                            return Err(format!("{}: bad alloc", f.name));
+                        }
+                    }
+                    Instr::Assert { cond, .. } | Instr::Check { cond, .. } => check_expr(cond)?,
                     Instr::Spawn { func, arg, dst } => {
                         if *func >= self.functions.len() || dst.is_some_and(|d| d >= nregs) {
                             return Err(format!("{}: bad spawn", f.name));
                         }
                         check_expr(arg)?;
                     }
-                    Instr::Join { tid } => check_expr(tid)?,
+                    Instr::Join { tid, dst } => {
+                        check_expr(tid)?;
+                        if dst.is_some_and(|d| d >= nregs) {
+                            return Err(format!("{}: bad join", f.name));
+                        }
+                    }
                     Instr::BranchIfZero { cond, target } => {
                         check_expr(cond)?;
                         if *target > f.body.len() {
@@ -730,6 +823,7 @@ impl Program {
                     Instr::LoopEnter { .. }
                     | Instr::LoopIter { .. }
                     | Instr::Fence { .. }
+                    | Instr::Exit
                     | Instr::Return => {}
                 }
             }
@@ -749,6 +843,7 @@ mod tests {
             name: "f".into(),
             span: Span::default(),
             param: None,
+            result: None,
             reg_names: vec![],
             stmt_of: vec![0; body.len()],
             body,
@@ -786,6 +881,7 @@ mod tests {
             ],
             lang: Lang::C,
             defines: vec![],
+            layouts: vec![],
         };
         p.merge_duplicate_slots();
         assert_eq!(p.functions[1].body, vec![Instr::Slot(0), Instr::Slot(2)]);

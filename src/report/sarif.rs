@@ -2,7 +2,7 @@
 //! and a fix's fence edits as SARIF `fixes`, for code-scanning services and editors.
 //!
 //! One result per distinct error of a file (its kind is the rule: `assertion`, `race`,
-//! `deadlock`, `ub`), at the failing statement. `fix` attaches to every result of a file the
+//! `deadlock`, `misuse`, `ub`), at the failing statement. `fix` attaches to every result of a file the
 //! same fix — the whole fence set, which removes all of the file's errors together — as
 //! replacements built from the rewriter's own [`Edit`]s: byte ranges of the file as it was
 //! read, given both as `byteOffset`/`byteLength` and as lines and columns (columns count
@@ -34,6 +34,13 @@ pub const RULES: &[(&str, &str, &str)] = &[
         "deadlock",
         "Deadlock",
         "A thread waits forever for a mutex that nobody unlocks.",
+    ),
+    (
+        "misuse",
+        "SynchronisationMisuse",
+        "A synchronisation object is used against its contract: locked, waited on or \
+         destroyed when it is not initialised, destroyed while in use, or unlocked by a thread \
+         that does not hold it.",
     ),
     (
         "ub",

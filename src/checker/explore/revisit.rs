@@ -99,6 +99,24 @@ pub(super) enum Writer {
     Rmw { write: EventId },
 }
 
+/// When `x` is the first write of an allocation ([`crate::ir::Instr::Alloc`]): the number of
+/// its cells (events `x ..`, one per location).
+fn allocation(g: &ExecutionGraph, x: EventId) -> Option<usize> {
+    let loc = g.events[x].loc?;
+    let i = loc.checked_sub(g.num_inits())?;
+    let d = g.dynamic.get(i)?;
+    if d.event != x || d.cell != 0 {
+        return None;
+    }
+    let cells = g.dynamic[i..]
+        .iter()
+        .take_while(|c| c.layout == d.layout && c.event != usize::MAX)
+        .enumerate()
+        .take_while(|(k, c)| c.cell == *k && c.event == x + k)
+        .count();
+    Some(cells)
+}
+
 /// The reads of `loc` a new write may revisit, latest first, and the write's porf-prefix in
 /// `g` (what every one of its revisits keeps besides the events added before the read).
 /// `roots`: the write's porf predecessors in `g` (its thread's last event, or the write itself
@@ -111,12 +129,12 @@ pub(super) fn candidates(
     a: Option<EventId>,
 ) -> (Vec<EventId>, Vec<bool>) {
     let n = g.len();
-    let reads = (g.num_locs()..n).any(|e| g.events[e].is_read() && g.events[e].loc == Some(loc));
+    let reads = (g.num_inits()..n).any(|e| g.events[e].is_read() && g.events[e].loc == Some(loc));
     if !reads {
         return (Vec::new(), Vec::new());
     }
     let porf = g.porf_prefix(roots);
-    let mut outside: Vec<EventId> = (g.num_locs()..n).filter(|&e| !porf[e]).collect();
+    let mut outside: Vec<EventId> = (g.num_inits()..n).filter(|&e| !porf[e]).collect();
     outside.sort_unstable_by_key(|&e| std::cmp::Reverse(added.stamp[e]));
     // Per write: the earliest stamp among its readers, and whether one is in the prefix (what
     // a write's maximality asks of its readers, found in one pass).
@@ -227,7 +245,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         // the replay would rebuild exactly the states this path went through, so it starts
         // from the latest one kept (a snapshot taken before a read branched).
         let kept = |x: EventId| x != r && (added.stamp[x] < limit || porf[x]);
-        let same = (g.num_locs()..g.len())
+        let same = (g.num_inits()..g.len())
             .find(|&x| !kept(x) && !write_part[x])
             .unwrap_or(g.len());
         let k = self.snapshots.partition_point(|&(len, _)| len <= same);
@@ -290,9 +308,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         let start = if base.is_some() {
             st.g.len()
         } else {
-            g.num_locs()
+            g.num_inits()
         };
-        debug_assert!(st.added.stamp[g.num_locs()..start] == added.stamp[g.num_locs()..start]);
+        debug_assert!(st.added.stamp[g.num_inits()..start] == added.stamp[g.num_inits()..start]);
         for (u, t) in threads.iter_mut().enumerate().take(st.th.len()) {
             *t = u;
         }
@@ -300,10 +318,24 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             *id = i;
         }
         for x in start..g.len() {
-            if write_part[x] || !kept(x) {
+            if write_part[x] || !kept(x) || ids[x] != usize::MAX {
                 continue;
             }
             let t = threads[g.events[x].thread];
+            if let Some(cells) = allocation(g, x) {
+                // The whole object comes back, at the same locations (pointers to it are
+                // recomputed equal); its other cells are mapped here, not replayed.
+                if !self.local(&mut st, t) {
+                    return None;
+                }
+                let at = g.events[x].loc;
+                let last = self.apply_alloc(&mut st, t, at);
+                for (k, old) in (x..x + cells).enumerate() {
+                    ids[old] = last + 1 + k - cells;
+                    st.added.stamp[ids[old]] = added.stamp[old];
+                }
+                continue;
+            }
             let rmw = rmw_write[x].is_some();
             if !self.replay_step(&mut st, g, x, t, &ids, added.alt[x]) {
                 return None;
@@ -321,6 +353,17 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             }
         }
         st.added.next = added.next;
+        // Locations of objects whose allocation was removed stay, empty: a new allocation
+        // must not reuse the place of one a kept pointer value may still name.
+        let inits = g.num_inits();
+        while st.g.mo.len() < g.mo.len() {
+            let x = st.g.mo.len();
+            st.g.mo.push(Vec::new());
+            st.g.dynamic.push(crate::checker::graph::DynLoc {
+                event: usize::MAX,
+                ..g.dynamic[x - inits]
+            });
+        }
         Some((st, threads, ids))
     }
 

@@ -761,7 +761,7 @@ impl<'a> FnLower<'_, 'a> {
         }
         // C++17: the right operand of `=` is evaluated first.
         let (func, arg) = self.thread_function(e, args)?;
-        let h = self.handle(target)?;
+        let h = self.handle_ref(target)?;
         self.spawn_into(h, func, arg);
         Ok(())
     }
@@ -781,6 +781,7 @@ impl<'a> FnLower<'_, 'a> {
                         addr: Addr::Fixed(o.base),
                         ty: o.ty.clone(),
                     }),
+                    Name::LocalObject(r, i) => Some(self.local_place(r, i)),
                     Name::Unknown => {
                         return Err(src.error(n, &format!("undeclared identifier `{name}`")))
                     }
@@ -1012,6 +1013,8 @@ impl<'a> FnLower<'_, 'a> {
             l.root_name = name.clone();
             l.root_start = root_start;
             l.scopes.push(Vec::new());
+            l.taken.push(super::locals::taken_names(&src, lambda));
+            l.bind_thread_locals(lambda)?;
             if let Some((pname, ty)) = binding {
                 l.bind_param(&pname, ty);
             }
@@ -1024,6 +1027,7 @@ impl<'a> FnLower<'_, 'a> {
                 name,
                 span: src.span(lambda),
                 param: if l.param_used { l.param } else { None },
+                result: l.result,
                 reg_names: l.regs,
                 body: l.body,
                 stmt_of: l.stmt_of,
@@ -1410,7 +1414,7 @@ impl<'a> FnLower<'_, 'a> {
                 let idname = src.text(id);
                 match self.lookup(idname) {
                     Name::Handle(_) | Name::HandleArray(..) => {
-                        let h = self.handle(obj)?;
+                        let h = self.handle_ref(obj)?;
                         return self.thread_member(call, obj, h, method, args, used);
                     }
                     Name::Unknown if self.cpp.guards.iter().any(|g| g.name == idname) => {
@@ -1428,7 +1432,11 @@ impl<'a> FnLower<'_, 'a> {
                             &format!("`{name}` is a local variable: it has no member `{method}`"),
                         ))
                     }
-                    Name::Global(_) | Name::Mutex(_) | Name::Object(_) | Name::Local(_) => {}
+                    Name::Global(_)
+                    | Name::Mutex(_)
+                    | Name::Object(_)
+                    | Name::LocalObject(..)
+                    | Name::Local(_) => {}
                     other => return Err(self.name_error(id, idname, other, false)),
                 }
             }
@@ -1750,7 +1758,7 @@ impl<'a> FnLower<'_, 'a> {
                     ));
                 }
                 let tid = self.handle_value(&h);
-                self.emit(Instr::Join { tid });
+                self.emit(Instr::Join { tid, dst: None });
                 self.void_member(call, method, used)
             }
             "detach" => Err(src.unsupported(

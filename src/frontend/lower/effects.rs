@@ -129,6 +129,7 @@ impl<'a> FnLower<'_, 'a> {
                     let p = self.fixed_place(loc);
                     return self.postfix_place(target, &p, bop, src.text(op));
                 }
+                Name::LocalObject(..) => {} // a place in memory, below
                 other => return Err(self.name_error(target, name, other, true)),
             }
         }

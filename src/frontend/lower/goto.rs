@@ -6,7 +6,8 @@
 //! scanned, and everything that cannot be lowered is refused before any code is emitted: a
 //! duplicate label, a `goto` to a label the body does not define, a label address (`&&L`), a
 //! `goto` into a loop from outside it, and a `goto` into the scope of a local past its
-//! initialiser.
+//! initialiser or past the declaration of a local object in memory (it would not be
+//! allocated).
 //!
 //! A `goto` whose label comes earlier in the source (its *backward* gotos) makes a loop: the
 //! code from the label to the last such `goto`. The label is lowered to
@@ -28,7 +29,7 @@
 //! `L:;` only carries the label: it gets no `Stmt` and no slot. The `LoopEnter` / `LoopIter`
 //! of a loop label belong to a `Stmt` of the labeled statement (no slot of its own).
 
-use super::{named_children, FnLower, R};
+use super::{named_children, types, FnLower, R};
 use crate::ir::Instr;
 use std::collections::HashMap;
 use tree_sitter::Node;
@@ -293,32 +294,7 @@ impl<'a> FnLower<'_, 'a> {
                     ));
                 }
                 "compound_statement" => {
-                    for d in named_children(scope) {
-                        if d.end_byte() > child.start_byte() {
-                            break;
-                        }
-                        let mut d = d;
-                        while d.kind() == "labeled_statement" {
-                            match labeled(d) {
-                                Some(s) => d = s,
-                                None => break,
-                            }
-                        }
-                        let in_scope = contains(scope, goto) && d.end_byte() <= goto.start_byte();
-                        if d.kind() == "declaration" && initialises(d) && !in_scope {
-                            let var = src.text(declared_name(d));
-                            let line = d.start_position().row + 1;
-                            return Err(src.unsupported(
-                                goto,
-                                &format!(
-                                    "`goto {name}` jumps past the initialisation of `{var}` on \
-                                     line {line} into its scope (C leaves `{var}` indeterminate \
-                                     there, C++ forbids the jump): declare `{var}` before the \
-                                     goto"
-                                ),
-                            ));
-                        }
-                    }
+                    self.check_skipped_declarations(goto, name, scope, child)?
                 }
                 _ => {}
             }
@@ -328,6 +304,77 @@ impl<'a> FnLower<'_, 'a> {
             child = scope;
         }
         Ok(())
+    }
+
+    /// Refuses a `goto` (to label `name`) that jumps, from outside or from before them, past
+    /// declarations of block `scope` that come before its child `child` holding the label:
+    /// one that initialises its variable (C leaves it indeterminate, C++ forbids the jump) or
+    /// allocates a local object in memory (the object would not exist).
+    fn check_skipped_declarations(
+        &self,
+        goto: Node,
+        name: &str,
+        scope: Node,
+        child: Node,
+    ) -> R<()> {
+        let src = self.src;
+        for d in named_children(scope) {
+            if d.end_byte() > child.start_byte() {
+                break;
+            }
+            let mut d = d;
+            while d.kind() == "labeled_statement" {
+                match labeled(d) {
+                    Some(s) => d = s,
+                    None => break,
+                }
+            }
+            let in_scope = contains(scope, goto) && d.end_byte() <= goto.start_byte();
+            if d.kind() != "declaration" || in_scope {
+                continue;
+            }
+            let line = d.start_position().row + 1;
+            if initialises(d) {
+                let var = src.text(declared_name(d));
+                return Err(src.unsupported(
+                    goto,
+                    &format!(
+                        "`goto {name}` jumps past the initialisation of `{var}` on line {line} \
+                         into its scope (C leaves `{var}` indeterminate there, C++ forbids the \
+                         jump): declare `{var}` before the goto"
+                    ),
+                ));
+            }
+            if let Some(var) = self.allocated(d) {
+                return Err(src.unsupported(
+                    goto,
+                    &format!(
+                        "`goto {name}` jumps past the declaration of `{var}` on line {line} into \
+                         its scope (a local object in memory is allocated when its declaration \
+                         runs): declare `{var}` before the goto"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The name of a local object in memory that declaration `d` (without initialisers)
+    /// allocates, if any (see `locals.rs`). A declaration the front end cannot type is left
+    /// to its own diagnostic.
+    fn allocated(&self, d: Node) -> Option<&'a str> {
+        let src = self.src;
+        let spec = types::decl_spec(&src, &self.cx.types, d).ok()?;
+        if spec.storage.is_some() {
+            return None;
+        }
+        let mut c = d.walk();
+        let decls: Vec<Node> = d.children_by_field_name("declarator", &mut c).collect();
+        decls.into_iter().find_map(|x| {
+            let decl = types::declarator(&src, &spec, x, &mut |_| Ok(1)).ok()?;
+            let name = src.text(decl.name);
+            self.local_in_memory(name, &decl.ty).then_some(name)
+        })
     }
 
     /// The labels in front of statement `s` (of a block or a `case`) are defined here;

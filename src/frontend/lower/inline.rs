@@ -27,13 +27,16 @@ pub(super) struct Frame {
     result: Option<crate::ir::Reg>,
     /// The return type (`None` for `void`).
     ret: Option<IntTy>,
+    /// For a function returning a pointer: the type it points to.
+    ret_pointee: Option<Ty>,
     /// The jumps of the `return`s, patched to the end of the inlined body.
     returns: Vec<usize>,
 }
 
-/// The signature of an inlinable function: return type (`None` = `void`) and parameters.
-/// A pointer parameter has the pointee type.
-type Signature = (Option<IntTy>, Vec<(String, IntTy, Option<Ty>)>);
+/// The signature of an inlinable function: return type (`None` = `void`), parameters, and for
+/// a function returning a pointer the type it points to. A pointer parameter has the pointee
+/// type.
+type Signature = (Option<IntTy>, Vec<(String, IntTy, Option<Ty>)>, Option<Ty>);
 
 impl Frame {
     pub(super) fn name(&self) -> &str {
@@ -87,7 +90,7 @@ impl<'a> FnLower<'_, 'a> {
                 ),
             ));
         }
-        let (ret, params) = self.inline_signature(call, name, def)?;
+        let (ret, params, ret_pointee) = self.inline_signature(call, name, def)?;
         if value && ret.is_none() {
             return Err(src.error(call, &format!("void function `{name}` used as a value")));
         }
@@ -114,6 +117,9 @@ impl<'a> FnLower<'_, 'a> {
             bound.push((pname.clone(), super::Binding::Var(r)));
         }
         let result = ret.map(|t| self.new_temp(t));
+        if let (Some(r), Some(to)) = (result, &ret_pointee) {
+            self.set_pointee(r, to.clone());
+        }
 
         // The body, in a fresh scope of the caller's function.
         let saved_scopes = std::mem::replace(&mut self.scopes, vec![bound]);
@@ -123,14 +129,17 @@ impl<'a> FnLower<'_, 'a> {
         self.mode = Mode::Thread;
         let saved_visible = std::mem::replace(&mut self.visible_before, def.start_byte());
         let saved_stmt = self.cur_stmt;
+        self.taken.push(super::locals::taken_names(&self.src, def));
         self.inlines.push(Frame {
             name: name.to_string(),
             result,
             ret,
+            ret_pointee,
             returns: Vec::new(),
         });
         let lowered = self.block(body, None);
         let frame = self.inlines.pop();
+        self.taken.pop();
         self.scopes = saved_scopes;
         self.jumps = saved_jumps;
         self.mode = saved_mode;
@@ -154,7 +163,12 @@ impl<'a> FnLower<'_, 'a> {
             return Err(src.internal("return outside an inlined call"));
         };
         let (name, result, ret) = (frame.name.clone(), frame.result, frame.ret);
+        let pointer = frame.ret_pointee.is_some();
         match (named_children(s).first().copied(), result, ret) {
+            (Some(e), Some(r), Some(_)) if pointer => {
+                let val = self.any_value(e)?;
+                self.emit(Instr::Assign { dst: r, val });
+            }
             (Some(e), Some(r), Some(ty)) => {
                 let v = self.expr(e)?;
                 let val = self.convert(v, ty);
@@ -187,26 +201,43 @@ impl<'a> FnLower<'_, 'a> {
     fn inline_signature(&self, call: Node, name: &str, def: Node) -> R<Signature> {
         let src = self.src;
         let bad = |what: &str| Err(src.unsupported(call, &format!("call to `{name}`, {what}")));
-        let Some(declarator) = def.child_by_field_name("declarator") else {
+        let Some(mut declarator) = def.child_by_field_name("declarator") else {
             return bad("whose definition is not supported");
         };
-        if declarator.kind() != "function_declarator" {
-            return bad("which returns a pointer (pointers are not supported)");
-        }
         let spec = types::decl_spec(&src, &self.cx.types, def)?;
+        // `T *f(...)`, `T **f(...)`: a pointer to `T` (to `T *`, ...).
+        let mut ret_pointee = None;
+        while declarator.kind() == "pointer_declarator" {
+            let to = ret_pointee.take().map_or_else(
+                || spec.base(),
+                |t| Ty::Ptr {
+                    to: Box::new(t),
+                    atomic: false,
+                },
+            );
+            ret_pointee = Some(to);
+            let Some(inner) = declarator.child_by_field_name("declarator") else {
+                return bad("whose definition is not supported");
+            };
+            declarator = inner;
+        }
+        if declarator.kind() != "function_declarator" {
+            return bad("whose definition is not supported");
+        }
         if let Some((storage, _)) = &spec.storage {
             if !matches!(storage.as_str(), "static" | "inline") {
                 return bad(&format!("which is declared `{storage}`"));
             }
         }
         let ret = match spec.ty {
+            _ if ret_pointee.is_some() => Some(IntTy::I64),
             BaseTy::Int(t) if !spec.atomic => Some(t),
             BaseTy::Void if !spec.atomic => None,
             _ => return bad("whose return type is not an integer or void"),
         };
         let mut params = Vec::new();
         let Some(plist) = declarator.child_by_field_name("parameters") else {
-            return Ok((ret, params));
+            return Ok((ret, params, ret_pointee));
         };
         let plist = named_children(plist);
         for p in &plist {
@@ -244,6 +275,6 @@ impl<'a> FnLower<'_, 'a> {
                 _ => return unsupported(),
             }
         }
-        Ok((ret, params))
+        Ok((ret, params, ret_pointee))
     }
 }

@@ -31,12 +31,12 @@ pub(crate) struct Place {
 pub(crate) fn addr_value(a: &Addr) -> Expr {
     match a {
         Addr::Fixed(l) => Expr::Const(pointer_to(*l)),
-        Addr::Computed { ptr, .. } => ptr.clone(),
+        Addr::Computed { ptr, .. } | Addr::Within { ptr, .. } => ptr.clone(),
     }
 }
 
 /// `a` moved by `k` cells (within the same bounds).
-fn offset(a: &Addr, k: usize) -> Addr {
+pub(super) fn offset(a: &Addr, k: usize) -> Addr {
     if k == 0 {
         return a.clone();
     }
@@ -46,6 +46,11 @@ fn offset(a: &Addr, k: usize) -> Addr {
             ptr: bin(BinOp::Add, ptr.clone(), Expr::Const(k as i64)),
             lo: *lo,
             hi: *hi,
+        },
+        Addr::Within { ptr, base, len } => Addr::Within {
+            ptr: bin(BinOp::Add, ptr.clone(), Expr::Const(k as i64)),
+            base: base.clone(),
+            len: *len,
         },
     }
 }
@@ -65,6 +70,7 @@ impl FnLower<'_, '_> {
                     addr: Addr::Fixed(o.base),
                     ty: o.ty.clone(),
                 }),
+                Name::LocalObject(r, i) => Some(self.local_place(r, i)),
                 Name::Unknown => {
                     let name = src.text(n);
                     return Err(src.error(n, &format!("undeclared identifier `{name}`")));
@@ -181,6 +187,19 @@ impl FnLower<'_, '_> {
         }
     }
 
+    /// The place of local object `i` whose address is in register `r`.
+    pub(super) fn local_place(&self, r: usize, i: usize) -> Place {
+        let ty = self.local_tys.get(i).cloned().unwrap_or(Ty::Void);
+        Place {
+            addr: Addr::Within {
+                ptr: Expr::Reg(r),
+                base: Expr::Reg(r),
+                len: self.cx.types.size(&ty).max(1),
+            },
+            ty,
+        }
+    }
+
     /// Element `i` of the array of `len` elements of `size` cells at `base`.
     pub(super) fn element(
         &mut self,
@@ -216,6 +235,16 @@ impl FnLower<'_, '_> {
                 ),
                 lo: *lo,
                 hi: *hi,
+            },
+            // An array in an allocated object: bounded by the object.
+            (_, Addr::Within { ptr, base, len }) => Addr::Within {
+                ptr: bin(
+                    BinOp::Add,
+                    ptr.clone(),
+                    bin(BinOp::Mul, i, Expr::Const(size as i64)),
+                ),
+                base: base.clone(),
+                len: *len,
             },
         };
         Ok(Place {
@@ -262,6 +291,7 @@ impl FnLower<'_, '_> {
     pub(super) fn read_place(&mut self, n: Node, p: &Place) -> R<(Expr, IntTy)> {
         let src = self.src;
         match &p.ty {
+            Ty::Thread => Ok((self.load_place(p, MemOrder::NonAtomic), IntTy::I64)),
             Ty::Int { atomic, .. } | Ty::Ptr { atomic, .. } => {
                 let order = if *atomic {
                     MemOrder::SeqCst
@@ -273,7 +303,7 @@ impl FnLower<'_, '_> {
             Ty::Array(..) => Ok((addr_value(&p.addr), IntTy::I64)),
             Ty::Mutex => Err(super::mutex::misuse(&src, n, src.text(n), false)),
             Ty::Struct(_) => Err(src.unsupported(n, "struct used as a value")),
-            Ty::Thread | Ty::Void => Err(src.unsupported(n, "this value")),
+            Ty::Void => Err(src.unsupported(n, "this value")),
         }
     }
 
@@ -296,6 +326,9 @@ impl FnLower<'_, '_> {
                 let Some(arg) = n.child_by_field_name("argument") else {
                     return Err(src.unsupported(n, "address-of"));
                 };
+                if let Some(v) = self.named_function(arg) {
+                    return Ok((Expr::Const(v), Ty::Void));
+                }
                 match self.place_of(arg)? {
                     Some(p) => Ok((addr_value(&p.addr), p.ty)),
                     None => {
@@ -359,6 +392,9 @@ impl FnLower<'_, '_> {
                     pointee,
                 ))
             }
+            "identifier" if self.named_function(n).is_some() => {
+                Ok((Expr::Const(self.named_function(n).unwrap_or(0)), Ty::Void))
+            }
             "null" => Ok((Expr::Const(0), Ty::Void)),
             "number_literal" if src.text(n) == "0" => Ok((Expr::Const(0), Ty::Void)),
             _ => {
@@ -374,6 +410,17 @@ impl FnLower<'_, '_> {
         }
     }
 
+    /// The value of the function `n` names (a function of the file, not shadowed by a
+    /// variable), if it names one.
+    fn named_function(&self, n: Node) -> Option<i64> {
+        let n = strip_parens(n);
+        let name = self.src.text(n);
+        let function = n.kind() == "identifier"
+            && matches!(self.lookup(name), Name::Function)
+            && self.cx.fn_defs.contains_key(name);
+        function.then(|| self.function_value(name)).flatten()
+    }
+
     /// The type of the place `n` names, without emitting anything (only for names and
     /// constant-index elements / members of named objects).
     fn peek_place_ty(&self, n: Node) -> Option<Ty> {
@@ -382,6 +429,7 @@ impl FnLower<'_, '_> {
         match n.kind() {
             "identifier" => match self.lookup(src.text(n)) {
                 Name::Object(i) => self.cx.objects.get(i).map(|o| o.ty.clone()),
+                Name::LocalObject(_, i) => self.local_tys.get(i).cloned(),
                 Name::Global(loc) => Some(self.cell_ty(loc)),
                 _ => None,
             },
