@@ -595,7 +595,8 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     return true
                 }
                 "identifier" => {
-                    if matches!(self.lookup(self.src.text(node)), Name::Global(_)) {
+                    let name = self.lookup(self.src.text(node));
+                    if matches!(name, Name::Global(_) | Name::LocalObject(..)) {
                         return true;
                     }
                 }
