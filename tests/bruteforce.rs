@@ -19,10 +19,12 @@
 //!    not finish"; the combination step keeps only runs that agree).
 //! 3. **Graphs.** Every combination of runs, every rf choice (read → same-location write with the
 //!    same value, init included) and every mo permutation per location (init first) is built and
-//!    kept if the oracle's own RC11 (or SC) axioms accept it (atomicity included; release
-//!    sequences run through `rf ; rmw` chains). Its key is `ExecutionGraph::canonical_key()` and
-//!    it is buggy if a thread failed or it has a data race. Blocked and bounded graphs are
-//!    compared too, and the explorer's `Stats` against the oracle's classification of them.
+//!    kept if the oracle's own axioms of the model accept it (atomicity included; release
+//!    sequences run through `rf ; rmw` chains only — C++20's rule — except under `c11`, where
+//!    a later store of the head's thread to its location continues them too). Its key is
+//!    `ExecutionGraph::canonical_key()` and it is buggy if a thread failed or it has a data
+//!    race. Blocked and bounded graphs are compared too, and the explorer's `Stats` against
+//!    the oracle's classification of them.
 //!
 //! The relations are bit matrices with a hand-written transitive closure; the axioms are written
 //! from the doc, not from `src/checker/model.rs`. The explorer's own axioms are only ever called
@@ -197,6 +199,52 @@ fn program_order(g: &ExecutionGraph) -> Rel {
     po.plus()
 }
 
+/// `rs(h, w)`: `w` is in the release sequence headed by the write `h` (§1). Under C++20's
+/// rule (P0982R1; every model but `c11`) the sequence of an atomic write is itself and, from
+/// each write in it, the write part of an RMW reading that write: `[W ⊒ rlx] ; (rf ; rmw)*`.
+/// `c11` keeps the RC11 paper's `[W] ; po|loc? ; [W ⊒ rlx] ; (rf ; rmw)*`: an atomic write
+/// of the head's thread to its location after it also continues it. Computed as a fixed
+/// point of "an RMW reading a member adds its write", not by relational closure.
+fn release_sequences(
+    g: &ExecutionGraph,
+    same_thread_po: &dyn Fn(usize, usize) -> bool,
+    rf: &Rel,
+    rmw: &Rel,
+    model: Model,
+) -> Rel {
+    let ev = &g.events;
+    let n = ev.len();
+    let mut rs = Rel::empty(n);
+    for h in (0..n).filter(|&h| is_write(&ev[h])) {
+        // Members not reached through an RMW.
+        for w in (0..n).filter(|&w| is_write(&ev[w]) && ord_atomic(ev[w].order)) {
+            let same_thread_later =
+                model == Model::C11 && same_thread_po(h, w) && same_loc(&ev[h], &ev[w]);
+            if w == h || same_thread_later {
+                rs.add(h, w);
+            }
+        }
+        loop {
+            let mut grew = false;
+            for (src, r) in rf.pairs() {
+                if !rs.has(h, src) {
+                    continue;
+                }
+                for w in 0..n {
+                    if rmw.has(r, w) && !rs.has(h, w) {
+                        rs.add(h, w);
+                        grew = true;
+                    }
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+    }
+    rs
+}
+
 struct Derived {
     po: Rel,
     rf: Rel,
@@ -207,7 +255,7 @@ struct Derived {
     hb: Rel,
 }
 
-fn derive(g: &ExecutionGraph, po: &Rel) -> Derived {
+fn derive(g: &ExecutionGraph, po: &Rel, model: Model) -> Derived {
     let n = g.events.len();
     let ev = &g.events;
     let mut rf = Rel::empty(n);
@@ -238,26 +286,12 @@ fn derive(g: &ExecutionGraph, po: &Rel) -> Derived {
     for &(r, w) in &g.rmw {
         rmw.add(r, w);
     }
-    // rs = [W] ; po|loc? ; [W ⊒ rlx] ; (rf ; rmw)*. Here and in sw's fence parts, po is a
-    // thread's own program order: thread creation orders the parent before the child (it is
-    // part of hb), but a parent's write or fence does not head a release sequence or a fence
-    // synchronisation through its children's events.
+    // Here and in sw's fence parts, po is a thread's own program order: thread creation
+    // orders the parent before the child (it is part of hb), but a parent's write or fence
+    // does not head a release sequence or a fence synchronisation through its children's
+    // events.
     let same = |a: usize, b: usize| po.has(a, b) && ev[a].thread == ev[b].thread;
-    let mut rs = Rel::empty(n);
-    for h in 0..n {
-        for w in 0..n {
-            if is_write(&ev[h])
-                && is_write(&ev[w])
-                && ord_atomic(ev[w].order)
-                && (h == w || (same(h, w) && same_loc(&ev[h], &ev[w])))
-            {
-                rs.add(h, w);
-            }
-        }
-    }
-    let rf_rmw = rf.seq(&rmw);
-    // (rf ; rmw)* = id ∪ (rf ; rmw)+
-    let rs = rs.union(&rs.seq(&rf_rmw.plus()));
+    let rs = release_sequences(g, &same, &rf, &rmw, model);
     // sw = [E ⊒ rel] ; ([F] ; po)? ; rs ; rf ; [R ⊒ rlx] ; (po ; [F])? ; [E ⊒ acq]
     let mut sw = Rel::empty(n);
     for r in 0..n {
@@ -405,9 +439,35 @@ fn sc_violation(_g: &ExecutionGraph, d: &Derived) -> Option<&'static str> {
     None
 }
 
+/// C++11 §29.3p7 on a candidate order `to` of the seq_cst events: for seq_cst fences `X`
+/// before `Y` in `to`, an atomic write `A` sequenced before `X` and an atomic write `B` to the
+/// same location sequenced after `Y`, `B` comes after `A` in the modification order.
+fn fence_fence_mo_holds(g: &ExecutionGraph, d: &Derived, to: &[usize]) -> bool {
+    let ev = &g.events;
+    let n = ev.len();
+    let sb = |a: usize, b: usize| ev[a].thread == ev[b].thread && d.po.has(a, b);
+    let atomic_write =
+        |e: usize| is_write(&ev[e]) && ev[e].thread != INIT_THREAD && ord_atomic(ev[e].order);
+    for (i, &x) in to.iter().enumerate() {
+        for &y in to[i + 1..].iter() {
+            if !(is_sc_fence(&ev[x]) && is_sc_fence(&ev[y])) {
+                continue;
+            }
+            for a in (0..n).filter(|&a| atomic_write(a) && sb(a, x)) {
+                for b in (0..n).filter(|&b| atomic_write(b) && sb(y, b)) {
+                    if ev[a].loc == ev[b].loc && !d.mo.has(a, b) {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    true
+}
+
 /// The thesis's C11 (§3, its Figure 3.6), checked naively: RC11's no-thin-air, coherence and
 /// atomicity, and some permutation of the seq_cst events (an RMW's two parts adjacent) that
-/// satisfies (coto), (rfto1), (rfto2), (tofen) and C++11's fence rules §29.3p4–p6 literally.
+/// satisfies (coto), (rfto1), (rfto2), (tofen) and C++11's fence rules §29.3p4–p7 literally.
 fn c11_violation(g: &ExecutionGraph, d: &Derived) -> Option<&'static str> {
     let n = g.events.len();
     let ev = &g.events;
@@ -506,6 +566,9 @@ fn c11_violation(g: &ExecutionGraph, d: &Derived) -> Option<&'static str> {
                     }
                 }
             }
+        }
+        if !fence_fence_mo_holds(g, d, to) {
+            return false;
         }
         // (tofen)
         for r in 0..n {
@@ -817,10 +880,15 @@ fn deadlocked_threads(g: &ExecutionGraph, mutex: &[bool]) -> Vec<usize> {
         if tr.end != Some(ThreadEnd::Blocked) {
             continue;
         }
-        let Some(&r) = tr.events.last() else { continue };
-        let Some(l) = g.events[r].loc else { continue };
+        // Blocked by an assume, not a mutex: the execution is excluded, no deadlock.
+        let Some(&r) = tr.events.last() else {
+            return Vec::new();
+        };
+        let Some(l) = g.events[r].loc else {
+            return Vec::new();
+        };
         if g.events[r].kind != EventKind::Read || !mutex.get(l).copied().unwrap_or(false) {
-            continue;
+            return Vec::new();
         }
         let src = g.rf[r].expect("a read has a source");
         let pos = g.mo[l]
@@ -837,7 +905,7 @@ fn deadlocked_threads(g: &ExecutionGraph, mutex: &[bool]) -> Vec<usize> {
 /// The oracle's verdict on any graph: `Err(axiom)` or `Ok(buggy)`.
 fn judge(model: Model, g: &ExecutionGraph) -> Result<bool, &'static str> {
     let po = program_order(g);
-    let d = derive(g, &po);
+    let d = derive(g, &po, model);
     if let Some(v) = violation(model, g, &d) {
         return Err(v);
     }
@@ -1071,6 +1139,23 @@ impl Walker<'_> {
                 Instr::Return => return self.stop(run, End::Finished),
                 Instr::Exit => return self.stop(run, End::Exited),
                 Instr::Alloc { .. } => panic!("oracle: allocation is not modelled"),
+                Instr::Nondet { dst, lo, hi } => {
+                    // One run per value, each recording its choice.
+                    for v in *lo..=*hi {
+                        let mut regs2 = regs.clone();
+                        regs2[*dst] = v;
+                        let mut run2 = run.clone();
+                        run2.events.push(OEvent::new(
+                            EventKind::Choice,
+                            None,
+                            MemOrder::NonAtomic,
+                            v,
+                        ));
+                        run2.reg_deps[*dst] = BTreeSet::new();
+                        self.go(pc + 1, regs2, run2, steps, loops.clone());
+                    }
+                    return;
+                }
                 Instr::Assume { cond } => match cond.eval(&regs) {
                     Ok(0) => return self.stop(run, End::Blocked),
                     Ok(_) => {
@@ -1592,7 +1677,7 @@ fn graphs_of_combination(
                     ws.get(i + 1) == Some(&w)
                 });
                 let d = if immediate || no_prefilter {
-                    Some(derive(&g, &po))
+                    Some(derive(&g, &po, model))
                 } else {
                     None
                 };
@@ -1705,9 +1790,9 @@ fn ends(g: &ExecutionGraph) -> Vec<Option<ThreadEnd>> {
         .collect()
 }
 
-fn describe_bugs_oracle(g: &ExecutionGraph) -> String {
+fn describe_bugs_oracle(g: &ExecutionGraph, model: Model) -> String {
     let po = program_order(g);
-    let d = derive(g, &po);
+    let d = derive(g, &po, model);
     format!(
         "failed threads {:?}, races {:?}",
         failed_threads(g),
@@ -1803,7 +1888,7 @@ fn compare_with(name: &str, prog: &Program, model: Model, unroll: u32) -> Result
                     let _ = writeln!(
                         msg,
                         "BUGGY MISMATCH: oracle {b} ({}), explorer {b2} ({:?}):\n{k}",
-                        describe_bugs_oracle(g),
+                        describe_bugs_oracle(g, model),
                         g2.bugs.iter().map(|b| &b.message).collect::<Vec<_>>()
                     );
                 }
@@ -2039,6 +2124,45 @@ fn known_litmus_counts() {
     }
 }
 
+/// Release sequences follow each model's rule (docs/memory-models.md §1): C++20's — only
+/// RMWs continue one — under rc11 and for sc's data races, the RC11 paper's `po|loc` one under
+/// c11. Counts derived by hand (see the fixtures' comments): in `release_seq_store.c` T2's
+/// acquire load reads y = 0, 1 or 2; after reading 2 its relaxed load of x reads 1, or, when
+/// nothing synchronises (rc11), also 0 — the one buggy execution. In the inline
+/// `release_sequence` the same hand-off guards a plain `data`: under rc11 reading 2 lets the
+/// plain read see 0 or 1, both racing; under sc it sees 1 but still races (no hb); under c11
+/// it sees 1 without a race.
+#[test]
+fn release_sequences_follow_each_model_s_rule() {
+    let inline = inline_programs()
+        .into_iter()
+        .find(|p| p.0 == "release_sequence")
+        .unwrap()
+        .1;
+    let inline = parse("release_sequence.c", &inline);
+    let cases: Vec<(&str, Program, Model, u64, u64)> = vec![
+        ("store", fixture("release_seq_store.c"), Model::Rc11, 4, 1),
+        ("store", fixture("release_seq_store.c"), Model::C11, 3, 0),
+        ("store", fixture("release_seq_store.c"), Model::Sc, 3, 0),
+        ("rmw", fixture("release_seq_rmw.c"), Model::Rc11, 3, 0),
+        ("rmw", fixture("release_seq_rmw.c"), Model::C11, 3, 0),
+        ("rmw", fixture("release_seq_rmw.c"), Model::Sc, 3, 0),
+        ("plain data", inline.clone(), Model::Rc11, 4, 2),
+        ("plain data", inline.clone(), Model::C11, 3, 0),
+        ("plain data", inline, Model::Sc, 3, 1),
+    ];
+    for (name, prog, model, n, buggy) in cases {
+        let o = classify(oracle(&prog, model).values());
+        assert_eq!([o[0], o[3]], [n, buggy], "oracle: {name} under {model}");
+        let st = explorer(&prog, model).stats;
+        assert_eq!(
+            [st.executions, st.buggy],
+            [n, buggy],
+            "explorer: {name} under {model}"
+        );
+    }
+}
+
 const HEADER: &str = "#include <assert.h>\n#include <pthread.h>\n#include <stdatomic.h>\n";
 
 fn order_name(o: &str) -> String {
@@ -2070,6 +2194,108 @@ fn mp_fences(fw: &str, fr: &str) -> String {
         fw = order_name(fw),
         fr = order_name(fr)
     )
+}
+
+/// `atomic_thread_fence(o);`, or nothing for `none`.
+fn fence_stmt(o: &str) -> String {
+    if o == "none" {
+        String::new()
+    } else {
+        format!("atomic_thread_fence({});", order_name(o))
+    }
+}
+
+/// 2+2W with relaxed writes and a fence (or none) between each thread's two writes.
+fn two_plus_two_w_fences(f1: &str, f2: &str) -> String {
+    format!(
+        "{HEADER}atomic_int x;\natomic_int y;\n\
+         void *t1(void *arg) {{ atomic_store_explicit(&x, 1, memory_order_relaxed);\n\
+           {f1} atomic_store_explicit(&y, 2, memory_order_relaxed); return NULL; }}\n\
+         void *t2(void *arg) {{ atomic_store_explicit(&y, 1, memory_order_relaxed);\n\
+           {f2} atomic_store_explicit(&x, 2, memory_order_relaxed); return NULL; }}\n\
+         int main(void) {{\n pthread_t p1, p2;\n\
+         pthread_create(&p1, NULL, t1, NULL);\n pthread_create(&p2, NULL, t2, NULL);\n\
+         pthread_join(p1, NULL);\n pthread_join(p2, NULL);\n\
+         int fx = atomic_load_explicit(&x, memory_order_relaxed);\n\
+         int fy = atomic_load_explicit(&y, memory_order_relaxed);\n\
+         assert(!(fx == 1 && fy == 1));\n return 0;\n}}\n",
+        f1 = fence_stmt(f1),
+        f2 = fence_stmt(f2)
+    )
+}
+
+/// The R shape with relaxed accesses and a fence (or none) in the middle of each thread:
+/// T1 writes x then y, T2 writes y then reads x; forbidden with two seq_cst fences is
+/// `y = 1` mo-before `y = 2` with T2 reading x = 0.
+fn r_shape_fences(f1: &str, f2: &str) -> String {
+    format!(
+        "{HEADER}atomic_int x;\natomic_int y;\nint a;\n\
+         void *t1(void *arg) {{ atomic_store_explicit(&x, 1, memory_order_relaxed);\n\
+           {f1} atomic_store_explicit(&y, 1, memory_order_relaxed); return NULL; }}\n\
+         void *t2(void *arg) {{ atomic_store_explicit(&y, 2, memory_order_relaxed);\n\
+           {f2} a = atomic_load_explicit(&x, memory_order_relaxed); return NULL; }}\n\
+         int main(void) {{\n pthread_t p1, p2;\n\
+         pthread_create(&p1, NULL, t1, NULL);\n pthread_create(&p2, NULL, t2, NULL);\n\
+         pthread_join(p1, NULL);\n pthread_join(p2, NULL);\n\
+         int fy = atomic_load_explicit(&y, memory_order_relaxed);\n\
+         assert(!(fy == 2 && a == 0));\n return 0;\n}}\n",
+        f1 = fence_stmt(f1),
+        f2 = fence_stmt(f2)
+    )
+}
+
+/// C++11's fence rules under c11 (§29.3p4–p7), against rc11, by hand: 2+2W has 4 executions
+/// (two mo orders per location), one with both first writes mo-last; two seq_cst fences
+/// forbid it by p7 (either order of the fences in `to` puts one location's writes in the
+/// wrong mo order), one fence or acq_rel fences do not. The R shape (4 executions: two mo
+/// orders of y times x = 0 or 1) loses `y = 1 mo-before y = 2 ∧ a = 0` with two seq_cst
+/// fences: one order of the fences contradicts p6 (a must see x = 1), the other p7. IRIW
+/// with seq_cst fences between the reads keeps its 16 executions under c11 (thesis, Figure
+/// 6.14) and has 15 under rc11. Under rc11 psc_F gives the same answers for 2+2W and R.
+#[test]
+fn c11_fence_rules_agree_with_the_oracle() {
+    let iriw = inline_programs()
+        .into_iter()
+        .find(|p| p.0 == "iriw_sc_fences")
+        .unwrap()
+        .1;
+    let cases: Vec<(&str, String, u64, u64)> = vec![
+        (
+            "2+2w sc/sc",
+            two_plus_two_w_fences("seq_cst", "seq_cst"),
+            3,
+            3,
+        ),
+        (
+            "2+2w sc/none",
+            two_plus_two_w_fences("seq_cst", "none"),
+            4,
+            4,
+        ),
+        (
+            "2+2w acq_rel",
+            two_plus_two_w_fences("acq_rel", "acq_rel"),
+            4,
+            4,
+        ),
+        ("r sc/sc", r_shape_fences("seq_cst", "seq_cst"), 3, 3),
+        ("r none/sc", r_shape_fences("none", "seq_cst"), 4, 4),
+        ("r sc/none", r_shape_fences("seq_cst", "none"), 4, 4),
+        ("iriw sc fences", iriw, 16, 15),
+    ];
+    for (name, src, c11, rc11) in cases {
+        let prog = parse(&format!("{name}.c"), &src);
+        for (model, n) in [(Model::C11, c11), (Model::Rc11, rc11)] {
+            assert_eq!(
+                oracle(&prog, model).len() as u64,
+                n,
+                "oracle count of {name} under {model}"
+            );
+            if let Err(e) = compare(name, &prog, model) {
+                panic!("{e}");
+            }
+        }
+    }
 }
 
 /// Store buffering with a fence between each thread's store and load.
@@ -4200,8 +4426,8 @@ fn compare_coarse(name: &str, prog: &Program) -> Result<(), String> {
                         msg,
                         "{equiv:?}: bugs {:?}, oracle: {} / on its own graph {}\n{}\n{:?}\n{:?}",
                         g.bugs,
-                        describe_bugs_oracle(g),
-                        describe_bugs_oracle(og),
+                        describe_bugs_oracle(g, Model::Sc),
+                        describe_bugs_oracle(og, Model::Sc),
                         g.canonical_key(),
                         g.events.iter().map(|e| (e.thread, e.kind, e.order)).collect::<Vec<_>>(),
                         og.events.iter().map(|e| (e.thread, e.kind, e.order)).collect::<Vec<_>>(),
@@ -4222,9 +4448,9 @@ fn compare_coarse(name: &str, prog: &Program) -> Result<(), String> {
                             msg,
                             "mixed class:\n{}{}\nvs\n{}{}",
                             first.1.canonical_key(),
-                            describe_bugs_oracle(&first.1),
+                            describe_bugs_oracle(&first.1, Model::Sc),
                             g.canonical_key(),
-                            describe_bugs_oracle(g)
+                            describe_bugs_oracle(g, Model::Sc)
                         );
                         break;
                     }
@@ -4298,4 +4524,52 @@ fn coarse_equivalences_and_jobs_agree_with_the_oracle() {
     }
     SPURIOUS_CAS.with(|s| s.set(false));
     assert_agreement(&failures);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nondeterministic values (`__VERIFIER_nondet_*`, `--nondet`): each value is its own run in
+// the oracle, a choice event in the explorer (whose revisits must not visit a graph twice).
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn nondeterministic_values_agree_with_the_oracle() {
+    let src = |body: &str| {
+        format!(
+            "#include <pthread.h>\n#include <stdatomic.h>\n#include <assert.h>\n\
+             atomic_int x, y;\n{body}"
+        )
+    };
+    let programs = [
+        (
+            "nondet_store",
+            src("void *t(void *a) { int v = __VERIFIER_nondet_int();
+  atomic_store_explicit(&x, v, memory_order_relaxed); return NULL; }
+int main(void) { pthread_t h; pthread_create(&h, NULL, t, NULL);
+  int r = atomic_load_explicit(&x, memory_order_relaxed); int b = __VERIFIER_nondet_bool();
+  assert(r != 2 || b); pthread_join(h, NULL); return 0; }"),
+        ),
+        (
+            "nondet_after_revisited_read",
+            src(
+                "void *t1(void *a) { int r = atomic_load_explicit(&x, memory_order_relaxed);
+  int c = __VERIFIER_nondet_int(); atomic_store_explicit(&y, r + c, memory_order_relaxed);
+  return NULL; }
+void *t2(void *a) { atomic_store_explicit(&x, 1, memory_order_relaxed);
+  int s = atomic_load_explicit(&y, memory_order_relaxed); assert(s != 3); return NULL; }
+int main(void) { pthread_t a, b; pthread_create(&a, NULL, t1, NULL);
+  pthread_create(&b, NULL, t2, NULL); return 0; }",
+            ),
+        ),
+    ];
+    let defines: Vec<(String, i64)> = fensyn::frontend::nondet_defines((0, 2)).to_vec();
+    let progs: Vec<(String, Program)> = programs
+        .iter()
+        .map(|(n, s)| {
+            let p =
+                fensyn::frontend::parse_with(&format!("{n}.c"), s, fensyn::ir::Lang::C, &defines)
+                    .unwrap_or_else(|d| panic!("{n}: {d}"));
+            (n.to_string(), p)
+        })
+        .collect();
+    check_all(&progs);
 }

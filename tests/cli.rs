@@ -267,15 +267,16 @@ fn lang_follows_the_extension_unless_told() {
 }
 
 /// The c11 model (the thesis's, with C++11's fence rules) differs from rc11 where the thesis
-/// says it does: seq_cst fences repair store buffering under both, but cannot forbid the
-/// IRIW or 2+2W outcomes of relaxed accesses under c11 (thesis Figure 6.14), which RC11's
-/// psc_F does forbid.
+/// says it does: seq_cst fences repair store buffering and 2+2W under both (2+2W through
+/// C++11 §29.3p7 under c11), but cannot forbid the IRIW or RWC outcomes of relaxed accesses
+/// under c11 (thesis Figure 6.14), which RC11's psc_F does forbid.
 #[test]
-fn c11_and_rc11_differ_on_iriw_and_2_plus_2w() {
+fn c11_and_rc11_differ_on_iriw_and_rwc() {
     for (file, c11, rc11) in [
         ("fixtures/litmus/sb.c", 1, 1),
+        ("fixtures/litmus/2+2w.c", 1, 1),
         ("fixtures/litmus/iriw.c", 2, 1),
-        ("fixtures/litmus/2+2w.c", 2, 1),
+        ("fixtures/litmus/rwc_c11.c", 2, 1),
     ] {
         for (model, want) in [("c11", c11), ("rc11", rc11)] {
             let out = fensyn(&["fix", file, "--model", model, "--format", "json"]);
@@ -450,13 +451,13 @@ fn collect_limit_switches_to_rounds_with_the_same_fix() {
 }
 
 /// An unfixable program may come with a suggestion outside the fence-only fix: one access to
-/// strengthen. 2+2W with relaxed writes under c11 needs a seq_cst write; a data race on plain
-/// variables gets none (no order on one access orders it).
+/// strengthen. RWC with relaxed accesses under c11 needs T1's store of x seq_cst (line 16); a
+/// data race on plain variables gets none (no order on one access orders it).
 #[test]
 fn unfixable_results_suggest_an_access_to_strengthen_when_one_helps() {
     let out = fensyn(&[
         "fix",
-        "fixtures/litmus/2+2w.c",
+        "fixtures/litmus/rwc_c11.c",
         "--model",
         "c11",
         "--format",
@@ -466,7 +467,8 @@ fn unfixable_results_suggest_an_access_to_strengthen_when_one_helps() {
     let j = json(&out);
     assert_eq!(j["suggestion"]["order"], "seq_cst");
     assert_eq!(j["suggestion"]["previous"], "relaxed");
-    let out = fensyn(&["fix", "fixtures/litmus/2+2w.c", "--model", "c11"]);
+    assert_eq!(j["suggestion"]["line"], 16);
+    let out = fensyn(&["fix", "fixtures/litmus/rwc_c11.c", "--model", "c11"]);
     assert!(
         stdout(&out).contains("suggestion (not a fence fix)"),
         "{}",

@@ -411,7 +411,7 @@ fn initial_state(prog: &Program, model: Model, limits: &Limits) -> State {
     let main = &prog.functions[prog.main];
     // What the model's incremental check keeps (RC11: psc, from the start when the program
     // has an access or fence that is not a seq_cst access). The SC witness needs nothing.
-    let mut views = Views::new(&g);
+    let mut views = Views::new(&g, model.release_sequence());
     if !limits.coarse(model) {
         let may_leave_sc = prog.functions.iter().flat_map(|f| &f.body).any(|ins| {
             ins.seq_cst() == Some(false) || matches!(ins, crate::ir::Instr::Fence { .. })
@@ -772,7 +772,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                         }
                     }
                 }
-                Instr::Fence { .. } | Instr::Alloc { .. } => {
+                Instr::Fence { .. } | Instr::Alloc { .. } | Instr::Nondet { .. } => {
                     st.th[t].at_event = true;
                     return Ok(());
                 }
@@ -1070,6 +1070,19 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     }
 
     fn add_other(&mut self, st: State, t: usize) {
+        if let Instr::Nondet { lo, hi, .. } = *self.instr(&st, t) {
+            // One branch per value; the first is the one a revisit may delete (`alt`).
+            let mut st = Some(std::borrow::Cow::Owned(st));
+            for v in lo..=hi {
+                let mut next = take_last(&mut st, v == hi);
+                self.apply_choice(&mut next, t, v, v != lo);
+                self.run(next);
+                if self.should_stop() {
+                    return;
+                }
+            }
+            return;
+        }
         let Instr::Store { .. } = self.instr(&st, t) else {
             // A fence, spawn or join: one way to add it.
             let mut next = st;
@@ -1165,6 +1178,21 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         self.leave_sc(next, order.is_sc());
         Self::note_move(next, t, id);
         id
+    }
+
+    /// Thread `t`'s pending [`Instr::Nondet`] chooses `value` (`alt`: not its first value).
+    pub(super) fn apply_choice(&self, next: &mut State, t: usize, value: i64, alt: bool) {
+        let Instr::Nondet { dst, .. } = *self.instr(next, t) else {
+            unreachable!("apply_choice of a choice")
+        };
+        let ev = self.event(next, t, EventKind::Choice, None, MemOrder::NonAtomic, value);
+        let id = next.push(ev, alt);
+        next.views.add(&next.g, id);
+        next.th[t].regs[dst] = value;
+        if let Some(dep) = &mut next.th[t].dep {
+            dep.regs[dst] = Vec::new();
+        }
+        Self::note_move(next, t, id);
     }
 
     /// Adds thread `t`'s pending [`Instr::Alloc`]: one location per cell of its layout, each
@@ -1663,7 +1691,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     /// witnessed by a shortest cycle of `po ∪ rf ∪ mo ∪ fr` (its events and their po ∪ rf
     /// prefix are a non-SC prefix of every execution that contains them).
     fn non_sc_bug(&self, g: &ExecutionGraph) -> Option<Bug> {
-        let r = Relations::compute(g);
+        // Only po, rf, mo and fr are read: the release-sequence rule does not matter.
+        let r = Relations::compute(g, super::ReleaseSeq::Rmw);
         let cycle = r.po.union(&r.rf).union(&r.mo).union(&r.fr).find_cycle()?;
         let witness: Vec<usize> = cycle
             .iter()
@@ -1707,20 +1736,26 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         if g.threads.iter().any(|t| t.end == Some(ThreadEnd::Exited)) {
             return; // the program ended: nobody waits any more
         }
+        // A thread blocked by an `assume` (not waiting for a mutex) makes the whole execution
+        // one the program excludes, as GenMC discards it: nobody is deadlocked there.
+        let mut waits = Vec::new();
         for t in 0..g.threads.len() {
             if g.threads[t].end != Some(ThreadEnd::Blocked) {
                 continue;
             }
-            let Some(&last) = g.threads[t].events.last() else {
-                continue;
-            };
+            let mutex_wait = g.threads[t].events.last().and_then(|&last| {
+                let ev = &g.events[last];
+                ev.loc
+                    .filter(|&l| ev.is_read() && g.loc_info(self.prog, l).is_some_and(|c| c.mutex))
+                    .map(|loc| (last, loc))
+            });
+            match mutex_wait {
+                Some((last, loc)) => waits.push((t, last, loc)),
+                None => return,
+            }
+        }
+        for (t, last, loc) in waits {
             let ev = &g.events[last];
-            let Some(loc) = ev
-                .loc
-                .filter(|&l| ev.is_read() && g.loc_info(self.prog, l).is_some_and(|c| c.mutex))
-            else {
-                continue;
-            };
             if g.rf[last] != g.mo[loc].last().copied() {
                 continue;
             }

@@ -30,6 +30,8 @@ pub enum EventKind {
     Join {
         child: usize,
     },
+    /// A nondeterministic value the thread chose (its `value`): no memory effect.
+    Choice,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -628,6 +630,7 @@ impl ExecutionGraph {
                     EventKind::Fence => write!(s, " F{}", ev.order.short()),
                     EventKind::Spawn { child } => write!(s, " spawn{child}"),
                     EventKind::Join { child } => write!(s, " join{child}"),
+                    EventKind::Choice => write!(s, " choose{}", ev.value),
                 };
             }
             s.push('\n');

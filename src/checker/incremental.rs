@@ -8,9 +8,11 @@
 //! `vc[e][u]` is how many events of thread `u` (slot 0 is the initialisation) are hb-before or
 //! equal to `e`; `a` is hb-before `e` iff `index(a) < vc[e][thread(a)]` (hb-predecessors are
 //! po-downward closed). sw is added with **message views**: the clock a release write carries
-//! (its release head's clock or that of a release fence before it, extended along the release
-//! sequence through RMWs), joined into an acquire read, or remembered by a relaxed read for a
-//! later acquire fence.
+//! (its own clock if it is a release write, joined with that of a release fence before it and,
+//! along the release sequence, with the message of the write an RMW read — under C++20's rule,
+//! [`ReleaseSeq::Rmw`]; `c11`'s [`ReleaseSeq::SameThread`] also joins the latest release write
+//! of the thread to the same location), joined into an acquire read, or remembered by a
+//! relaxed read for a later acquire fence.
 //!
 //! **Coherence** (`hb ; eco?` irreflexive) of a consistent graph extended by one access `e` to
 //! location `x` fails exactly when `e` would be eco-before something hb-before it. In a coherent
@@ -32,6 +34,7 @@
 //! compare the two with the recomputed relations.
 
 use super::graph::{with_room, EventId, EventKind, ExecutionGraph, INIT_THREAD};
+use super::model::ReleaseSeq;
 use crate::ir::Loc;
 mod psc;
 
@@ -184,8 +187,10 @@ fn push_prefix(h: &mut ExecutionGraph, g: &ExecutionGraph, e: EventId) {
 /// initialisation, slot t + 1 = thread t: how many of its events are hb-before or equal to the
 /// event), so that copying the views of a state is a few `memcpy`s, with no per-event
 /// allocation or reference count. A message row of zeros carries nothing.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Views {
+    /// Which writes continue a release sequence (the model's rule).
+    release_seq: ReleaseSeq,
     /// Counters per clock row: the thread slots so far (grown, and every row re-laid, when a
     /// thread with a higher slot adds its first event).
     width: usize,
@@ -255,6 +260,7 @@ impl Views {
     pub fn fork(&self, more: usize) -> Views {
         let w = self.width;
         Views {
+            release_seq: self.release_seq,
             width: w,
             vc: with_room(&self.vc, more * w),
             index: with_room(&self.index, more),
@@ -277,7 +283,8 @@ impl Views {
         self.rmw_read.reserve(more);
     }
 
-    /// RC11 consistency of a complete graph whose event ids are a po ∪ rf order (as the
+    /// RC11 consistency (with C++20's release sequences) of a complete graph whose event ids
+    /// are a po ∪ rf order (as the
     /// explorer builds them, fences inserted by `with_fences` included), checked the way the
     /// explorer checks each step: hb by vector clocks, coherence by the frontier rule of every
     /// access, then psc on the seq_cst rows. Quadratic, where recomputing the relations
@@ -288,7 +295,7 @@ impl Views {
         use super::model::Axiom;
         let inits = g.num_inits();
         let mut h = init_prefix(g);
-        let mut views = Views::new(&h);
+        let mut views = Views::new(&h, ReleaseSeq::Rmw);
         views.track_psc();
         views.reserve(g.len());
         for e in inits..g.len() {
@@ -333,8 +340,9 @@ impl Views {
         self.psc = Some(p);
     }
 
-    /// The views of a graph that holds only initialisation writes.
-    pub fn new(g: &ExecutionGraph) -> Views {
+    /// The views of a graph that holds only initialisation writes, for a model whose release
+    /// sequences follow `release_seq`.
+    pub fn new(g: &ExecutionGraph, release_seq: ReleaseSeq) -> Views {
         let n = g.len();
         // Room for the initialisation and three threads before any row is re-laid.
         let width = 4;
@@ -343,6 +351,7 @@ impl Views {
             row[0] = n as u32;
         }
         Views {
+            release_seq,
             width,
             vc,
             index: vec![0; n],
@@ -441,10 +450,10 @@ impl Views {
         if ev.is_fence() && ev.order.is_release() {
             self.rel_fence[new.clone()].copy_from_slice(&self.vc[new.clone()]);
         }
-        // The message of an atomic write: its release head (itself if a release write, else
-        // the latest release write to the location before it in its thread: po|loc is part
-        // of the release sequence), the latest release fence before it, and — for the write
-        // part of an RMW — the message of the write the RMW read.
+        // The message of an atomic write: its own clock if it is a release write (under
+        // `SameThread` else that of the latest release write to the location before it in its
+        // thread: po|loc is part of that release sequence), the latest release fence before
+        // it, and — for the write part of an RMW — the message of the write the RMW read.
         self.msg.resize(new.end, 0);
         let rmw_src = g
             .rmw
@@ -455,8 +464,10 @@ impl Views {
         if ev.kind == EventKind::Write && ev.order.is_atomic() {
             let head = if ev.order.is_release() {
                 Some(new.clone())
-            } else {
+            } else if self.release_seq == ReleaseSeq::SameThread {
                 self.last_release_write(g, t, ev.loc, index).map(row)
+            } else {
+                None
             };
             let msg = &mut self.msg[new.clone()];
             join_into(msg, &self.rel_fence[new.clone()]);
@@ -478,7 +489,8 @@ impl Views {
             self.psc = Some(p);
         }
     }
-    /// The latest write of thread `t` to `loc` with a release order, before index `before`.
+    /// The latest write of thread `t` to `loc` with a release order, before index `before`
+    /// (the head of the release sequence a relaxed write continues under `SameThread`).
     fn last_release_write(
         &self,
         g: &ExecutionGraph,
@@ -928,8 +940,9 @@ mod tests {
 
     /// Adds `specs[i..]` in order, branching over every write a read may read (added before
     /// it) and every position of a write in mo, and compares `psc_acyclic` with the psc of the
-    /// recomputed relations at every step. Returns (acyclic, cyclic) step counts.
-    fn walk(g: &ExecutionGraph, v: &Views, specs: &[Spec], counts: &mut [u64; 2]) {
+    /// relations recomputed with release sequences `rs` at every step, and the views' hb with
+    /// theirs. Counts (acyclic, cyclic) steps and, in `counts[2]`, the hb pairs seen.
+    fn walk(g: &ExecutionGraph, v: &Views, specs: &[Spec], rs: ReleaseSeq, counts: &mut [u64; 3]) {
         let Some((&(t, kind, loc, order), rest)) = specs.split_first() else {
             return;
         };
@@ -963,7 +976,15 @@ mod tests {
             choose(&mut g, e);
             let mut v = v.clone();
             v.add(&g, e);
-            let expected = Relations::compute(&g).psc(&g).is_acyclic();
+            let rels = Relations::compute(&g, rs);
+            for a in 0..g.len() {
+                for b in g.num_locs()..g.len() {
+                    let want = a == b || rels.hb.has(a, b);
+                    assert_eq!(v.hb_eq(&g, a, b), want, "hb({a}, {b}) under {rs:?}: {g:?}");
+                    counts[2] += u64::from(a != b && want);
+                }
+            }
+            let expected = rels.psc(&g).is_acyclic();
             assert_eq!(v.psc_acyclic(&g), expected, "{g:?}");
             assert_eq!(v.psc_cyclic(), Some(!expected), "incremental psc: {g:?}");
             // Started on the whole graph at once (`start_psc`): the same verdict.
@@ -972,18 +993,53 @@ mod tests {
             late.start_psc(&g);
             assert_eq!(late.psc_cyclic(), Some(!expected), "started psc: {g:?}");
             counts[usize::from(!expected)] += 1;
-            walk(&g, &v, rest, counts);
+            walk(&g, &v, rest, rs, counts);
         }
     }
 
-    fn check(threads: usize, locs: usize, specs: &[Spec]) -> [u64; 2] {
+    /// [`walk`] from the initial graph with release sequences `rs`.
+    fn walk_all(threads: usize, locs: usize, specs: &[Spec], rs: ReleaseSeq) -> [u64; 3] {
         let g = ExecutionGraph::for_tests(locs, threads);
-        let mut v = Views::new(&g);
+        let mut v = Views::new(&g, rs);
         v.track_psc();
-        let mut counts = [0; 2];
-        walk(&g, &v, specs, &mut counts);
-        assert!(counts[0] > 0 && counts[1] > 0, "both verdicts: {counts:?}");
+        let mut counts = [0; 3];
+        walk(&g, &v, specs, rs, &mut counts);
         counts
+    }
+
+    /// [`walk_all`] under both release-sequence rules; the psc verdicts of the C++20 run.
+    fn check(threads: usize, locs: usize, specs: &[Spec]) -> [u64; 2] {
+        walk_all(threads, locs, specs, ReleaseSeq::SameThread);
+        let [acyclic, cyclic, _] = walk_all(threads, locs, specs, ReleaseSeq::Rmw);
+        assert!(
+            acyclic > 0 && cyclic > 0,
+            "both verdicts: {acyclic} {cyclic}"
+        );
+        [acyclic, cyclic]
+    }
+
+    /// A release write, a relaxed write of the same thread to the same location, and an
+    /// acquire read of it: under `c11`'s rule the second write continues the release sequence
+    /// (an sw edge), under C++20's it does not. The views agree with the relations either way.
+    #[test]
+    fn message_views_follow_the_release_sequence_rule() {
+        let (x, y) = (0, 1);
+        let specs = [
+            w(0, x, Relaxed),
+            w(0, y, Release),
+            w(0, y, Relaxed),
+            r(1, y, Acquire),
+            r(1, x, Relaxed),
+        ];
+        let [.., old] = walk_all(2, 2, &specs, ReleaseSeq::SameThread);
+        let [.., new] = walk_all(2, 2, &specs, ReleaseSeq::Rmw);
+        assert!(new < old, "fewer hb pairs under C++20: {new} vs {old}");
+        // A release fence before the relaxed write restores the edge under C++20.
+        let mut fenced = specs.to_vec();
+        fenced.insert(2, f(0, Release));
+        let [.., a] = walk_all(2, 2, &fenced, ReleaseSeq::SameThread);
+        let [.., b] = walk_all(2, 2, &fenced, ReleaseSeq::Rmw);
+        assert_eq!(a, b, "a release fence heads the sequence under both rules");
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub use graph::{
     Bug, BugKind, DynLoc, Event, EventId, EventKind, ExecutionGraph, ThreadEnd, INIT_THREAD,
 };
 pub use hardware::Machine;
-pub use model::{Axiom, Model, Relations};
+pub use model::{Axiom, Model, Relations, ReleaseSeq};
 
 use crate::ir::Program;
 
@@ -88,7 +88,12 @@ pub fn resolve_equiv(
     let allocates = prog.functions.iter().find_map(|f| {
         f.body
             .iter()
-            .position(|ins| matches!(ins, crate::ir::Instr::Alloc { .. }))
+            .position(|ins| {
+                matches!(
+                    ins,
+                    crate::ir::Instr::Alloc { .. } | crate::ir::Instr::Nondet { .. }
+                )
+            })
             .map(|pc| f.stmt_of[pc])
     });
     let obstacle = match model {
@@ -109,7 +114,8 @@ pub fn resolve_equiv(
                 stmt: Some(stmt),
                 message: format!(
                     "--equiv {} is not implemented for programs that allocate objects (local \
-                     arrays, structs or variables whose address is taken): use --equiv graph",
+                     arrays, structs or variables whose address is taken) or choose values \
+                     (`__VERIFIER_nondet_*`): use --equiv graph",
                     e.as_str()
                 ),
             }),

@@ -1,10 +1,12 @@
 //! Memory models: derived relations and per-model consistency (shared/docs/memory-models.md §1–3).
 //!
 //! [`Relations::compute`] derives po, rf, mo, rmw, fr, eco, rs, sw and hb of a graph exactly as
-//! §1 defines them. Each model's consistency is one type behind the [`MemoryModel`] trait
-//! (`semantics.rs`), reached from the user-facing [`Model`] by [`Model::semantics`]. The trait
-//! owns the model's axioms on full relations ([`MemoryModel::violation_with`], the reference
-//! that trace, synth and the tests use through [`Model::violation`]), whether they are
+//! §1 defines them, with release sequences by the model's rule ([`ReleaseSeq`]: C++20's for
+//! `rc11` and `sc`, the RC11 paper's `po|loc` form of C++11's for `c11`;
+//! [`Model::relations`]). Each model's consistency is one type behind the [`MemoryModel`]
+//! trait (`semantics.rs`), reached from the user-facing [`Model`] by [`Model::semantics`]. The
+//! trait owns the model's axioms on full relations ([`MemoryModel::violation_with`], the
+//! reference that trace, synth and the tests use through [`Model::violation`]), whether they are
 //! prefix-closed ([`MemoryModel::prefix_closed`], [`MemoryModel::prefix_violation`]), and the
 //! explorer's incremental hooks, so that the explorer never branches on the model: what the
 //! views keep from the start and when the first non-seq_cst event arrives
@@ -12,19 +14,22 @@
 //! frontier of a thread's next access ([`MemoryModel::frontier`]) and the verdict on each step
 //! ([`MemoryModel::step_consistent`]). The models:
 //!
-//! * `rc11` ([`Rc11`]; RC11, Lahav et al. PLDI 2017; §2): coherence `irreflexive(hb ; eco?)`,
-//!   atomicity `rmw ∩ (fr ; mo) = ∅`, SC `acyclic(psc_base ∪ psc_F)`, no thin air
-//!   `acyclic(po ∪ rf)`. Incrementally: the hb frontier and the psc the views keep; while
-//!   every event is a seq_cst access, the SC frontier alone (RC11 is SC there).
+//! * `rc11` ([`Rc11`]; RC11, Lahav et al. PLDI 2017, with C++20's release sequences; §2):
+//!   coherence `irreflexive(hb ; eco?)`, atomicity `rmw ∩ (fr ; mo) = ∅`, SC
+//!   `acyclic(psc_base ∪ psc_F)`, no thin air `acyclic(po ∪ rf)`. Incrementally: the hb
+//!   frontier and the psc the views keep; while every event is a seq_cst access, the SC
+//!   frontier alone (RC11 is SC there).
 //! * `c11` ([`C11`]; §3, the thesis's C11 model, Figure 3.6): RC11's coherence, atomicity and
 //!   no thin air, and instead of psc the existence of a total order `to` on the seq_cst events
 //!   that contains hb and mo between them (coto), in which every seq_cst read reads from the
 //!   last seq_cst write to its location before it, or from a non-seq_cst write not hb-before
-//!   that last write (rfto1, rfto2), and in which a seq_cst write read after a seq_cst fence of
-//!   the reading thread is the last seq_cst write to the location before the fence (tofen). An
-//!   RMW is one action of `to` (its read and write parts are adjacent). The order is searched
-//!   for (see [`sc_order_exists`]). Unlike RC11's axioms this condition is not preserved by
-//!   taking prefixes, so the explorer applies it to complete executions only.
+//!   that last write (rfto1, rfto2), in which a seq_cst write read after a seq_cst fence of
+//!   the reading thread is the last seq_cst write to the location before the fence (tofen),
+//!   and which satisfies C++11's fence rules §29.3p4–p7 (p7: two seq_cst fences ordered in
+//!   `to` order the writes before the first and after the second in mo). An RMW is one action
+//!   of `to` (its read and write parts are adjacent). The order is searched for (see
+//!   [`sc_order_exists`]). Unlike RC11's axioms this condition is not preserved by taking
+//!   prefixes, so the explorer applies it to complete executions only.
 //! * `sc` ([`Sc`]; §3): `acyclic(po ∪ rf ∪ mo ∪ fr)` and atomicity; memory orders are
 //!   ignored. Incrementally: the SC frontier is the whole check.
 //! * `tso`, `pso`, `armv8` ([`Hardware`] of a [`Machine`]; §3): the hardware models of
@@ -42,7 +47,10 @@ use super::hardware::Machine;
 use super::relation::Rel;
 use std::fmt;
 
+mod sc_order;
 mod semantics;
+
+pub use sc_order::sc_order_exists;
 
 pub use semantics::{Hardware, MemoryModel, Rc11, Sc, C11};
 
@@ -143,6 +151,20 @@ impl Axiom {
     }
 }
 
+/// Which writes continue a release sequence (docs/memory-models.md §1). Both rules are monotone
+/// and prefix-closed; [`ReleaseSeq::Rmw`] gives fewer sw edges, so a fence set that fixes a
+/// program under it also fixes it under [`ReleaseSeq::SameThread`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReleaseSeq {
+    /// C++20 (P0982R1), what `rc11` (and `sc`, for its data races) uses:
+    /// `rs = [W ⊒ rlx] ; (rf ; rmw)*` — only RMWs continue a release sequence.
+    Rmw,
+    /// The RC11 paper's (PLDI 2017) reading of C++11, kept by `c11`:
+    /// `rs = [W] ; po|loc? ; [W ⊒ rlx] ; (rf ; rmw)*` — a later atomic store of the same
+    /// thread to the same location continues it too.
+    SameThread,
+}
+
 /// The base and derived relations of one graph.
 #[derive(Clone, Debug)]
 pub struct Relations {
@@ -157,8 +179,9 @@ pub struct Relations {
 }
 
 impl Relations {
-    /// Derives every relation of shared/docs/memory-models.md §1 for `g`.
-    pub fn compute(g: &ExecutionGraph) -> Relations {
+    /// Derives every relation of shared/docs/memory-models.md §1 for `g`, with release
+    /// sequences as `rs` says (a model's own: [`Model::relations`]).
+    pub fn compute(g: &ExecutionGraph, rs: ReleaseSeq) -> Relations {
         let n = g.len();
         let ev = &g.events;
         // po: init before everything, program order within threads, spawn/join edges.
@@ -172,18 +195,22 @@ impl Relations {
         let fr = rf.inverse().seq(&mo).filter(|a, b| a != b);
         let eco = rf.union(&mo).union(&fr).plus();
 
-        // rs = [W] ; po|loc? ; [W ⊒ rlx] ; (rf ; rmw)*. Here and in sw's fence parts po is a
-        // thread's own program order: thread creation and joins are in hb (through `po`
-        // below), but a parent's release write does not head a release sequence through its
-        // children's writes, nor does a fence synchronise through another thread's accesses
-        // (what `incremental` computes, and the oracle tests check).
+        // rs = [W ⊒ rlx] ; (rf ; rmw)* (C++20), or with `[W] ; po|loc?` in front (RC11 2017,
+        // `c11`). Here and in sw's fence parts po is a thread's own program order: thread
+        // creation and joins are in hb (through `po` below), but a parent's release write
+        // does not head a release sequence through its children's writes, nor does a fence
+        // synchronise through another thread's accesses (what `incremental` computes, and
+        // the oracle tests check).
         let thread_po = po.filter(|a, b| ev[a].thread == ev[b].thread);
         let is_w = |e: usize| ev[e].is_write();
-        let same_loc = |a: usize, b: usize| ev[a].loc.is_some() && ev[a].loc == ev[b].loc;
-        let po_loc = thread_po.filter(same_loc);
-        let rs0 = po_loc
-            .opt()
-            .restrict(is_w, |e| is_w(e) && ev[e].order.is_atomic());
+        let atomic_w = |e: usize| is_w(e) && ev[e].order.is_atomic();
+        let rs0 = match rs {
+            ReleaseSeq::Rmw => Rel::identity_on(n, atomic_w),
+            ReleaseSeq::SameThread => {
+                let same_loc = |a: usize, b: usize| ev[a].loc.is_some() && ev[a].loc == ev[b].loc;
+                thread_po.filter(same_loc).opt().restrict(is_w, atomic_w)
+            }
+        };
         let rf_rmw = rf.seq(&rmw);
         let rs = rs0.union(&rs0.seq(&rf_rmw.plus()));
         // sw = [E ⊒ rel] ; ([F] ; po)? ; rs ; rf ; [R ⊒ rlx] ; (po ; [F])? ; [E ⊒ acq]
@@ -249,6 +276,16 @@ impl Model {
         }
     }
 
+    /// Which writes continue a release sequence under the model (§1).
+    pub fn release_sequence(self) -> ReleaseSeq {
+        self.semantics().release_sequence()
+    }
+
+    /// The relations of `g` as the model derives them (its release sequences).
+    pub fn relations(self, g: &ExecutionGraph) -> Relations {
+        Relations::compute(g, self.release_sequence())
+    }
+
     /// The first axiom of the model that `g` violates, or `None` if `g` is consistent.
     pub fn violation(self, g: &ExecutionGraph) -> Option<Axiom> {
         self.semantics().violation(g)
@@ -297,184 +334,4 @@ pub fn races(g: &ExecutionGraph, r: &Relations) -> Vec<(usize, usize)> {
         }
     }
     out
-}
-
-/// Whether the seq_cst events of `g` can be totally ordered as the thesis's C11 model requires
-/// (its Figure 3.6), with C++11's fence rules:
-///
-/// * (coto) `to` contains hb and mo between seq_cst events;
-/// * (rfto1) a seq_cst read of a seq_cst write reads the last seq_cst write to its location
-///   before it; (rfto2) a seq_cst read of a non-seq_cst write `w` has no last seq_cst write
-///   before it that `w` happens before;
-/// * (tofen) a seq_cst write read after a seq_cst fence of the reading thread is the last
-///   seq_cst write to the location before the fence;
-/// * C++11 §29.3p4–p6: a read after a seq_cst fence `X` sees the last seq_cst write to its
-///   location before `X`, or an mo-later one (p4); a seq_cst read after (in `to`) a fence `X`
-///   sees every write to its location sequenced before `X`, or an mo-later one (p5); a read
-///   sequenced after a fence `Y` that `to` puts after a fence `X` sees every write to its
-///   location sequenced before `X`, or an mo-later one (p6). (The thesis's (tofen) alone would
-///   not let seq_cst fences forbid store buffering, which its own tool fixes with them.)
-///
-/// An RMW's two parts are one action (placed together). The order is built by a depth-first
-/// search placing at each step a unit whose hb / mo predecessors are placed and checking the
-/// placed unit's conditions; failed states (placed set, last seq_cst write per location) are
-/// memoised. Executions have few seq_cst events; the search is exponential only in the worst
-/// case.
-pub fn sc_order_exists(g: &ExecutionGraph, r: &Relations) -> bool {
-    use std::collections::{HashMap, HashSet};
-    let ev = &g.events;
-    let is_sc = |e: usize| {
-        ev[e].thread != INIT_THREAD
-            && ev[e].order.is_sc()
-            && (ev[e].is_access() || ev[e].is_fence())
-    };
-    // Units of `to`: a seq_cst event, or an RMW's read and write parts together.
-    let rmw_write: HashMap<usize, usize> = g.rmw.iter().copied().collect();
-    let rmw_writes: HashSet<usize> = g.rmw.iter().map(|&(_, w)| w).collect();
-    let mut units: Vec<Vec<usize>> = Vec::new();
-    for e in 0..g.len() {
-        if !is_sc(e) {
-            continue;
-        }
-        if rmw_writes.contains(&e) {
-            // Joined to its read part below, unless that part is not seq_cst.
-            let rd = g.rmw.iter().find(|&&(_, w)| w == e).map(|&(rd, _)| rd);
-            if rd.is_some_and(is_sc) {
-                continue;
-            }
-            units.push(vec![e]);
-            continue;
-        }
-        match rmw_write.get(&e) {
-            Some(&w) if is_sc(w) => units.push(vec![e, w]),
-            _ => units.push(vec![e]),
-        }
-    }
-    let n = units.len();
-    if n == 0 {
-        return true;
-    }
-    if n > 63 {
-        // Beyond the search's bitmask: only (coto) is checked (by acyclicity).
-        return true;
-    }
-    // (coto): unit a must precede unit b.
-    let mut pred = vec![0u64; n];
-    for a in 0..n {
-        for b in 0..n {
-            if a != b
-                && units[a]
-                    .iter()
-                    .any(|&x| units[b].iter().any(|&y| r.hb.has(x, y) || r.mo.has(x, y)))
-            {
-                pred[b] |= 1 << a;
-            }
-        }
-    }
-    // `w` is `v` or mo-after it: a read of `w` "sees" `v` or a later modification.
-    let sees = |w: usize, v: usize| w == v || r.mo.has(v, w);
-    // Per unit that is a seq_cst fence: the reads sequenced after it and the writes sequenced
-    // before it (computed once: the search asks for them at every placement).
-    let mut fence_reads: Vec<Vec<usize>> = vec![Vec::new(); n];
-    let mut fence_writes: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (u, unit) in units.iter().enumerate() {
-        let &[f] = unit.as_slice() else { continue };
-        if !ev[f].is_fence() {
-            continue;
-        }
-        let evs = &g.threads[ev[f].thread].events;
-        let idx = evs.iter().position(|&x| x == f).unwrap_or(0);
-        fence_writes[u] = evs[..idx]
-            .iter()
-            .copied()
-            .filter(|&x| ev[x].is_write())
-            .collect();
-        fence_reads[u] = evs[idx + 1..]
-            .iter()
-            .copied()
-            .filter(|&x| ev[x].is_read())
-            .collect();
-    }
-    // §29.3p5 / p6: a read of `w` (at `x`) placed, or sequenced after a fence placed, after the
-    // fences in `placed` sees every write to `x` sequenced before those fences.
-    let sees_earlier_fences = |x: usize, w: usize, placed: u64| {
-        (0..n).filter(|&v| placed >> v & 1 == 1).all(|v| {
-            fence_writes[v]
-                .iter()
-                .all(|&a| ev[a].loc != Some(x) || sees(w, a))
-        })
-    };
-    // Whether unit `u` may come next, after the units in `placed` (last seq_cst write per
-    // location in `last`).
-    let may_place = |u: usize, placed: u64, last: &[usize]| -> bool {
-        for &e in &units[u] {
-            let event = &ev[e];
-            if event.is_read() {
-                let (Some(x), Some(w)) = (event.loc, g.rf[e]) else {
-                    continue;
-                };
-                let c = last[x];
-                if is_sc(w) {
-                    if c != w {
-                        return false; // (rfto1)
-                    }
-                } else if c != usize::MAX && r.hb.has(w, c) {
-                    return false; // (rfto2)
-                }
-                if !sees_earlier_fences(x, w, placed) {
-                    return false; // §29.3p5
-                }
-            }
-        }
-        for &rd in &fence_reads[u] {
-            let (Some(x), Some(w)) = (ev[rd].loc, g.rf[rd]) else {
-                continue;
-            };
-            if is_sc(w) && last[x] != w {
-                return false; // (tofen)
-            }
-            if last[x] != usize::MAX && !sees(w, last[x]) {
-                return false; // §29.3p4
-            }
-            if !sees_earlier_fences(x, w, placed) {
-                return false; // §29.3p6
-            }
-        }
-        true
-    };
-    let mut failed: HashSet<(u64, Vec<usize>)> = HashSet::new();
-    let mut last = vec![usize::MAX; g.num_locs()];
-    // Iterative depth-first search: a stack of (placed, last, next unit to try).
-    let mut stack: Vec<(u64, Vec<usize>, usize)> = vec![(0, last.clone(), 0)];
-    while let Some((placed, cur_last, next)) = stack.pop() {
-        if placed.count_ones() as usize == n {
-            return true;
-        }
-        let mut advanced = false;
-        for u in next..n {
-            if placed >> u & 1 == 1 || pred[u] & !placed != 0 || !may_place(u, placed, &cur_last) {
-                continue;
-            }
-            last.clone_from(&cur_last);
-            for &e in &units[u] {
-                if ev[e].is_write() {
-                    if let Some(x) = ev[e].loc {
-                        last[x] = e;
-                    }
-                }
-            }
-            let child = (placed | 1 << u, last.clone());
-            if failed.contains(&child) {
-                continue;
-            }
-            stack.push((placed, cur_last.clone(), u + 1));
-            stack.push((child.0, child.1, 0));
-            advanced = true;
-            break;
-        }
-        if !advanced {
-            failed.insert((placed, cur_last));
-        }
-    }
-    false
 }

@@ -190,6 +190,31 @@ pub struct CommonArgs {
     /// `#ifndef N` / `#define N 2` / `#endif`
     #[arg(short = 'D', long = "define", value_name = "NAME[=VALUE]", value_parser = parse_define)]
     pub define: Vec<(String, i64)>,
+    /// The values `__VERIFIER_nondet_int()` and the other `__VERIFIER_nondet_*` calls may
+    /// return (every one is explored; `__VERIFIER_nondet_bool()` needs none), e.g. `0..2`
+    #[arg(long, value_name = "LO..HI", value_parser = parse_nondet)]
+    pub nondet: Option<(i64, i64)>,
+}
+
+/// A `--nondet LO..HI` domain (inclusive; at most 4096 values).
+fn parse_nondet(arg: &str) -> Result<(i64, i64), String> {
+    let (lo, hi) = arg
+        .split_once("..")
+        .ok_or_else(|| format!("`{arg}` is not a domain `LO..HI`"))?;
+    let int = |t: &str| {
+        let t = t.trim();
+        let (neg, digits) = t.strip_prefix('-').map_or((false, t), |d| (true, d));
+        frontend::integer_literal(digits)
+            .map(|v| if neg { -v } else { v })
+            .map_err(|e| format!("`{t}` in --nondet: {e}"))
+    };
+    let (lo, hi) = (int(lo)?, int(hi)?);
+    if lo > hi || hi.saturating_sub(lo) >= 4096 {
+        return Err(format!(
+            "--nondet {arg}: give LO <= HI and at most 4096 values"
+        ));
+    }
+    Ok((lo, hi))
 }
 
 /// A `-D NAME[=VALUE]` argument: NAME a C identifier, VALUE an integer literal (decimal, hex,
@@ -227,7 +252,12 @@ impl CommonArgs {
             timeout: self.timeout,
             spurious_cas: self.spurious_cas.then_some(true),
             equiv: self.equiv,
-            defines: self.define.clone(),
+            defines: self
+                .define
+                .iter()
+                .cloned()
+                .chain(self.nondet.into_iter().flat_map(frontend::nondet_defines))
+                .collect(),
             jobs: self.jobs.map(|j| j as usize),
             ..config::Config::default()
         }
@@ -676,7 +706,7 @@ fn cmd_check(
         }
         Format::Dot => match res.buggy.first() {
             Some(g) => {
-                let _ = write!(out, "{}", report::execution_dot(&prog, g));
+                let _ = write!(out, "{}", report::execution_dot(&prog, g, common.model));
             }
             None => {
                 let _ = writeln!(err, "{name}: no buggy execution to draw");

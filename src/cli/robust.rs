@@ -118,7 +118,7 @@ pub(super) fn cmd_robust(common: &FileArgs, out: Out, err: Out) -> i32 {
                 let b = &g.bugs[0];
                 let span = prog.stmts[b.stmt].span;
                 if common.format == Format::Dot {
-                    let _ = write!(out, "{}", report::execution_dot(&prog, g));
+                    let _ = write!(out, "{}", report::execution_dot(&prog, g, common.model));
                 } else {
                     let _ = writeln!(
                         out,

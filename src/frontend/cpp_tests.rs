@@ -81,6 +81,7 @@ fn shape(p: &Program, f: &Function) -> Vec<String> {
                 Instr::Assert { .. } => "assert".into(),
                 Instr::Check { kind, .. } => format!("check {kind:?}"),
                 Instr::ThreadId { .. } => "thread id".into(),
+                Instr::Nondet { lo, hi, .. } => format!("nondet {lo}..{hi}"),
                 Instr::Alloc { layout, .. } => format!("alloc {}", p.layouts[*layout].cells.len()),
                 Instr::Spawn { func, .. } => format!("spawn {}", p.functions[*func].name),
                 Instr::Join { .. } => "join".into(),

@@ -24,6 +24,7 @@ mod threads;
 pub(crate) use goto::syntax_error as goto_syntax_error;
 use memory::Place;
 use threads::HandleRef;
+pub(crate) use threads::{NONDET_HI, NONDET_LO};
 
 /// Maximum nesting of blocks and expressions; deeper programs are rejected (this bounds the
 /// recursion of the lowering, so adversarial inputs cannot overflow the stack).
@@ -1338,11 +1339,11 @@ impl<'c, 'a> FnLower<'c, 'a> {
 
     /// A call in statement position; returns whether it ends the thread.
     fn call_stmt(&mut self, call: Node) -> R<bool> {
-        if self.cpp_call(call, false)?.is_some() {
-            return Ok(false);
-        }
         if self.is_indirect_call(call) {
             return self.indirect_call(call, false).map(|_| false);
+        }
+        if self.cpp_call(call, false)?.is_some() {
+            return Ok(false);
         }
         let src = self.src;
         let (name, args) = self.callee(call)?;
@@ -1481,11 +1482,11 @@ impl<'c, 'a> FnLower<'c, 'a> {
 
     /// A call whose value is used (or an expression-only call in statement position).
     fn call_value(&mut self, call: Node) -> R<TExpr> {
-        if let Some(v) = self.cpp_call(call, true)? {
-            return Ok(v);
-        }
         if self.is_indirect_call(call) {
             return self.indirect_call(call, true);
+        }
+        if let Some(v) = self.cpp_call(call, true)? {
+            return Ok(v);
         }
         let src = self.src;
         let (name, args) = self.callee(call)?;

@@ -752,6 +752,15 @@ pub fn parse(file: &str, source: &str, lang: Lang) -> Result<Program, Diagnostic
     parse_with(file, source, lang, &[])
 }
 
+/// The macros by which `--nondet LO..HI` gives the values `__VERIFIER_nondet_*()` may return
+/// (passed to [`parse_with`] with the `-D` macros).
+pub fn nondet_defines((lo, hi): (i64, i64)) -> [(String, i64); 2] {
+    [
+        (lower::NONDET_LO.to_string(), lo),
+        (lower::NONDET_HI.to_string(), hi),
+    ]
+}
+
 /// The value of an integer literal as C writes it (`42`, `0x2a`, `052`, `0b101`, suffixes
 /// allowed), for `-D NAME=VALUE`.
 pub fn integer_literal(text: &str) -> Result<i64, String> {

@@ -494,6 +494,10 @@ pub enum Instr {
     /// function that must be in memory (arrays, structs, variables whose address is taken):
     /// each time the declaration runs, a new object.
     Alloc { dst: Reg, layout: usize },
+    /// `dst :=` any value in `lo ..= hi` (`__VERIFIER_nondet_int()`): every value is
+    /// explored, each an event of its own (a choice the execution records, so that a revisit
+    /// replays it).
+    Nondet { dst: Reg, lo: i64, hi: i64 },
     /// `dst :=` the id of the running thread (`pthread_self()`; main is 0, a spawned thread
     /// the value [`Instr::Spawn`] gave its handle). Local: no event.
     ThreadId { dst: Reg },
@@ -759,6 +763,11 @@ impl Program {
                     Instr::ThreadId { dst } => {
                         if *dst >= nregs {
                             return Err(format!("{}: bad thread id", f.name));
+                        }
+                    }
+                    Instr::Nondet { dst, lo, hi } => {
+                        if *dst >= nregs || lo > hi {
+                            return Err(format!("{}: bad nondet", f.name));
                         }
                     }
                     Instr::Alloc { dst, layout } => {

@@ -197,7 +197,7 @@ pub fn violated_cycle(
     how: Option<Violation>,
     race: Option<(EventId, EventId)>,
 ) -> Option<(Violation, Vec<Step>)> {
-    let r = Relations::compute(g);
+    let r = model.relations(g);
     let weak = || {
         r.hb.union(&r.hb.seq(&r.eco))
             .find_cycle()
@@ -445,7 +445,7 @@ pub fn explain_dot(
         }
         None => (g0.clone(), (0..g0.len()).collect()),
     };
-    let r = Relations::compute(&g);
+    let r = model.relations(&g);
     let race = g0
         .bugs
         .iter()

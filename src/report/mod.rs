@@ -119,11 +119,7 @@ fn source_line(src: &str, line: usize, width: usize) -> String {
 
 fn event_label(prog: &Program, g: &ExecutionGraph, e: usize) -> String {
     let ev = &g.events[e];
-    let loc = |l: Option<usize>| {
-        l.and_then(|l| prog.globals.get(l))
-            .map(|g| g.name.as_str())
-            .unwrap_or("?")
-    };
+    let loc = |l: Option<usize>| l.map_or("?".to_string(), |l| g.loc_name(prog, l));
     match ev.kind {
         EventKind::Init => format!("init {} = {}", loc(ev.loc), ev.value),
         EventKind::Read => format!("R{} {} = {}", ev.order.short(), loc(ev.loc), ev.value),
@@ -131,6 +127,7 @@ fn event_label(prog: &Program, g: &ExecutionGraph, e: usize) -> String {
         EventKind::Fence => format!("F{}", ev.order.short()),
         EventKind::Spawn { child } => format!("spawn T{child}"),
         EventKind::Join { child } => format!("join T{child}"),
+        EventKind::Choice => format!("choose {}", ev.value),
     }
 }
 
@@ -648,8 +645,8 @@ pub fn unfixable_text(
     )
 }
 
-/// An execution graph in Graphviz DOT: one cluster per thread, po, rf, mo and sw edges (the
-/// drawing of `explain`, without a fix).
-pub fn execution_dot(prog: &Program, g: &ExecutionGraph) -> String {
-    explain::explain_dot(prog, g, None, crate::checker::Model::Rc11)
+/// An execution graph in Graphviz DOT: one cluster per thread, po, rf, mo and sw edges (sw as
+/// `model` derives it; the drawing of `explain`, without a fix).
+pub fn execution_dot(prog: &Program, g: &ExecutionGraph, model: crate::checker::Model) -> String {
+    explain::explain_dot(prog, g, None, model)
 }

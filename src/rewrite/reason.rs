@@ -14,7 +14,7 @@
 //! bug of the first requirement.
 
 use crate::checker::relation::Rel;
-use crate::checker::{EventId, ExecutionGraph, Relations, INIT_THREAD};
+use crate::checker::{EventId, ExecutionGraph, Relations, ReleaseSeq, INIT_THREAD};
 use crate::ir::{Program, SlotPlace, StmtId};
 use crate::synth::{Fence, Solution};
 use crate::trace::{Requirement, Site};
@@ -116,7 +116,8 @@ pub fn fence_events(g: &ExecutionGraph, site: Site) -> Vec<EventId> {
 /// The communication edges between threads (rf, mo, fr, and the racing pair both ways), and
 /// the transitive closure of po ∪ com.
 fn relations(g: &ExecutionGraph, race: Option<(EventId, EventId)>) -> (Rel, Rel) {
-    let r = Relations::compute(g);
+    // Only po, rf, mo and fr are read: the release-sequence rule does not matter.
+    let r = Relations::compute(g, ReleaseSeq::Rmw);
     let mut com = r.rf.union(&r.mo).union(&r.fr);
     if let Some((x, y)) = race {
         com.add(x, y);

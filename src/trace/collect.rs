@@ -296,6 +296,7 @@ fn key_into(g: &ExecutionGraph, p: Prefix, bug: &Bug, k: &mut Vec<i64>) {
                 EventKind::Fence => k.extend([-4, order]),
                 EventKind::Spawn { child } => k.extend([-5, child as i64]),
                 EventKind::Join { child } => k.extend([-6, child as i64]),
+                EventKind::Choice => k.extend([-7, value]),
             }
         }
     }

@@ -19,7 +19,7 @@
 pub mod collect;
 mod subsume;
 
-use crate::checker::{Axiom, Bug, BugKind, ExecutionGraph, Model, Relations};
+use crate::checker::{Axiom, Bug, BugKind, ExecutionGraph, Model};
 use crate::ir::{MemOrder, Program, SlotId, StmtId};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -117,7 +117,7 @@ impl Requirement {
         let (g, map) = self
             .graph
             .with_fences(&|s| a.get(Site::Slot(s)), &|st| a.get(Site::Existing(st)));
-        let rels = Relations::compute(&g);
+        let rels = model.relations(&g);
         if let Some(ax) = model.violation_with(&g, &rels) {
             return Some(match ax {
                 Axiom::Coherence => Violation::Weak,
@@ -140,17 +140,19 @@ impl Requirement {
         self.graph.with_fences(&|_| Some(order), &|_| Some(order)).0
     }
 
-    /// A weak cycle: with acq_rel fences everywhere, a cycle of `hb ; eco?` (coherence).
-    pub fn weak_cycle(&self) -> Option<Vec<usize>> {
+    /// A weak cycle: with acq_rel fences everywhere, a cycle of `hb ; eco?` (coherence), hb
+    /// as `model` derives it.
+    pub fn weak_cycle(&self, model: Model) -> Option<Vec<usize>> {
         let g = self.intermediate(MemOrder::AcqRel);
-        let r = Relations::compute(&g);
+        let r = model.relations(&g);
         r.hb.union(&r.hb.seq(&r.eco)).find_cycle()
     }
 
-    /// A strong cycle: with seq_cst fences everywhere, a cycle of psc.
-    pub fn strong_cycle(&self) -> Option<Vec<usize>> {
+    /// A strong cycle: with seq_cst fences everywhere, a cycle of RC11's psc, hb as `model`
+    /// derives it.
+    pub fn strong_cycle(&self, model: Model) -> Option<Vec<usize>> {
         let g = self.intermediate(MemOrder::SeqCst);
-        let r = Relations::compute(&g);
+        let r = model.relations(&g);
         r.psc(&g).find_cycle()
     }
 

@@ -192,6 +192,8 @@ fn maximal(
         }
         // No reader of `e` is previous (a read is never `a`, a write).
         EventKind::Write => latest(e) && !(first_reader[e] <= stamp || porf_reader[e]),
+        // A choice took its first value.
+        EventKind::Choice => !added.alt[e],
         _ => true,
     }
 }
@@ -464,6 +466,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             EventKind::Fence | EventKind::Spawn { .. } | EventKind::Join { .. } => {
                 self.apply_other(st, t);
             }
+            EventKind::Choice => self.apply_choice(st, t, old.value, alt),
             EventKind::Init => unreachable!("init events are not replayed"),
         }
         true

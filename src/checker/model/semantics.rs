@@ -1,7 +1,7 @@
 //! One type per memory model behind [`MemoryModel`]: the model's axioms on full relations and
 //! the explorer's incremental hooks (see the module docs of [`super`]).
 
-use super::{sc_order_exists, Axiom, Model, Relations};
+use super::{sc_order_exists, Axiom, Model, Relations, ReleaseSeq};
 use crate::checker::graph::ExecutionGraph;
 use crate::checker::hardware::{self, HwAxiom, Machine};
 use crate::checker::incremental::Views;
@@ -17,12 +17,19 @@ pub trait MemoryModel: Sync {
     /// The user-facing name of the model.
     fn model(&self) -> Model;
 
-    /// The first axiom of the model that `g` (with relations `r`) violates, or `None`.
+    /// Which writes continue a release sequence (§1): C++20's rule unless the model says
+    /// otherwise. The explorer's views ([`Views::new`]) and [`Relations::compute`] follow it.
+    fn release_sequence(&self) -> ReleaseSeq {
+        ReleaseSeq::Rmw
+    }
+
+    /// The first axiom of the model that `g` (with relations `r`, computed with the model's
+    /// [`MemoryModel::release_sequence`]) violates, or `None`.
     fn violation_with(&self, g: &ExecutionGraph, r: &Relations) -> Option<Axiom>;
 
     /// As [`MemoryModel::violation_with`], computing the relations the model needs.
     fn violation(&self, g: &ExecutionGraph) -> Option<Axiom> {
-        self.violation_with(g, &Relations::compute(g))
+        self.violation_with(g, &Relations::compute(g, self.release_sequence()))
     }
 
     /// Whether every axiom is preserved by taking po ∪ rf-prefixes. When not, the explorer
@@ -162,6 +169,13 @@ impl MemoryModel for C11 {
         Model::C11
     }
 
+    /// C++11's rule in the RC11 paper's `po|loc` form (the thesis's footnote states C++11's
+    /// own mo-contiguous wording, which differs only when another thread's plain store
+    /// interrupts the sequence in mo; see docs/memory-models.md §3).
+    fn release_sequence(&self) -> ReleaseSeq {
+        ReleaseSeq::SameThread
+    }
+
     fn violation_with(&self, g: &ExecutionGraph, r: &Relations) -> Option<Axiom> {
         self.prefix_violation_with(r)
             .or_else(|| (!sc_order_exists(g, r)).then_some(Axiom::ScOrder))
@@ -172,7 +186,7 @@ impl MemoryModel for C11 {
     }
 
     fn prefix_violation(&self, g: &ExecutionGraph) -> Option<Axiom> {
-        self.prefix_violation_with(&Relations::compute(g))
+        self.prefix_violation_with(&Relations::compute(g, self.release_sequence()))
     }
 
     #[inline]
@@ -314,8 +328,8 @@ mod tests {
         assert_eq!(C11.prefix_violation(&g), None);
         assert_eq!(Model::C11.prefix_violation(&g), None);
         assert_eq!(Model::Rc11.prefix_violation(&g), Some(Axiom::Psc));
-        let r = Relations::compute(&g);
         for m in [Model::Rc11, Model::C11, Model::Sc] {
+            let r = m.relations(&g);
             assert_eq!(m.violation_with(&g, &r), m.violation(&g), "{m}");
         }
     }

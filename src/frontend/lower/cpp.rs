@@ -60,6 +60,11 @@ const STD_C_FUNCTIONS: &[&str] = &[
     "atomic_compare_exchange_weak_explicit",
     "atomic_init",
     "atomic_thread_fence",
+    // <cstdlib>: the program's end and failure (see `lower/threads.rs`).
+    "abort",
+    "exit",
+    "_Exit",
+    "quick_exit",
 ];
 
 /// The message for a `std::thread` that no handle holds.

@@ -86,9 +86,14 @@ impl FnLower<'_, '_> {
             return false;
         };
         if f.kind() != "identifier" {
-            // C++ member calls and qualified names are the C++ lowering's.
-            return !matches!(f.kind(), "field_expression" | "qualified_identifier")
-                || f.kind() == "field_expression" && self.src.lang == crate::ir::Lang::C;
+            // C++ member calls and qualified names are the C++ lowering's, except a call
+            // through a data member.
+            return match (self.src.lang, f.kind()) {
+                (crate::ir::Lang::C, _) => true,
+                (_, "field_expression") => self.member_is_data(f),
+                (_, "subscript_expression" | "call_expression") => true,
+                _ => false,
+            };
         }
         matches!(
             self.lookup(self.src.text(f)),
@@ -97,6 +102,34 @@ impl FnLower<'_, '_> {
                 | super::Name::Object(_)
                 | super::Name::LocalObject(..)
         )
+    }
+}
+
+impl FnLower<'_, '_> {
+    /// Whether the member `f` (`o.m` / `p->m`, of a struct whose type is known without
+    /// evaluating anything) is a data member (a function pointer), not a member function.
+    fn member_is_data(&self, f: Node) -> bool {
+        let (Some(obj), Some(field), Some(op)) = (
+            f.child_by_field_name("argument"),
+            f.child_by_field_name("field"),
+            f.child_by_field_name("operator"),
+        ) else {
+            return false;
+        };
+        let ty = if self.src.text(op) == "->" {
+            match self.lookup(self.src.text(strip_parens(obj))) {
+                super::Name::Local(r) => self.reg_ptr.get(r).cloned().flatten(),
+                _ => None,
+            }
+        } else {
+            self.peek_place_type(obj)
+        };
+        match ty {
+            Some(crate::frontend::types::Ty::Struct(id)) => {
+                self.cx.types.field(id, self.src.text(field)).is_some()
+            }
+            _ => false,
+        }
     }
 }
 

@@ -421,6 +421,11 @@ impl FnLower<'_, '_> {
         function.then(|| self.function_value(name)).flatten()
     }
 
+    /// [`Self::peek_place_ty`] for other modules.
+    pub(super) fn peek_place_type(&self, n: Node) -> Option<Ty> {
+        self.peek_place_ty(n)
+    }
+
     /// The type of the place `n` names, without emitting anything (only for names and
     /// constant-index elements / members of named objects).
     fn peek_place_ty(&self, n: Node) -> Option<Ty> {

@@ -39,6 +39,11 @@ pub(super) enum HandleRef {
     Memory(Addr),
 }
 
+/// The macros (`-D`) by which `--nondet LO..HI` gives the domain of `__VERIFIER_nondet_*()`:
+/// kept with the program's other command-line macros, so a re-parsed fix has them too.
+pub(crate) const NONDET_LO: &str = "__fensyn_nondet_lo";
+pub(crate) const NONDET_HI: &str = "__fensyn_nondet_hi";
+
 /// The value of a thread-API call and whether control never comes back from it.
 type ThreadCall = Option<(TExpr, bool)>;
 
@@ -114,8 +119,59 @@ impl FnLower<'_, '_> {
                 zero(true)
             }
             _ if name.starts_with("pthread_attr_") => self.attr_call(call, name, args),
+            _ if name.starts_with("__VERIFIER_nondet_") => {
+                self.arity(call, name, args, 0)?;
+                self.nondet(call, name).map(|v| Some((v, false)))
+            }
             _ => Ok(None),
         }
+    }
+
+    /// `__VERIFIER_nondet_T()`: any value of `T` in the domain `--nondet LO..HI` gives (see
+    /// [`NONDET_LO`]); `bool` needs no domain.
+    fn nondet(&mut self, call: Node, name: &str) -> R<TExpr> {
+        let src = self.src;
+        let ty = match name.trim_start_matches("__VERIFIER_nondet_") {
+            "bool" | "_Bool" => IntTy::Bool,
+            "char" => IntTy::I8,
+            "uchar" => IntTy::U8,
+            "short" => IntTy::I16,
+            "ushort" => IntTy::U16,
+            "int" => IntTy::I32,
+            "uint" | "unsigned" => IntTy::U32,
+            "long" | "longlong" => IntTy::I64,
+            "ulong" | "ulonglong" | "size_t" => IntTy::U64,
+            other => {
+                return Err(src.unsupported(
+                    call,
+                    &format!("`{name}` (nondeterministic values of type `{other}`)"),
+                ))
+            }
+        };
+        let (tlo, thi) = ty.range();
+        let domain = |m: &str| self.cx.macros.get(m).and_then(|m| m.value);
+        let (lo, hi) = match (ty, domain(NONDET_LO), domain(NONDET_HI)) {
+            (IntTy::Bool, _, _) => (0, 1),
+            (_, Some(lo), Some(hi)) => (lo.max(tlo), hi.min(thi)),
+            _ => {
+                return Err(src.unsupported(
+                    call,
+                    &format!(
+                        "`{name}()` without a domain: give `--nondet LO..HI` (every value in it \
+                         is explored)"
+                    ),
+                ))
+            }
+        };
+        if lo > hi {
+            return Err(src.error(
+                call,
+                &format!("no value of `{name}()` lies in the --nondet domain"),
+            ));
+        }
+        let dst = self.new_temp(ty);
+        self.emit(Instr::Nondet { dst, lo, hi });
+        Ok((Expr::Reg(dst), super::promote(ty)))
     }
 
     /// `pthread_attr_*(&attr, ...)`: the setters have no effect; the getters are refused.
