@@ -4288,6 +4288,55 @@ fn control_and_algorithm_fixtures_agree_with_the_oracle() {
     assert!(checked >= 5, "only {checked} fixtures compared");
 }
 
+/// The fixtures of `fixtures/goto` (litmus tests in the label-and-goto style of tests converted
+/// to C, a retry loop made by a backward goto, a state machine over an enum): the oracle finds
+/// exactly the executions, cut executions and buggy ones their expectations state, at the
+/// loop bound the expectations give (`--unroll`), and the explorer agrees with it under rc11
+/// and sc.
+#[test]
+fn goto_fixtures_agree_with_the_oracle_and_their_expectations() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/goto");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 8, "{files:?}");
+    for path in files {
+        let name = path.display().to_string();
+        let exp: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(path.with_extension("expect.json")).unwrap(),
+        )
+        .unwrap();
+        let args: Vec<&str> = exp["args"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        let unroll = args
+            .iter()
+            .position(|a| *a == "--unroll")
+            .and_then(|i| args.get(i + 1))
+            .map_or(DEFAULT_UNROLL, |n| n.parse().unwrap());
+        let prog = parse(&name, &std::fs::read_to_string(&path).unwrap());
+        let t = Instant::now();
+        let [executions, _, bounded, buggy] =
+            compare_with(&name, &prog, Model::Rc11, unroll).unwrap_or_else(|e| panic!("{e}"));
+        let check = &exp["check"];
+        assert_eq!(
+            (executions, bounded, buggy),
+            (
+                check["executions"].as_u64().unwrap(),
+                check["bounded"].as_u64().unwrap_or(0),
+                check["buggy"].as_u64().unwrap()
+            ),
+            "{name}: the oracle's executions, cut ones and buggy ones"
+        );
+        compare_with(&name, &prog, Model::Sc, unroll).unwrap_or_else(|e| panic!("{e}"));
+        eprintln!("{name}: {executions} executions agree ({:?})", t.elapsed());
+    }
+}
+
 #[path = "common/families.rs"]
 mod families;
 

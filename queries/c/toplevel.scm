@@ -9,6 +9,8 @@
 (translation_unit (declaration) @declaration)
 (translation_unit (function_definition) @function)
 (translation_unit (struct_specifier) @struct)
+; `enum E { A, B };` (enumerators are integer constants: src/frontend/enums.rs).
+(translation_unit (enum_specifier) @enum)
 (translation_unit (type_definition) @typedef)
 ; `#define N 3` (object-like integer macros) and `#ifdef N` / `#ifndef N` holding `#define`s.
 (translation_unit (preproc_def) @define)

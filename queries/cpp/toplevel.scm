@@ -20,6 +20,8 @@
 ; front end refuses methods, constructors, base classes, access specifiers, ... with a
 ; C++ message from src/frontend/cpp.rs). A struct's name is a type name, as in C++.
 (translation_unit (struct_specifier) @struct)
+; `enum E { A, B };` (enumerators are integer constants: src/frontend/enums.rs).
+(translation_unit (enum_specifier) @enum)
 (translation_unit (type_definition) @typedef)
 ; `#define N 3` (object-like integer macros) and `#ifdef N` / `#ifndef N` holding `#define`s.
 (translation_unit (preproc_def) @define)

@@ -237,7 +237,7 @@ fn data_diagnostics() {
         ),
         (
             "int a[2] = {1, 2, 3};\nint main() { }",
-            (1, 12, Error, "too many initialisers for the array"),
+            (1, 19, Error, "too many initialisers for the array"),
         ),
         (
             "int a[0];\nint main() { }",

@@ -13,7 +13,9 @@ mod atomics;
 mod builtins;
 mod control;
 mod cpp;
+mod effects;
 pub(crate) mod funptr;
+mod goto;
 mod inline;
 mod locals;
 mod memory;
@@ -21,6 +23,7 @@ mod mutex;
 mod threads;
 
 pub(crate) use builtins::ORDER_MACROS;
+pub(crate) use goto::syntax_error as goto_syntax_error;
 use memory::Place;
 use threads::HandleRef;
 pub(crate) use threads::{NONDET_HI, NONDET_LO};
@@ -115,6 +118,8 @@ struct FnLower<'c, 'a> {
     in_await: bool,
     /// C++ lock guards and loops in scope (`src/frontend/lower/cpp.rs`).
     cpp: cpp::State,
+    /// Labels of the bodies being lowered and loops made by gotos (`src/frontend/lower/goto.rs`).
+    goto: goto::State,
     /// The types of the local objects in memory ([`Binding::LocalObject`]).
     local_tys: Vec<Ty>,
     /// The names whose address the function being lowered takes (innermost inlined function
@@ -185,6 +190,7 @@ pub(crate) fn lower_function(cx: &mut Ctx, def: Node, fid: FuncId, is_main: bool
     if !returned {
         l.emit(Instr::Return);
     }
+    l.finish_goto_loops();
     Ok(Function {
         name,
         span: src.span(def),
@@ -385,6 +391,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             inlines: Vec::new(),
             in_await: false,
             cpp: cpp::State::default(),
+            goto: goto::State::default(),
             local_tys: Vec::new(),
             taken: Vec::new(),
             thread_locals: Vec::new(),
@@ -591,7 +598,8 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     return true
                 }
                 "identifier" => {
-                    if matches!(self.lookup(self.src.text(node)), Name::Global(_)) {
+                    let name = self.lookup(self.src.text(node));
+                    if matches!(name, Name::Global(_) | Name::LocalObject(..)) {
                         return true;
                     }
                 }
@@ -731,10 +739,15 @@ impl<'c, 'a> FnLower<'c, 'a> {
     /// [`FnLower::stmt`]), in which case no block-end slot is emitted.
     fn block(&mut self, n: Node, block_stmt: Option<StmtId>) -> R<bool> {
         self.enter(n)?;
+        self.goto_enter_body(n)?;
         self.scopes.push(Vec::new());
         let mut last = None;
         let mut returned = false;
         for s in named_children(n) {
+            let Some(s) = self.take_labels(s)? else {
+                returned = false; // `L:;` — a label is a jump target
+                continue;
+            };
             let sid = self.new_stmt(s);
             self.cur_stmt = sid;
             self.slot(SlotPlace::Before { stmt: sid });
@@ -754,6 +767,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
         }
         self.cpp_block_end(returned);
         self.scopes.pop();
+        self.goto_leave_body(n)?;
         self.depth -= 1;
         Ok(returned)
     }
@@ -827,15 +841,20 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     Err(src.error(s, "'case' label not within a switch statement"))
                 }
             }
-            "goto_statement" => unsupported("'goto' statement (goto and labels are not supported)"),
-            "labeled_statement" => unsupported("label (goto and labels are not supported)"),
+            "goto_statement" => self.goto_stmt(s),
+            // Labels in blocks and under `case`s are taken off by `take_labels`.
+            "labeled_statement" => unsupported(
+                "label on the unbraced body of an `if`, `else` or loop (put the body in braces)",
+            ),
             "type_definition" => unsupported("typedef inside a function"),
             "struct_specifier" if s.child_by_field_name("body").is_some() => {
                 self.cx.define_struct(s).map(|_| false)
             }
             "struct_specifier" => Ok(false), // `struct S;`
             "union_specifier" => unsupported("union definition"),
-            "enum_specifier" => unsupported("enum definition"),
+            "enum_specifier" => {
+                unsupported("enum definition inside a function (define it at file scope)")
+            }
             "function_definition" => unsupported("nested function definition"),
             "attributed_statement" => unsupported("attribute"),
             k if k.starts_with("preproc") => {
@@ -1022,18 +1041,20 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "assignment_expression" => self.assign(e).map(|_| false),
             "update_expression" => self.update(e).map(|_| false),
             "call_expression" => self.call_stmt(e),
-            "comma_expression" => Err(self.src.unsupported(e, "comma operator")),
+            "comma_expression" => self.for_clause(e).map(|_| false),
             _ => self.expr(e).map(|_| false),
         }
     }
 
-    /// `lhs op= rhs` where `op` is `None` for plain `=`. `rhs` is lowered by `rhs`.
+    /// `lhs op= rhs` where `op` is `None` for plain `=`. `rhs` is lowered by `rhs`. Returns
+    /// the value of the assignment expression: the target's new value, converted to its type
+    /// (a local's register, or the expression stored).
     fn write(
         &mut self,
         target: Node,
         op: Option<(BinOp, &str)>,
         rhs: &mut dyn FnMut(&mut Self) -> R<TExpr>,
-    ) -> R<()> {
+    ) -> R<TExpr> {
         let src = self.src;
         let target = strip_parens(target);
         if target.kind() != "identifier" {
@@ -1064,7 +1085,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 };
                 let val = self.convert(v, ty);
                 self.emit(Instr::Assign { dst: r, val });
-                Ok(())
+                Ok((Expr::Reg(r), promote(ty)))
             }
             Name::Global(loc) => {
                 let p = Place {
@@ -1084,14 +1105,15 @@ impl<'c, 'a> FnLower<'c, 'a> {
         }
     }
 
-    /// `p op= rhs` on the scalar place `p` (written as `target`).
+    /// `p op= rhs` on the scalar place `p` (written as `target`); returns the value stored
+    /// (see [`Self::write`]).
     fn write_place(
         &mut self,
         target: Node,
         p: &Place,
         op: Option<(BinOp, &str)>,
         rhs: &mut dyn FnMut(&mut Self) -> R<TExpr>,
-    ) -> R<()> {
+    ) -> R<TExpr> {
         let src = self.src;
         let ty = p.ty.int_ty();
         match &p.ty {
@@ -1110,17 +1132,16 @@ impl<'c, 'a> FnLower<'c, 'a> {
         }
         if p.ty.is_atomic() {
             if let Some((op, text)) = op {
-                return self
-                    .atomic_compound(target, p, op, text, false, rhs)
-                    .map(|_| ());
+                return self.atomic_compound(target, p, op, text, false, rhs);
             }
             let (v, _) = rhs(self)?;
             let val = self.convert(v, ty);
             self.emit(Instr::Store {
                 loc: p.addr.clone(),
-                val,
+                val: val.clone(),
                 order: MemOrder::SeqCst,
             });
+            Ok((val, promote(ty)))
         } else {
             let old = op.map(|_| self.load_place(p, MemOrder::NonAtomic));
             let (v, tv) = rhs(self)?;
@@ -1131,14 +1152,15 @@ impl<'c, 'a> FnLower<'c, 'a> {
             let val = self.convert(v, ty);
             self.emit(Instr::Store {
                 loc: p.addr.clone(),
-                val,
+                val: val.clone(),
                 order: MemOrder::NonAtomic,
             });
+            Ok((val, promote(ty)))
         }
-        Ok(())
     }
 
-    fn assign(&mut self, e: Node) -> R<()> {
+    /// An assignment (`=` or compound); returns its value (see [`Self::write`]).
+    fn assign(&mut self, e: Node) -> R<TExpr> {
         let src = self.src;
         let (Some(left), Some(right), Some(op)) = (
             e.child_by_field_name("left"),
@@ -1159,7 +1181,8 @@ impl<'c, 'a> FnLower<'c, 'a> {
         self.write(left, op, &mut |l: &mut Self| l.texpr(right))
     }
 
-    fn update(&mut self, e: Node) -> R<()> {
+    /// `++x` / `x++` / `--x` / `x--` as `x += 1` / `x -= 1`; returns the new value.
+    fn update(&mut self, e: Node) -> R<TExpr> {
         let src = self.src;
         let (Some(arg), Some(op)) = (
             e.child_by_field_name("argument"),
@@ -1197,6 +1220,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
             Name::Unknown if self.cx.macro_at(name, n.start_byte()).is_some() => src.error(
                 n,
                 &format!("`{name}` is a macro (the preprocessor replaces it by its value)"),
+            ),
+            Name::Unknown if self.cx.enumerator_at(name, n.start_byte()).is_some() => src.error(
+                n,
+                &format!("`{name}` is an enumeration constant, not a variable"),
             ),
             Name::Unknown if self.mode == Mode::Const => {
                 src.error(n, "initialiser of a global must be a constant expression")
@@ -1651,9 +1678,6 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "parenthesized_expression" => {
                 let inner = named_children(n);
                 match inner.as_slice() {
-                    [e] if e.kind() == "comma_expression" => {
-                        Err(src.unsupported(*e, "comma operator"))
-                    }
                     [e] if e.kind() == "compound_statement" => {
                         Err(src.unsupported(n, "statement expression"))
                     }
@@ -1704,6 +1728,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
                             })
                             .ok_or_else(|| src.internal("object index"))?;
                         self.read_place(n, &p)
+                    }
+                    Name::Unknown if self.cx.enumerator_at(name, n.start_byte()).is_some() => {
+                        let v = self.cx.enumerator_at(name, n.start_byte()).unwrap_or(0);
+                        Ok((Expr::Const(v), IntTy::I32))
                     }
                     other => Err(self.name_error(n, name, other, false)),
                 }
@@ -1766,15 +1794,20 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 })
             }
             "call_expression" => self.call_value(n),
+            "assignment_expression" | "update_expression" | "comma_expression"
+                if self.mode == Mode::Const =>
+            {
+                Err(src.error(n, "initialiser of a global must be a constant expression"))
+            }
             "assignment_expression" => match self.atomic_compound_value(n)? {
                 Some(v) => Ok(v),
-                None => Err(src.unsupported(n, "assignment used as a value")),
+                None => self.assign_value(n),
             },
             "update_expression" => match self.atomic_compound_value(n)? {
                 Some(v) => Ok(v),
-                None => Err(src.unsupported(n, "increment/decrement used as a value")),
+                None => self.update_value(n),
             },
-            "comma_expression" => Err(src.unsupported(n, "comma operator")),
+            "comma_expression" => self.comma_value(n),
             "pointer_expression" | "subscript_expression" | "field_expression"
                 if self.mode == Mode::Const =>
             {

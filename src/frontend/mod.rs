@@ -24,9 +24,11 @@
 //!   structs of these, laid out as consecutive cells named `a[1]`, `s.f`, `pool[0].next`
 //!   (see `types::Ty`). Initialisers are constants (`ATOMIC_VAR_INIT(c)`,
 //!   `ATOMIC_FLAG_INIT`), `{ ... }` lists for aggregates (missing elements are zero;
-//!   designators unsupported), and `NULL`, `&global` or an array name for pointers; no
-//!   initialiser means 0. Global `pthread_t` / `thrd_t` variables and arrays of them become
-//!   registers of `main`. Everything else is unsupported.
+//!   designators `[i]`, `.f` and chains of them with C's rules, `initializers.rs`; GNU ranges
+//!   `[a ... b]` and brace elision are unsupported), and `NULL`, `&global` or an array name
+//!   for pointers; no initialiser means 0. Global `pthread_t` / `thrd_t` variables and arrays
+//!   of them become registers of `main`. A stray `;` at file scope is skipped. Everything
+//!   else is unsupported.
 //! * **Types** (`types.rs`), for an LP64 target with glibc: the integer types of C in any
 //!   spelling of their specifiers; every `<stdatomic.h>` typedef (`atomic_char` ...
 //!   `atomic_ullong`, `atomic_char16_t`, `atomic_char32_t`, `atomic_wchar_t`,
@@ -51,6 +53,13 @@
 //!   without effect on what the program executes are accepted and ignored: ...)` (so are
 //!   `constructor`, `destructor`, `mode`, `vector_size`, ...). Attributes inside `#define`
 //!   lines are left to the `#define`, which refuses them.
+//! * **Enums** (`enums.rs`): `enum` definitions at file scope (alone, in a declaration or
+//!   `typedef`, anonymous, as a member's type) make their enumerators `int` constants visible
+//!   from their definition on (usable wherever a constant is; a local of the same name hides
+//!   one) and their type an integer type: `unsigned int` when no enumerator is negative, else
+//!   `int` (GCC's and Clang's choice). An enumerator's value must fit `int`. Enums defined
+//!   inside a function, tags used before their definition and C++ `enum class` / `enum E :
+//!   T` are unsupported.
 //! * **Macros** (`macros.rs`): top-level object-like macros `#define N VALUE` whose value is an
 //!   integer constant expression over literals and earlier macros (evaluated once, in 64-bit
 //!   arithmetic; a later use of `N` is that constant, of type `int` if it fits, else `long`, also
@@ -103,11 +112,11 @@
 //!   blocks when the condition is false), the thread calls above (`pthread_*`, `thrd_*`),
 //!   `return` (anywhere), the mutex calls below, calls to user functions (below), and the
 //!   control flow below, `atomic_flag_test_and_set[_explicit]` (an exchange of 1; its value is
-//!   the old one) and `atomic_flag_clear[_explicit]` (a store of 0). `goto`, labels and calls
-//!   to undefined functions are unsupported. `atomic_signal_fence(mo)` (also
-//!   `__atomic_signal_fence`, C++'s `std::atomic_signal_fence`) emits no instruction: it orders
-//!   a thread only with a signal handler running in that thread, and these programs have none.
-//!   **Output calls** (`printf`, `fprintf` to
+//!   the old one) and `atomic_flag_clear[_explicit]` (a store of 0), labels and `goto` (see
+//!   *Labels and goto* below). Calls to undefined functions are unsupported.
+//!   `atomic_signal_fence(mo)` (also `__atomic_signal_fence`, C++'s
+//!   `std::atomic_signal_fence`) emits no instruction: it orders a thread only with a signal
+//!   handler running in that thread, and these programs have none. **Output calls** (`printf`, `fprintf` to
 //!   `stdout`/`stderr`, `puts`, `fputs`, `putchar`, `fputc`, `fflush`), as statements, are
 //!   ignored with a [`Note`](crate::ir::Note): their arguments (except format strings and the
 //!   stream) are evaluated for their effects and the values discarded. The CDSChecker
@@ -156,8 +165,8 @@
 //!   [`Instr::Jump`](crate::ir::Instr::Jump) (no unrolling: loops are back-jumps, and the
 //!   instructions, statements and slots of a loop body are the same every iteration):
 //!   `if`/`else` (and else-if chains), `while`, `do … while`, `for` (the initialiser may be a
-//!   declaration, scoped to the loop; any clause may be empty; a comma operator in a clause is
-//!   unsupported), `break`, `continue` (in a `for`, it jumps to the update clause), and `switch`
+//!   declaration, scoped to the loop; any clause may be empty; a clause may be a comma
+//!   expression), `break`, `continue` (in a `for`, it jumps to the update clause), and `switch`
 //!   on integers: the controlling value is compared with each `case` label in source order,
 //!   then control jumps to `default` (or past the switch), and the bodies follow each other so
 //!   that they fall through. Case labels are integer constant expressions (converted to the
@@ -193,7 +202,7 @@
 //!   old value; the implicit forms are `seq_cst`; every order is valid, `consume` is
 //!   `acquire`), and compound assignment `+= -= &= |= ^=` / `++` / `--` on an atomic global,
 //!   which C defines as `seq_cst` read-modify-writes (value of `x++`/`x--`: the old value; of
-//!   `++x`, `x += v`, ...: the new one; these are accepted as values only on atomic globals).
+//!   `++x`, `x += v`, ...: the new one).
 //!   `+`/`-` read-modify-writes are accepted only on atomics of type `int`, `long` or 64-bit
 //!   unsigned (elsewhere C's wrap-around of the written value is not modelled); none but
 //!   exchange on `atomic_bool`.
@@ -275,6 +284,38 @@
 //!   usual arithmetic conversions (wrapping modulo 2^32). Signed `int` arithmetic is evaluated in
 //!   `i64` without truncation (its overflow is undefined in C); 64-bit unsigned values above
 //!   `i64::MAX` are not modelled exactly.
+//!   **Side effects in expressions** (`lower/effects.rs`): an assignment, compound assignment
+//!   or `++`/`--` on a local or a plain scalar in memory may be used as a value
+//!   (`if ((r = atomic_load(&x)) == 1)`, `a = b = 0`, `int old = n++;`); it is lowered where C
+//!   evaluates it, exactly as the statement it would be, and its value is the target's new
+//!   value (converted to its type), or for `x++`/`x--` the old one kept in a temporary. The
+//!   comma operator evaluates its left operand for its effects, then its right one (the
+//!   value). An expression that modifies a variable and reads or modifies it elsewhere without
+//!   a sequence point in between (`i = i++`, `a[i] = i++`, `f(i++, i)`) is undefined in C and
+//!   an error; variables are compared by name, so a modification through an element or a
+//!   pointer is not compared with other accesses to the same object. Assignments, increments
+//!   and commas are errors in constant expressions (global initialisers, array sizes).
+//! * **Labels and goto** (`lower/goto.rs`): labels belong to the function body they are in
+//!   (each inlined copy and each thread lambda has its own). A `goto` to a later label is a
+//!   [`Instr::Jump`](crate::ir::Instr::Jump). A `goto` to an earlier label makes a loop — the
+//!   code from the label to the last such `goto` —, bounded like any loop: the label is an
+//!   [`Instr::LoopEnter`](crate::ir::Instr::LoopEnter) (passed by control arriving from before
+//!   the label) followed by an [`Instr::LoopIter`](crate::ir::Instr::LoopIter) (where the
+//!   backward gotos jump), so every pass through the label is an iteration, the first
+//!   included, as at the top of a `do` body, and `--unroll N` lets control pass the label N
+//!   times per entry into the loop. A jump from outside the loop's code into its middle (a
+//!   forward `goto` to a later label inside it, the `else` of an `if` that holds the label, a
+//!   later `case`) is redirected through the loop's `LoopEnter` (instructions appended after
+//!   the function's code), so every entry starts the count again. A `goto` leaving the scope
+//!   of a C++ lock guard unlocks it. Jumping past `int r;` (no initialiser) leaves `r`'s
+//!   register as it was (C: indeterminate, like an uninitialised local, which fensyn models
+//!   as 0). Refused: a label defined twice or never defined, `goto *p` and `&&label`, a label
+//!   at the end of a block (`L: }`, C23) or on the unbraced body of an `if`, `else` or loop, a
+//!   `goto` into a loop (`while`, `do`, `for`) from outside it, and a `goto` into the scope of
+//!   a declaration past it when the declaration has an initialiser (or a C++ constructor
+//!   call, such as a lock guard: C leaves the variable indeterminate there and C++ forbids the
+//!   jump) or declares a local object in memory (`lower/locals.rs`: it would not be
+//!   allocated).
 //!
 //! tree-sitter does not expand macros, so `assert`, `MODEL_ASSERT`, `atomic_*`, `pthread_*` and
 //! `thrd_*` are recognised as ordinary calls by name (and `PTHREAD_MUTEX_INITIALIZER` as an
@@ -356,8 +397,9 @@
 //!   block-end slot, so a fence written before the `}` runs before the unlock), `return` (in a
 //!   thread function after the returned expression is evaluated, in an inlined function after
 //!   the result is assigned), and `break` / `continue` that leave the block (the guards
-//!   declared inside the loop or switch they leave). A guard must be declared directly in a
-//!   block; guard member calls (`g.unlock()`), `std::defer_lock`-style options and a
+//!   declared inside the loop or switch they leave), and a `goto` whose label is outside the
+//!   guard's scope. A guard must be declared directly in a block (possibly behind labels);
+//!   guard member calls (`g.unlock()`), `std::defer_lock`-style options and a
 //!   `std::scoped_lock` of several mutexes are unsupported.
 //! * **Conditions**: C++'s `condition_clause` (`if (c)`, `while (c)`, `switch (c)`) is its
 //!   expression; a declaration or init-statement in a condition is unsupported.
@@ -382,8 +424,18 @@
 //! after the last statement a [`SlotPlace::BlockEnd`](crate::ir::SlotPlace::BlockEnd) slot (owned by the last statement, or by the
 //! block's own statement when the block is empty — for the braces of an `if`/loop/`switch` body,
 //! that is the control statement), unless the block's last statement diverts control (`return`,
-//! `pthread_exit`, `thrd_exit`, `break`, `continue`, or an `if`/`else` whose branches all do). The body of a
-//! `switch` is one block whose statements are those under its labels.
+//! `pthread_exit`, `thrd_exit`, `break`, `continue`, `goto`, or an `if`/`else` whose branches all
+//! do; a label after it makes control reach the end again). The body of a `switch` is one block
+//! whose statements are those under its labels.
+//!
+//! **Labels.** A label is a point, not a statement: `L: S` lowers `S` as the statement of the
+//! block, whose `Stmt` span and `Before` slot start at `S`, after the label, where the gotos to
+//! `L` land — the rewriter writes a fence there on the line before `S` when `S` starts its
+//! line, else inline after `L: `, so the fence runs on every path to `S`. There is no slot
+//! between the previous statement and the label: a fence there would run on fewer paths at
+//! the same place. The empty statement of `L:;` only carries its label: no `Stmt`, no slot. The
+//! `LoopEnter` / `LoopIter` of a label that a backward `goto` targets belong to a `Stmt` of the
+//! labeled statement, which has no slot.
 //!
 //! **Unbraced bodies.** A body of `if`/`else`/`while`/`do`/`for` written without braces
 //! (`if (c) x = 1;`, and the `if` of an `else if`) is treated exactly like a braced block
@@ -408,6 +460,8 @@
 
 mod attributes;
 mod cpp;
+mod enums;
+mod initializers;
 mod literal;
 mod lower;
 mod macros;
@@ -419,6 +473,10 @@ mod builtins_tests;
 mod cpp_tests;
 #[cfg(test)]
 mod data_tests;
+#[cfg(test)]
+mod expr_tests;
+#[cfg(test)]
+mod goto_tests;
 #[cfg(test)]
 mod tests;
 
@@ -689,6 +747,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) loops: usize,
     /// The object-like macros defined so far (`#define N 3`), by name (see `macros.rs`).
     pub(crate) macros: HashMap<String, macros::Macro>,
+    /// The enumeration constants defined so far, by name (see `enums.rs`).
+    pub(crate) enumerators: HashMap<String, enums::Enumerator>,
     /// The layouts of the objects allocated at run time (local objects in memory).
     pub(crate) layouts: Vec<crate::ir::Layout>,
     /// Thread-local variables (`_Thread_local`, `__thread`, `thread_local`), in declaration
@@ -740,6 +800,8 @@ enum Item {
     Declaration,
     Function,
     Struct,
+    /// `enum E { ... };`
+    Enum,
     Typedef,
     /// `#define NAME [VALUE]` (an object-like macro).
     Define,
@@ -955,6 +1017,7 @@ pub fn parse_with(
                 (name, m)
             })
             .collect(),
+        enumerators: HashMap::new(),
     };
 
     // Main pass, in document order.
@@ -971,6 +1034,10 @@ pub fn parse_with(
             Item::Struct => {
                 cx.check_macro_names(node)?;
                 cx.define_struct(node)?;
+            }
+            Item::Enum => {
+                cx.check_macro_names(node)?;
+                cx.enum_item(node)?;
             }
             Item::Typedef => {
                 cx.check_macro_names(node)?;
@@ -1007,6 +1074,9 @@ pub fn parse_with(
                     }
                 }
             }
+            // A stray `;` at file scope (`atomic_int flag;;`).
+            Item::Other
+                if node.kind() == "expression_statement" && named_children(node).is_empty() => {}
             Item::Other => return Err(unsupported_item(&src, node)),
         }
     }
@@ -1111,7 +1181,10 @@ impl Ctx<'_> {
                 .fn_first
                 .get(name)
                 .is_some_and(|&b| b < node.start_byte());
-            if function_before || self.handles.iter().any(|(h, _)| h == name) {
+            if function_before
+                || self.handles.iter().any(|(h, _)| h == name)
+                || self.enumerators.contains_key(name)
+            {
                 return Err(src.error(decl.name, &format!("redefinition of `{name}`")));
             }
             if self.is_variable(name) {
@@ -1345,18 +1418,7 @@ impl Ctx<'_> {
                         src.unsupported(v, "array initialiser that is not a `{ ... }` list")
                     );
                 }
-                let items = named_children(v);
-                if items.len() > *n {
-                    return Err(src.error(v, "too many initialisers for the array"));
-                }
-                let size = self.types.size(t);
-                for (i, item) in items.into_iter().enumerate() {
-                    if item.kind() == "initializer_pair" {
-                        return Err(src.unsupported(item, "designated initialiser"));
-                    }
-                    self.init_values(t, item, values, off + i * size)?;
-                }
-                Ok(())
+                self.init_array(t, *n, v, values, off)
             }
             Ty::Struct(id) => {
                 if v.kind() != "initializer_list" {
@@ -1364,20 +1426,7 @@ impl Ctx<'_> {
                         src.unsupported(v, "struct initialiser that is not a `{ ... }` list")
                     );
                 }
-                let fields = self.types.fields_of(*id);
-                let items = named_children(v);
-                if items.len() > fields.len() {
-                    return Err(src.error(v, "too many initialisers for the struct"));
-                }
-                let mut o = off;
-                for (item, (_, t)) in items.into_iter().zip(fields.iter()) {
-                    if item.kind() == "initializer_pair" {
-                        return Err(src.unsupported(item, "designated initialiser"));
-                    }
-                    self.init_values(t, item, values, o)?;
-                    o += self.types.size(t);
-                }
-                Ok(())
+                self.init_struct(*id, v, values, off)
             }
             Ty::Thread | Ty::Void => Err(src.unsupported(v, "initialiser")),
         }
@@ -1430,12 +1479,17 @@ impl Ctx<'_> {
         ))
     }
 
-    /// Registers the struct defined by the type of declaration `node`, if its type is a
-    /// `struct { ... }` with a body.
+    /// Registers the struct or enum defined by the type of declaration `node`, if its type is
+    /// a `struct { ... }` or an `enum { ... }` with a body.
     pub(crate) fn define_inline_struct(&mut self, node: Node) -> R<()> {
         if let Some(t) = node.child_by_field_name("type") {
-            if t.kind() == "struct_specifier" && t.child_by_field_name("body").is_some() {
-                self.define_struct(t)?;
+            let defines = t.child_by_field_name("body").is_some();
+            match t.kind() {
+                "struct_specifier" if defines => {
+                    self.define_struct(t)?;
+                }
+                "enum_specifier" if defines => self.define_enum(t)?,
+                _ => {}
             }
         }
         Ok(())
@@ -1576,6 +1630,7 @@ fn classify_items<'t>(root: Node<'t>, query: &Query, text: &[u8]) -> Vec<(Node<'
                 Some("declaration") => Item::Declaration,
                 Some("function") => Item::Function,
                 Some("struct") => Item::Struct,
+                Some("enum") => Item::Enum,
                 Some("typedef") => Item::Typedef,
                 Some("define") => Item::Define,
                 Some("ifdef") => Item::Ifdef,
@@ -1903,6 +1958,9 @@ fn first_syntax_error(root: Node) -> Option<Node> {
 }
 
 fn syntax_error(src: &Src, n: Node) -> Diagnostic {
+    if let Some(d) = lower::goto_syntax_error(src, n) {
+        return d;
+    }
     let message = if n.is_missing() {
         let kind = n.kind();
         if kind.chars().any(|c| c.is_ascii_alphanumeric()) && n.is_named() {

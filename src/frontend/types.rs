@@ -222,10 +222,23 @@ pub(crate) struct StructDef {
     pub fields: Vec<(String, Ty)>,
 }
 
-/// The struct definitions and typedefs seen so far, and where `_Atomic(T *)` was written.
+/// An enum definition (`src/frontend/enums.rs`).
+#[derive(Clone, Debug)]
+pub(crate) struct EnumDef {
+    /// The tag (`enum state`), if any.
+    pub name: Option<String>,
+    /// The start byte of the `enum` specifier that defines it (finds anonymous enums).
+    pub start: usize,
+    /// The integer type of its objects.
+    pub ty: IntTy,
+}
+
+/// The struct and enum definitions and typedefs seen so far, and where `_Atomic(T *)` was
+/// written.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TypeEnv {
     pub structs: Vec<StructDef>,
+    pub enums: Vec<EnumDef>,
     /// `typedef` names: the base type and whether it is atomic.
     pub typedefs: HashMap<String, (BaseTy, bool)>,
     /// `typedef` names of pointer and array types (`typedef struct node *link;`, function
@@ -483,7 +496,27 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
             }
         }
         "union_specifier" => return Err(src.unsupported(ty_node, "union type")),
-        "enum_specifier" => return Err(src.unsupported(ty_node, "enum type")),
+        "enum_specifier" => {
+            let name = ty_node.child_by_field_name("name").map(|n| src.text(n));
+            let found = match name {
+                Some(n) => env
+                    .enums
+                    .iter()
+                    .rev()
+                    .find(|e| e.name.as_deref() == Some(n)),
+                None => env.enums.iter().find(|e| e.start == ty_node.start_byte()),
+            };
+            match found {
+                Some(e) => BaseTy::Int(e.ty),
+                None => {
+                    let what = name.map_or("anonymous enum".to_string(), |n| format!("`enum {n}`"));
+                    return Err(src.error(
+                        ty_node,
+                        &format!("{what} is not defined (define an enum before using it)"),
+                    ));
+                }
+            }
+        }
         _ => {
             let text = src.text(ty_node);
             return Err(src.unsupported(ty_node, &format!("type `{text}`")));
@@ -616,7 +649,7 @@ pub(crate) fn declarator<'t>(
                                 && d.child_by_field_name("declarator")
                                     .is_some_and(|i| i.kind() == "identifier") =>
                         {
-                            super::named_children(v).len() as i64
+                            super::initializers::list_length(src, v, array_len)?
                         }
                         _ => return Err(src.unsupported(d, "array without a size")),
                     },

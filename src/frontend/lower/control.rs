@@ -69,7 +69,7 @@ impl<'a> FnLower<'_, 'a> {
     }
 
     /// Emits the entry of a new loop (a program-wide fresh id) and returns the id.
-    fn loop_enter(&mut self) -> usize {
+    pub(super) fn loop_enter(&mut self) -> usize {
         let id = self.cx.loops;
         self.cx.loops += 1;
         self.emit(Instr::LoopEnter { id });
@@ -588,13 +588,14 @@ impl<'a> FnLower<'_, 'a> {
         u64::try_from(trips).ok()
     }
 
-    /// The initialiser or update clause of a `for` (an expression evaluated for its effects).
-    fn for_clause(&mut self, e: Node) -> R<()> {
+    /// The initialiser or update clause of a `for`, or an operand of a comma operator whose
+    /// value is not used: an expression evaluated for its effects.
+    pub(super) fn for_clause(&mut self, e: Node) -> R<()> {
         match e.kind() {
-            "assignment_expression" => self.assign(e),
-            "update_expression" => self.update(e),
+            "assignment_expression" => self.assign(e).map(|_| ()),
+            "update_expression" => self.update(e).map(|_| ()),
             "call_expression" => self.call_stmt(e).map(|_| ()),
-            "comma_expression" => Err(self.src.unsupported(e, "comma operator")),
+            "comma_expression" => self.comma_effects(e),
             _ => self.expr(e).map(|_| ()),
         }
     }
@@ -762,6 +763,10 @@ impl<'a> FnLower<'_, 'a> {
                 if Some(st.id()) == value {
                     continue;
                 }
+                let Some(st) = self.take_labels(st)? else {
+                    diverts = false; // `L:;`
+                    continue;
+                };
                 if st.kind() == "declaration" {
                     return Err(src.unsupported(
                         st,

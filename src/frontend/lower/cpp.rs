@@ -365,6 +365,25 @@ impl<'a> FnLower<'_, 'a> {
         }
     }
 
+    /// `goto` (to the labeled statement spanning the bytes `label`): unlocks the guards of the
+    /// current body whose scope the jump leaves — declared in a block that does not contain
+    /// the label, or after the label in the block that does — innermost first.
+    pub(super) fn cpp_release_guards_for_goto(&mut self, goto: Node, label: (usize, usize)) {
+        let level = self.inlines.len();
+        let leaving: Vec<StmtId> = self
+            .cpp
+            .guards
+            .iter()
+            .filter(|g| g.inline == level)
+            .map(|g| g.stmt)
+            .filter(|&s| {
+                let decl = self.cx.stmts.get(s).map(|st| st.span);
+                !decl.is_some_and(|d| super::goto::in_scope_at(goto, (d.start, d.end), label))
+            })
+            .collect();
+        self.release_guards(|g| g.inline == level && leaving.contains(&g.stmt));
+    }
+
     /// `return` in an inlined body: unlocks the guards of that body (after the value was
     /// computed, before the jump to the end of the body).
     pub(super) fn cpp_release_guards_on_return(&mut self) {
@@ -1005,6 +1024,7 @@ impl<'a> FnLower<'_, 'a> {
             if !returned {
                 l.emit(Instr::Return);
             }
+            l.finish_goto_loops();
             Function {
                 name,
                 span: src.span(lambda),
@@ -1214,7 +1234,12 @@ impl<'a> FnLower<'_, 'a> {
     fn guard_decl(&mut self, s: Node, ty: Node, sid: StmtId) -> R<()> {
         let src = self.src;
         let kind = std_name(&src, ty).unwrap_or("lock_guard");
-        if s.parent().map(|p| p.kind()) != Some("compound_statement") {
+        // Directly in a block, possibly behind labels (`again: std::lock_guard<...> g(m);`).
+        let mut parent = s.parent();
+        while parent.is_some_and(|p| p.kind() == "labeled_statement") {
+            parent = parent.and_then(|p| p.parent());
+        }
+        if parent.map(|p| p.kind()) != Some("compound_statement") {
             return Err(src.unsupported(
                 s,
                 &format!("std::{kind} that is not directly in a block (put it in braces)"),
