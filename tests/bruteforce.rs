@@ -38,7 +38,7 @@ use fensyn::checker::{
 };
 use fensyn::ir::{
     Addr, BinOp, Expr, FuncId, Function, Global, Instr, MemOrder, Program, RmwOp, Slot, SlotPlace,
-    Span, Stmt, StmtKind,
+    Span, Stmt, StmtKind, SyncRole,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -806,25 +806,60 @@ fn failed_threads(g: &ExecutionGraph) -> Vec<usize> {
         .collect()
 }
 
-/// Threads waiting forever for a mutex: the thread blocked, its last event reads a mutex
-/// location, and no write to that location is mo-after the write it read (nobody unlocks).
-fn deadlocked_threads(g: &ExecutionGraph, mutex: &[bool]) -> Vec<usize> {
+/// Whether read `r` read the last write of its location in mo.
+fn reads_mo_last(g: &ExecutionGraph, r: usize) -> bool {
+    let Some(l) = g.events[r].loc else {
+        return false;
+    };
+    let src = g.rf[r].expect("a read has a source");
+    g.mo[l].last() == Some(&src)
+}
+
+/// Threads waiting forever on a synchronisation object (see `fensyn::ir::SyncRole`): blocked,
+/// with a last event that reads a `Wait` cell and read the last write to it (nobody releases
+/// the lock or completes the barrier round any more); and threads with an `Acquire` load (not
+/// an RMW) of a condition variable's `Signals` cell that read the last write to it (the wait
+/// registered after the last signal: a lost wake-up).
+///
+/// Only in a graph where no thread was cut at the loop bound and every blocked thread's last
+/// read outside a read-modify-write read the last write of its location: a thread blocked on
+/// an older write stands for other graphs (where it reads a newer one), and so do the threads
+/// waiting for it.
+fn deadlocked_threads(g: &ExecutionGraph, roles: &[Option<SyncRole>]) -> Vec<usize> {
+    let role_of = |e: usize| {
+        g.events[e]
+            .loc
+            .and_then(|l| roles.get(l).copied().flatten())
+    };
+    let stale = g.threads.iter().any(|tr| match tr.end {
+        Some(ThreadEnd::Bounded) => true,
+        Some(ThreadEnd::Blocked) => {
+            let last_plain_read = tr.events.iter().rev().find(|&&r| {
+                g.events[r].kind == EventKind::Read && g.rmw.iter().all(|&(rr, _)| rr != r)
+            });
+            last_plain_read.is_some_and(|&r| !reads_mo_last(g, r))
+        }
+        _ => false,
+    });
+    if stale {
+        return Vec::new();
+    }
     let mut out = Vec::new();
     for (t, tr) in g.threads.iter().enumerate() {
-        if tr.end != Some(ThreadEnd::Blocked) {
-            continue;
-        }
-        let Some(&r) = tr.events.last() else { continue };
-        let Some(l) = g.events[r].loc else { continue };
-        if g.events[r].kind != EventKind::Read || !mutex.get(l).copied().unwrap_or(false) {
-            continue;
-        }
-        let src = g.rf[r].expect("a read has a source");
-        let pos = g.mo[l]
-            .iter()
-            .position(|&w| w == src)
-            .expect("source in mo");
-        if pos + 1 == g.mo[l].len() {
+        let blocked_on_wait = tr.end == Some(ThreadEnd::Blocked)
+            && tr.events.last().is_some_and(|&r| {
+                g.events[r].kind == EventKind::Read
+                    && role_of(r) == Some(SyncRole::Wait)
+                    && reads_mo_last(g, r)
+            });
+        let lost_wakeup = tr.events.iter().any(|&r| {
+            g.events[r].kind == EventKind::Read
+                && g.events[r].order == MemOrder::Acquire
+                && role_of(r) == Some(SyncRole::Signals)
+                && g.rmw.iter().all(|&(rr, _)| rr != r)
+                && reads_mo_last(g, r)
+        });
+        if blocked_on_wait || lost_wakeup {
             out.push(t);
         }
     }
@@ -1590,12 +1625,16 @@ fn graphs_of_combination(
                         "oracle: the RMW pre-filter is unsound:\n{}",
                         g.canonical_key()
                     );
-                    let mutex: Vec<bool> = prog.globals.iter().map(|x| x.mutex).collect();
+                    let roles: Vec<Option<SyncRole>> = prog
+                        .globals
+                        .iter()
+                        .map(|x| x.sync.as_ref().map(|c| c.role))
+                        .collect();
                     // The hardware models run the mapped program: no data races.
                     let hardware = matches!(model, Model::Tso | Model::Pso | Model::Armv8);
                     let buggy = !failed_threads(&g).is_empty()
                         || (!hardware && !races(&g, &d).is_empty())
-                        || !deadlocked_threads(&g, &mutex).is_empty();
+                        || !deadlocked_threads(&g, &roles).is_empty();
                     let key = g.canonical_key();
                     if let Some((b, _)) = out.get(&key) {
                         assert_eq!(*b, buggy, "oracle produced one key twice:\n{key}");
@@ -2543,7 +2582,7 @@ fn ir_program(globals: &[(&str, bool, i64)], functions: Vec<Function>, main: Fun
                 name: name.to_string(),
                 atomic,
                 init,
-                mutex: false,
+                sync: None,
                 span: Span::default(),
             })
             .collect(),

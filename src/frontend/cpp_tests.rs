@@ -449,7 +449,7 @@ fn globals_and_initialisers() {
     let got: Vec<(&str, bool, i64, bool)> = p
         .globals
         .iter()
-        .map(|g| (g.name.as_str(), g.atomic, g.init, g.mutex))
+        .map(|g| (g.name.as_str(), g.atomic, g.init, g.sync.is_some()))
         .collect();
     assert_eq!(
         got,

@@ -415,7 +415,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     Binding::Var(r) => Name::Local(r),
                     Binding::Handle(r) => Name::Handle(r),
                     Binding::HandleArray(r, n) => Name::HandleArray(r, n),
-                    Binding::Cell(loc) if self.cx.globals.get(loc).is_some_and(|g| g.mutex) => {
+                    Binding::Cell(loc)
+                        if self.cx.globals.get(loc).is_some_and(|g| g.sync.is_some()) =>
+                    {
                         Name::Mutex(loc)
                     }
                     Binding::Cell(loc) => Name::Global(loc),
@@ -431,7 +433,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 .is_some_and(|g| g.span.start < self.visible_before)
         };
         if let Some(&loc) = self.cx.global_index.get(name).filter(visible) {
-            if self.cx.globals.get(loc).is_some_and(|g| g.mutex) {
+            if self.cx.globals.get(loc).is_some_and(|g| g.sync.is_some()) {
                 return Name::Mutex(loc);
             }
             return Name::Global(loc);

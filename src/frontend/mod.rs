@@ -1046,10 +1046,14 @@ impl Ctx<'_> {
         let base = self.globals.len();
         for ((cell, cty), value) in cells.into_iter().zip(values) {
             self.globals.push(Global {
-                name: cell,
+                name: cell.clone(),
                 atomic: cty.is_atomic(),
                 init: cty.int_ty().wrap(value),
-                mutex: matches!(cty, types::Ty::Mutex),
+                sync: matches!(cty, types::Ty::Mutex).then(|| crate::ir::SyncCell {
+                    kind: crate::ir::SyncKind::Mutex,
+                    role: crate::ir::SyncRole::Wait,
+                    object: cell.clone(),
+                }),
                 span: src.span(at),
             });
             self.global_tys.push(cty.int_ty());

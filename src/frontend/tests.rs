@@ -1961,7 +1961,7 @@ fn mutex_globals() {
     assert_eq!(
         p.globals
             .iter()
-            .map(|g| (g.name.as_str(), g.atomic, g.init, g.mutex))
+            .map(|g| (g.name.as_str(), g.atomic, g.init, g.sync.is_some()))
             .collect::<Vec<_>>(),
         vec![
             ("c", false, 0, false),
