@@ -819,7 +819,7 @@ fn reads_mo_last(g: &ExecutionGraph, r: usize) -> bool {
 /// with a last event that reads a `Wait` cell and read the last write to it (nobody releases
 /// the lock or completes the barrier round any more); and threads with an `Acquire` load (not
 /// an RMW) of a condition variable's `Signals` cell that read the last write to it (the wait
-/// registered after the last signal: a lost wake-up).
+/// registered after the last signal: a lost wake-up; not for a thread that failed).
 ///
 /// Only in a graph where no thread was cut at the loop bound and every blocked thread's last
 /// read outside a read-modify-write read the last write of its location: a thread blocked on
@@ -852,13 +852,15 @@ fn deadlocked_threads(g: &ExecutionGraph, roles: &[Option<SyncRole>]) -> Vec<usi
                     && role_of(r) == Some(SyncRole::Wait)
                     && reads_mo_last(g, r)
             });
-        let lost_wakeup = tr.events.iter().any(|&r| {
-            g.events[r].kind == EventKind::Read
-                && g.events[r].order == MemOrder::Acquire
-                && role_of(r) == Some(SyncRole::Signals)
-                && g.rmw.iter().all(|&(rr, _)| rr != r)
-                && reads_mo_last(g, r)
-        });
+        let failed = matches!(tr.end, Some(ThreadEnd::Failed(_)));
+        let lost_wakeup = !failed
+            && tr.events.iter().any(|&r| {
+                g.events[r].kind == EventKind::Read
+                    && g.events[r].order == MemOrder::Acquire
+                    && role_of(r) == Some(SyncRole::Signals)
+                    && g.rmw.iter().all(|&(rr, _)| rr != r)
+                    && reads_mo_last(g, r)
+            });
         if blocked_on_wait || lost_wakeup {
             out.push(t);
         }

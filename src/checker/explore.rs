@@ -1632,7 +1632,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     }
                 }
             }
-            if !has_signals {
+            // A thread that failed does not sleep.
+            let failed = matches!(g.threads[t].end, Some(ThreadEnd::Failed(_)));
+            if !has_signals || failed {
                 continue;
             }
             // The first wait of the thread that nothing wakes (a later one is no news).
