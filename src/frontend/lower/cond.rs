@@ -30,26 +30,53 @@
 //! A timed wait is the same without the registration: it reads the signal counter (relaxed)
 //! before unlocking and again after, and returns `ETIMEDOUT` (`thrd_timedout`) when the two
 //! reads saw the same count — no signal observed — else 0. It never sleeps forever, so it is
-//! never a lost wake-up. (A wait that returns 0 although no signal comes after it is not
-//! modelled: when no signal comes, the timed wait always times out.)
+//! never a lost wake-up. Its spurious wake-ups are its time-outs but for one case: a timed
+//! wait that returns 0 although no signal comes after it began is not modelled (when no signal
+//! comes, the timed wait times out; the IR has no choice that is not a read, and the second
+//! read has only one value to read then). A program that takes a 0 from a timed wait as proof
+//! of a signal is not caught when no signal is ever sent.
 //!
 //! # Wait loops
 //!
 //! `while (C) pthread_cond_wait(&c, &m);` (also braced, with a timed wait, `cnd_wait`, or the
-//! C++ `cv.wait(lk)`; `C` without effects, see `FnLower::reads_only`) is lowered as
-//! `if (C) { wait; assume(!C); }`: no loop, no unroll bound. Every iteration but the last one
-//! ends with `C` still true and goes back to the same wait having changed nothing but the
-//! mutex — released and locked again, which the other threads could as well have done during
-//! the last wait (its unlock and relock let any critical section of theirs run in between) —
-//! and the waiter count (incremented and decremented). So the executions of the loop are those
-//! of its last iteration, which is what remains (GenMC's spin-assume argument, with the mutex
-//! release as the iteration's only effect). The waiter blocks on `assume(!C)` when `C` stays
-//! true — a merely blocked execution, like an await loop's — and its registration is the
-//! first wait's: the lost wake-up report covers a waiter that began to wait after the last
-//! signal; a waiter woken by a signal that still finds `C` true and then waits for a signal
-//! that never comes is reported only in the other executions where it began to wait later.
+//! C++ `cv.wait(lk)` and `cv.wait(lk, pred)`; `C` without effects, see
+//! `FnLower::reads_only`) is lowered as
+//!
+//! ```text
+//! if (C) { wait; if (C) sleep; }
+//! ```
+//!
+//! where *sleep* is the first half of a wait — the waiter count incremented, a registration,
+//! the mutex released — followed by `assume(false)`: no loop, no unroll bound.
+//!
+//! **Why this explores every behaviour of the loop.** Take any execution of the loop in which
+//! the waiter waits `k ≥ 1` times. Each of the first `k − 1` waits ends with `C` still true
+//! and starts the next one having changed nothing but the mutex — released and locked again —
+//! and the waiter count — incremented and decremented —, and having read the signal counter.
+//! Dropping those iterations leaves an execution of `if (C) { wait; }` that ends the same: the
+//! critical sections the other threads ran during the dropped waits can run during the last
+//! one (its unlock and relock bracket them all, and the mutex's chain of read-modify-writes
+//! orders them the same way through the waiter as without it), and nothing else the waiter
+//! did is visible. Since a wait may return at any time (spurious wake-ups), the last wait's
+//! relock can come after any of the other threads' critical sections: every way the loop can
+//! exit is an execution of the lowered form — the argument of GenMC's spin-assume, with the
+//! mutex as the only effect of a failing iteration. Conversely every execution of the lowered
+//! form is one of the loop's.
+//!
+//! **The executions in which the waiter finds `C` still true** after its wait stand for those
+//! in which it woke later: they are blocked, not explored further. The waiter goes to sleep
+//! rather than blocking where it is, holding the mutex: a thread blocked while holding it
+//! would make every thread that needs the mutex look deadlocked. Its sleep registers again
+//! before it releases the mutex. Such an execution is not *settled* (see the checker's
+//! deadlock detection) when a signal comes after that registration — the waiter would be
+//! woken, and the graph stands for another one —, so no deadlock is reported in it; when no
+//! signal comes, the waiter sleeps forever unless woken spuriously: a lost wake-up, reported.
+//! So the lost wake-ups of a predicate loop are found at its first wait and after a wake-up
+//! that found the predicate still true.
+//!
 //! Any other loop around a wait is an ordinary loop whose iterations may all wake spuriously:
-//! it runs into the unroll bound.
+//! it runs into the unroll bound. A wait under `if` is the plain wait: its spurious wake-up
+//! lets the waiter go on with its predicate false, the classic bug.
 
 use super::sync::{DESTROYED, ETIMEDOUT, THRD_TIMEDOUT};
 use super::{bin, named_children, strip_parens, FnLower, Name, Place, TExpr, R};
