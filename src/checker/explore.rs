@@ -43,7 +43,7 @@ use super::graph::{
 use super::incremental::Views;
 use super::model::{MemoryModel, Model, Relations};
 use super::witness::Witness;
-use crate::ir::{Instr, MemOrder, Program};
+use crate::ir::{Instr, MemOrder, Program, SyncKind, SyncRole};
 use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -1727,55 +1727,157 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         })
     }
 
-    /// Marks deadlocks in a complete graph: a thread blocked acquiring a mutex whose failed
-    /// acquire read the mutex's mo-last write — nobody unlocks it any more. (A blocked acquire
-    /// that read an older value is not a deadlock: another execution reads the newer one.)
+    /// Marks deadlocks in a complete, settled graph (see [`Explorer::settled`] and
+    /// [`crate::ir::SyncRole`]): a thread blocked
+    /// on a read of a [`SyncRole::Wait`] cell (a held lock, an unfinished barrier round) that
+    /// read the cell's mo-last write — nobody writes it any more — and a wait on a condition
+    /// variable registered (an `Acquire` load of its [`SyncRole::Signals`] cell) after its
+    /// last signal — a lost wake-up. (A blocked read of an older write is not a deadlock:
+    /// another execution reads the newer one.)
     fn find_deadlocks(&self, g: &mut ExecutionGraph) {
-        if g.threads.iter().any(|t| t.end == Some(ThreadEnd::Exited)) {
-            return; // the program ended: nobody waits any more
+        if self.excluded(g) || !self.settled(g) {
+            return;
         }
-        // A thread blocked by an `assume` (not waiting for a mutex) makes the whole execution
-        // one the program excludes, as GenMC discards it: nobody is deadlocked there.
-        let mut waits = Vec::new();
+        let has_signals = self
+            .prog
+            .globals
+            .iter()
+            .chain(self.prog.layouts.iter().flat_map(|l| l.cells.iter()))
+            .any(|c| c.sync.as_ref().is_some_and(|c| c.role == SyncRole::Signals));
+        let mut found = Vec::new();
         for t in 0..g.threads.len() {
-            if g.threads[t].end != Some(ThreadEnd::Blocked) {
+            if g.threads[t].end == Some(ThreadEnd::Blocked) {
+                if let Some(&last) = g.threads[t].events.last() {
+                    if self.reads_last(g, last, SyncRole::Wait) {
+                        found.push((t, last, false));
+                    }
+                }
+            }
+            // A thread that failed does not sleep.
+            let failed = matches!(g.threads[t].end, Some(ThreadEnd::Failed(_)));
+            if !has_signals || failed {
                 continue;
             }
-            let mutex_wait = g.threads[t].events.last().and_then(|&last| {
-                let ev = &g.events[last];
-                ev.loc
-                    .filter(|&l| ev.is_read() && g.loc_info(self.prog, l).is_some_and(|c| c.mutex))
-                    .map(|loc| (last, loc))
+            // The first wait of the thread that nothing wakes (a later one is no news).
+            let lost = g.threads[t].events.iter().copied().find(|&e| {
+                g.events[e].order == MemOrder::Acquire
+                    && self.reads_last(g, e, SyncRole::Signals)
+                    && !g.rmw.iter().any(|p| p.0 == e)
             });
-            match mutex_wait {
-                Some((last, loc)) => waits.push((t, last, loc)),
-                None => return,
+            if let Some(e) = lost {
+                found.push((t, e, true));
             }
         }
-        for (t, last, loc) in waits {
-            let ev = &g.events[last];
-            if g.rf[last] != g.mo[loc].last().copied() {
+        for (t, e, lost) in found {
+            let ev = &g.events[e];
+            let Some(cell) = ev.loc.and_then(|l| g.loc_info(self.prog, l)?.sync.as_ref()) else {
                 continue;
-            }
+            };
+            let message = deadlock_message(t, cell, lost);
             // The whole graph is the witness: whether a deadlock remains depends on every
-            // write to the mutex, not only on the blocked thread's past.
+            // write to the object, not only on the blocked thread's past.
             let witness = g
                 .threads
                 .iter()
                 .filter_map(|tr| tr.events.last().copied())
                 .collect();
+            let stmt = ev.stmt.unwrap_or(0);
             g.bugs.push(Bug {
                 kind: BugKind::Deadlock,
-                stmt: ev.stmt.unwrap_or(0),
+                stmt,
                 thread: t,
-                message: format!(
-                    "T{t} waits forever for mutex `{}`, which no thread unlocks any more",
-                    g.loc_name(self.prog, loc)
-                ),
+                message,
                 witness,
                 race: None,
             });
         }
+    }
+
+    /// Whether the program excluded this execution, so that nobody waits in it: a thread
+    /// called `exit` (the program ended), or a thread is blocked by an `assume` of the program
+    /// (GenMC discards such an execution) rather than waiting on a synchronisation object —
+    /// a thread whose last read outside a read-modify-write is of a [`SyncRole::Wait`] cell
+    /// (a lock, a barrier round) or of a [`SyncRole::Signals`] cell (a condition wait's
+    /// registration before it sleeps, see `frontend/lower/cond.rs`).
+    fn excluded(&self, g: &ExecutionGraph) -> bool {
+        g.threads.iter().any(|tr| match tr.end {
+            Some(ThreadEnd::Exited) => true,
+            Some(ThreadEnd::Blocked) => {
+                let last_read = tr
+                    .events
+                    .iter()
+                    .rev()
+                    .copied()
+                    .find(|&e| g.events[e].is_read() && !g.rmw.iter().any(|p| p.0 == e));
+                !last_read.is_some_and(|e| {
+                    g.events[e].loc.is_some_and(|l| {
+                        g.loc_info(self.prog, l)
+                            .and_then(|c| c.sync.as_ref())
+                            .is_some_and(|c| c.role != SyncRole::State)
+                    })
+                })
+            }
+            _ => false,
+        })
+    }
+
+    /// Whether the graph shows where its threads end up: no thread was cut at the loop bound
+    /// (it could still release anything), and every blocked thread's last read that is not
+    /// part of a read-modify-write (the read its blocking depends on) read the mo-last write
+    /// of its location. A thread blocked on an older write stands for the executions in which
+    /// it reads a newer one — other graphs — and while it is stuck here, the threads waiting
+    /// for it are too: no deadlock is reported in such a graph.
+    fn settled(&self, g: &ExecutionGraph) -> bool {
+        g.threads.iter().all(|tr| match tr.end {
+            Some(ThreadEnd::Bounded) => false,
+            Some(ThreadEnd::Blocked) => {
+                let last_read = tr
+                    .events
+                    .iter()
+                    .rev()
+                    .copied()
+                    .find(|&e| g.events[e].is_read() && !g.rmw.iter().any(|p| p.0 == e));
+                last_read.is_none_or(|e| {
+                    g.events[e]
+                        .loc
+                        .is_none_or(|l| g.rf[e] == g.mo[l].last().copied())
+                })
+            }
+            _ => true,
+        })
+    }
+
+    /// Whether event `e` is a read of a synchronisation cell of role `role` that read the
+    /// cell's mo-last write.
+    fn reads_last(&self, g: &ExecutionGraph, e: EventId, role: SyncRole) -> bool {
+        let ev = &g.events[e];
+        let Some(loc) = ev.loc.filter(|&l| {
+            ev.is_read()
+                && g.loc_info(self.prog, l)
+                    .and_then(|c| c.sync.as_ref())
+                    .is_some_and(|c| c.role == role)
+        }) else {
+            return false;
+        };
+        g.rf[e] == g.mo[loc].last().copied()
+    }
+}
+
+/// The message of a deadlock of thread `t` on `cell` (`lost`: a lost wake-up).
+fn deadlock_message(t: usize, cell: &crate::ir::SyncCell, lost: bool) -> String {
+    let (noun, object) = (cell.kind.noun(), &cell.object);
+    if lost {
+        format!(
+            "T{t} waits on {noun} `{object}` after its last signal or broadcast: without a \
+             spurious wake-up it sleeps forever (lost wake-up)"
+        )
+    } else if cell.kind == SyncKind::Barrier {
+        format!(
+            "T{t} waits forever at {noun} `{object}`: fewer threads than its count arrive in \
+             this round"
+        )
+    } else {
+        format!("T{t} waits forever for {noun} `{object}`, which no thread releases any more")
     }
 }
 

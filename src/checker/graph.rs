@@ -104,7 +104,8 @@ pub enum BugKind {
     Race,
     /// Undefined behaviour other than a race (division by zero).
     Ub,
-    /// A thread waits forever for a mutex nobody will unlock.
+    /// A thread waits forever: for a lock nobody releases, at a barrier whose round never
+    /// completes, or on a condition variable signalled only before its wait (lost wake-up).
     Deadlock,
     /// A synchronisation object used against its contract (locking a destroyed mutex,
     /// unlocking a mutex the thread does not hold, waiting on an uninitialised barrier, ...).

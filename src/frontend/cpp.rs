@@ -10,7 +10,7 @@
 //! (see the module doc of [`crate::frontend`]).
 
 use super::lower::strip_parens;
-use super::types::{self, BaseTy, Ty};
+use super::types::{self, BaseTy, SyncTy, Ty};
 use super::{named_children, Lang, SpawnedBy, Src, R};
 use std::collections::HashMap;
 use tree_sitter::{Node, Query, QueryCursor, StreamingIterator};
@@ -135,6 +135,12 @@ pub(crate) fn std_type(src: &Src, env: &types::TypeEnv, ty: Node) -> R<Option<St
             }
             match name {
                 "mutex" => Ok(Some(StdTy::Base(BaseTy::Mutex, false))),
+                "recursive_mutex" => Ok(Some(StdTy::Base(
+                    BaseTy::Sync(SyncTy::RecursiveMutex),
+                    false,
+                ))),
+                "shared_mutex" => Ok(Some(StdTy::Base(BaseTy::Sync(SyncTy::RwLock), false))),
+                "condition_variable" => Ok(Some(StdTy::Base(BaseTy::Sync(SyncTy::Cond), false))),
                 "thread" => Ok(Some(StdTy::Base(BaseTy::Thread, false))),
                 _ if qualified => match types::plain_typedef(name) {
                     Some(t @ BaseTy::Int(_)) => Ok(Some(StdTy::Base(t, false))),

@@ -275,15 +275,39 @@ fn mutex_members_lower_like_pthread_mutexes() {
     );
     assert_eq!(
         b,
-        [
-            "cas m acq rlx",
-            "assume",
-            "store g 1 na",
-            "store m 0 rel",
-            "return"
-        ]
+        [LOCK_M, &["store g 1 na"], UNLOCK_M, &["return"]].concat()
     );
 }
+
+/// The shape of locking the mutex `m` (see `lower/mutex.rs`): a CAS from 0 to the thread's
+/// id + 1, and when it fails the checks, then (the owner locking again) a recursive relock or
+/// a wait for itself, or (another thread holds it) a wait.
+const LOCK_M: &[&str] = &[
+    "thread id",
+    "cas m acq rlx",
+    "branch",
+    "check Misuse",
+    "check Misuse",
+    "branch",
+    "load m#kind rlx",
+    "branch",
+    "rmw m Add rlx",
+    "jump",
+    "load m rlx",
+    "assume",
+];
+
+/// The shape of unlocking the mutex `m`: a release CAS from the thread's id + 1 to 0, and
+/// when it fails the checks (the owner's among them) and a recursive unlock of a level.
+const UNLOCK_M: &[&str] = &[
+    "thread id",
+    "cas m rel rlx",
+    "branch",
+    "check Misuse",
+    "check Misuse",
+    "check Misuse",
+    "rmw m Sub rlx",
+];
 
 #[test]
 fn lock_guards_unlock_at_every_exit() {
@@ -321,16 +345,14 @@ fn lock_guards_unlock_on_return() {
     assert_eq!(
         b,
         [
-            "cas m acq rlx",
-            "assume",
-            "load g na",
-            "branch",
-            "store m 0 rel",
-            "return",
-            "store g 2 na",
-            "store m 0 rel",
-            "return",
+            LOCK_M,
+            &["load g na", "branch"],
+            UNLOCK_M,
+            &["return", "store g 2 na"],
+            UNLOCK_M,
+            &["return"],
         ]
+        .concat()
     );
     // In an inlined function: the value first, then the unlock, then the jump to the end.
     let p = ok(&format!(
@@ -339,16 +361,12 @@ fn lock_guards_unlock_on_return() {
     assert_eq!(
         shape(&p, func(&p, "t")),
         [
-            "cas m acq rlx",
-            "assume",
-            "load c na",
-            "store c e na",
-            "load c na",
-            "store m 0 rel",
-            "jump",
-            "store c e na",
-            "return"
+            LOCK_M,
+            &["load c na", "store c e na", "load c na"],
+            UNLOCK_M,
+            &["jump", "store c e na", "return"],
         ]
+        .concat()
     );
     // The unlocks belong to the guard's declaration (its destructor).
     let f = func(&p, "t");
@@ -358,8 +376,7 @@ fn lock_guards_unlock_on_return() {
         .position(|i| {
             matches!(
                 i,
-                Instr::Store {
-                    val: Expr::Const(0),
+                Instr::Cas {
                     order: MemOrder::Release,
                     ..
                 }
@@ -453,7 +470,7 @@ fn globals_and_initialisers() {
     let got: Vec<(&str, bool, i64, bool)> = p
         .globals
         .iter()
-        .map(|g| (g.name.as_str(), g.atomic, g.init, g.mutex))
+        .map(|g| (g.name.as_str(), g.atomic, g.init, g.sync.is_some()))
         .collect();
     assert_eq!(
         got,
@@ -470,7 +487,9 @@ fn globals_and_initialisers() {
             ("j", false, 6, false),
             ("k", false, 1, false),
             ("m", true, 0, true),
+            ("m#kind", true, 0, true),
             ("n", true, 0, true),
+            ("n#kind", true, 0, true),
             ("s", false, 7, false),
         ]
     );
@@ -683,16 +702,16 @@ fn refused_constructs() {
         "std::async",
     );
     refused(
-        &format!("std::condition_variable cv;\n{main}"),
+        &format!("std::condition_variable_any cv;\n{main}"),
         1,
         1,
-        "std::condition_variable",
+        "std::condition_variable_any",
     );
     refused(
-        "int main() {\n    std::condition_variable cv;\n}\n",
+        "int main() {\n    std::timed_mutex m;\n}\n",
         2,
         5,
-        "std::condition_variable",
+        "std::timed_mutex",
     );
     refused(
         "int main() {\n    int i = 0;\n    std::thread t([&i] { });\n    t.join();\n}\n",
@@ -1096,11 +1115,13 @@ fn mutex_arrays_and_members() {
         .body
         .iter()
         .filter_map(|i| match i {
-            Instr::Cas { loc, .. } | Instr::Store { loc, .. } => Some(loc),
+            Instr::Cas { loc, .. } | Instr::Rmw { loc, .. } => Some(loc),
             _ => None,
         })
         .collect();
-    assert_eq!(addrs.len(), 2);
+    // Lock: a CAS and a relock RMW; unlock: a CAS and an RMW.
+    assert_eq!(addrs.len(), 4);
+    assert!(addrs.iter().all(|a| *a == addrs[0]));
     assert_eq!(
         addrs[0], addrs[1],
         "lock and unlock address the same element"

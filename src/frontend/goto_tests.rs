@@ -397,7 +397,7 @@ fn cpp_labels_lambdas_and_lock_guards() {
     let p = ok_cpp(&src);
     assert!(p.functions.iter().any(|f| f.name.starts_with("lambda@")
         && f.body.iter().any(|i| matches!(i, Instr::LoopIter { .. }))));
-    // A goto out of a guard's block unlocks its mutex (a release store of 0) before jumping;
+    // A goto out of a guard's block unlocks its mutex (a release CAS to 0) before jumping;
     // a goto inside the guard's scope does not.
     let unlocks = |f: &Function| {
         f.body
@@ -405,8 +405,8 @@ fn cpp_labels_lambdas_and_lock_guards() {
             .filter(|i| {
                 matches!(
                     i,
-                    Instr::Store {
-                        val: Expr::Const(0),
+                    Instr::Cas {
+                        desired: Expr::Const(0),
                         order: MemOrder::Release,
                         ..
                     }

@@ -11,8 +11,10 @@ use tree_sitter::Node;
 
 mod atomics;
 mod builtins;
+mod cond;
 mod control;
 mod cpp;
+mod cpp_sync;
 mod effects;
 pub(crate) mod funptr;
 mod goto;
@@ -20,6 +22,8 @@ mod inline;
 mod locals;
 mod memory;
 mod mutex;
+mod rwlock;
+pub(crate) mod sync;
 mod threads;
 
 pub(crate) use builtins::ORDER_MACROS;
@@ -451,9 +455,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     Binding::Var(r) => Name::Local(r),
                     Binding::Handle(r) => Name::Handle(r),
                     Binding::HandleArray(r, n) => Name::HandleArray(r, n),
-                    Binding::Cell(loc) if self.cx.globals.get(loc).is_some_and(|g| g.mutex) => {
-                        Name::Mutex(loc)
-                    }
+                    Binding::Cell(loc) if self.cell_ty(loc) == Ty::Mutex => Name::Mutex(loc),
                     Binding::Cell(loc) => Name::Global(loc),
                     Binding::Object(i) => Name::Object(i),
                     Binding::LocalObject(r, i) => Name::LocalObject(r, i),
@@ -468,7 +470,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 .is_some_and(|g| g.span.start < self.visible_before)
         };
         if let Some(&loc) = self.cx.global_index.get(name).filter(visible) {
-            if self.cx.globals.get(loc).is_some_and(|g| g.mutex) {
+            if self.cell_ty(loc) == Ty::Mutex {
                 return Name::Mutex(loc);
             }
             return Name::Global(loc);
@@ -961,20 +963,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     self.emit(Instr::Assign { dst: r, val });
                     self.bind(&name, Binding::Var(r));
                 }
-                Ty::Mutex => {
-                    return Err(src.unsupported(
-                        name_node,
-                        &format!("local mutex `{name}` (only global mutexes are supported)"),
-                    ));
-                }
-                Ty::Array(..) | Ty::Struct(_) => {
-                    return Err(src.unsupported(
-                        name_node,
-                        &format!(
-                            "local array or struct `{name}` (arrays and structs must be global \
-                             or `static`)"
-                        ),
-                    ));
+                Ty::Mutex | Ty::Sync(_) | Ty::Array(..) | Ty::Struct(_) => {
+                    // `local_in_memory` puts these in memory.
+                    return Err(src.internal("aggregate local not in memory"));
                 }
                 Ty::Void | Ty::Thread => {
                     return Err(src.error(name_node, &format!("variable `{name}` has type void")));
@@ -1094,9 +1085,14 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 };
                 self.write_place(target, &p, op, rhs)
             }
-            Name::Object(_) => {
-                Err(src.unsupported(target, &format!("assignment to array or struct `{name}`")))
-            }
+            Name::Object(i) => match self.cx.objects.get(i).map(|o| o.ty.clone()) {
+                Some(Ty::Sync(k)) => {
+                    Err(mutex::object_misuse(&src, target, name, k.c_name(), true))
+                }
+                _ => {
+                    Err(src.unsupported(target, &format!("assignment to array or struct `{name}`")))
+                }
+            },
             Name::LocalObject(..) => match self.place_of(target)? {
                 Some(p) => self.write_place(target, &p, op, rhs),
                 None => Err(src.internal("local object without a place")),
@@ -1118,6 +1114,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
         let ty = p.ty.int_ty();
         match &p.ty {
             Ty::Mutex => return Err(mutex::misuse(&src, target, src.text(target), true)),
+            Ty::Sync(k) => {
+                let text = src.text(target);
+                return Err(mutex::object_misuse(&src, target, text, k.c_name(), true));
+            }
             Ty::Int { .. } | Ty::Ptr { .. } | Ty::Thread => {}
             _ => {
                 let text = src.text(target);
@@ -1430,10 +1430,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 self.emit(Instr::Assert { cond, text });
                 Ok(false)
             }
-            "pthread_mutex_lock"
-            | "pthread_mutex_unlock"
-            | "pthread_mutex_init"
-            | "pthread_mutex_destroy" => self.mutex_stmt(call, name, &args).map(|_| false),
+            n if sync::is_sync_call(n) => self.sync_call(call, name, &args).map(|_| false),
             "atomic_flag_clear" | "atomic_flag_clear_explicit" => {
                 let explicit = name.ends_with("_explicit");
                 self.arity(call, name, &args, if explicit { 2 } else { 1 })?;
@@ -1564,7 +1561,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             | "atomic_compare_exchange_strong_explicit"
             | "atomic_compare_exchange_weak"
             | "atomic_compare_exchange_weak_explicit" => self.cas_call(call, name, &args),
-            "pthread_mutex_trylock" => self.trylock_call(call, name, &args),
+            n if sync::is_sync_call(n) => self.sync_call(call, name, &args),
             "atomic_flag_test_and_set" | "atomic_flag_test_and_set_explicit" => {
                 // An exchange of 1; the value is the old one.
                 let explicit = name.ends_with("_explicit");
@@ -1600,13 +1597,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             | "assert"
             | "MODEL_ASSERT"
             | "__VERIFIER_assume"
-            | "assume"
-            | "pthread_mutex_lock"
-            | "pthread_mutex_unlock"
-            | "pthread_mutex_init"
-            | "pthread_mutex_destroy" => {
-                Err(src.unsupported(call, &format!("`{name}` used as a value")))
-            }
+            | "assume" => Err(src.unsupported(call, &format!("`{name}` used as a value"))),
             "malloc" | "calloc" | "realloc" | "free" | "aligned_alloc" => Err(src.unsupported(
                 call,
                 &format!(
@@ -1689,6 +1680,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "identifier" if self.cx.macro_at(src.text(n), n.start_byte()).is_some() => {
                 self.macro_value(n)
             }
+            "identifier" if self.sync_constant(n).is_some() => self
+                .sync_constant(n)
+                .ok_or_else(|| src.internal("library constant")),
             "identifier" => {
                 let name = src.text(n);
                 match self.lookup(name) {

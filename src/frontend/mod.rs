@@ -19,8 +19,10 @@
 //!   inside a declaration) and `typedef`s of integer and struct types are recorded; global
 //!   variables become [`Global`] memory cells: integers (plain or atomic: `atomic_int`,
 //!   `_Atomic int`, `_Atomic(int)`, `atomic_bool`, `atomic_flag`, ...), pointers (plain, or
-//!   atomic with `_Atomic(T *)`), `pthread_mutex_t`s (atomic cells with `mutex: true`,
-//!   initial value 0 = unlocked, optionally `= PTHREAD_MUTEX_INITIALIZER`), and arrays and
+//!   atomic with `_Atomic(T *)`), synchronisation objects (`pthread_mutex_t`, `mtx_t`,
+//!   `pthread_spinlock_t`, `pthread_rwlock_t`, `pthread_barrier_t`, `pthread_cond_t`,
+//!   `cnd_t`, `pthread_mutexattr_t`: atomic cells with their [`SyncCell`](crate::ir::SyncCell),
+//!   zero or set by a static initialiser, see *Synchronisation objects* below), and arrays and
 //!   structs of these, laid out as consecutive cells named `a[1]`, `s.f`, `pool[0].next`
 //!   (see `types::Ty`). Initialisers are constants (`ATOMIC_VAR_INIT(c)`,
 //!   `ATOMIC_FLAG_INIT`), `{ ... }` lists for aggregates (missing elements are zero;
@@ -110,7 +112,7 @@
 //!   does not report), the read-modify-writes below, `atomic_thread_fence`, `assert`,
 //!   `__VERIFIER_assume` / `assume` ([`Instr::Assume`](crate::ir::Instr::Assume): the thread
 //!   blocks when the condition is false), the thread calls above (`pthread_*`, `thrd_*`),
-//!   `return` (anywhere), the mutex calls below, calls to user functions (below), and the
+//!   `return` (anywhere), the synchronisation calls below, calls to user functions (below), and the
 //!   control flow below, `atomic_flag_test_and_set[_explicit]` (an exchange of 1; its value is
 //!   the old one) and `atomic_flag_clear[_explicit]` (a store of 0), labels and `goto` (see
 //!   *Labels and goto* below). Calls to undefined functions are unsupported.
@@ -253,24 +255,68 @@
 //!   (`the result of `__atomic_load` must be given as `&local` ...`), test-and-set / clear on
 //!   a wider object (`it sets or clears one byte`), and the value of a `void` builtin
 //!   (`returns void: its value cannot be used`).
-//! * **Mutexes** (GenMC's model; `src/frontend/lower/mutex.rs`), in threads and in `main`; the
-//!   argument must be `&m` for a global `pthread_mutex_t m`:
-//!   `pthread_mutex_lock(&m)` is `Cas { expected: 0, desired: 1, order: acquire, fail_order:
-//!   relaxed }` into fresh temporaries `ok`, `old`, followed by `Assume { cond: ok }` (a failed
-//!   acquire blocks the thread; the checker tells a deadlock from a blocked execution);
-//!   `pthread_mutex_trylock(&m)` is the same CAS without the assume, and its value is
-//!   `(1 - ok) * 16` (0 on success, `EBUSY` on failure; it may be used in expressions);
-//!   `pthread_mutex_unlock(&m)` is a `release` store of 0; `pthread_mutex_init(&m, NULL)` is
-//!   a **relaxed store** of 0 (like `atomic_init`; attributes other than `NULL`/`0` are
-//!   unsupported); `pthread_mutex_destroy(&m)` emits no instruction (its statement and slot
-//!   remain, of kind `Local`). Lock, unlock and init are statements only (their value is
-//!   unsupported). Mutexes are not integers: reading or assigning one by name (including
-//!   arithmetic and `++`), passing `m` instead of `&m`, or passing a non-mutex to a
-//!   `pthread_mutex_*` call is an error, `atomic_*` on a mutex is an error, and `&m` anywhere
-//!   else is unsupported, as are local mutexes, mutex arrays and struct fields, other
-//!   initialisers, and the other `pthread_mutex*` functions (`timedlock`, attributes, ...).
-//!   Recursive and error-checking mutexes are not modelled: relocking a mutex one holds blocks,
-//!   and unlocking a mutex one does not hold simply stores 0.
+//! * **Synchronisation objects** (`src/frontend/lower/sync.rs` documents the encoding of
+//!   their cells; `mutex.rs`, `rwlock.rs`, `cond.rs`), in threads and in `main`, on any object
+//!   in memory: `&m` for a global or `static` object, an array element `&locks[i]`, a member
+//!   `&s.m`, or a pointer to one (an argument of another type is an error; `m` for `&m` too).
+//!   Every call has a value (0, or `thrd_success`, unless said otherwise), so
+//!   `if (pthread_mutex_lock(&m) != 0) ...` is accepted. Using an object against its contract
+//!   is a bug of kind `misuse` ([`Instr::Check`](crate::ir::Instr::Check)): waiting on,
+//!   locking, signalling or destroying an uninitialised or destroyed object, unlocking a lock
+//!   the thread does not hold, destroying a locked mutex or rwlock, a barrier or condition
+//!   variable in use, re-initialising a locked mutex, a held rwlock, an initialised barrier,
+//!   a condition variable with waiters. A zero global mutex, rwlock or condition variable is
+//!   initialised (their static initialisers are zeros in practice), a zero barrier or mutex
+//!   attribute is not. A thread that waits forever is a `deadlock` (see
+//!   [`SyncRole`](crate::ir::SyncRole)).
+//!   * **Mutexes** (GenMC's model with the owner recorded; `pthread_mutex_t`, C11 `mtx_t`):
+//!     `pthread_mutex_lock(&m)` / `mtx_lock` is an acquire `Cas` from 0 to the thread's id + 1
+//!     followed by `Assume { cond: ok }` when it fails (a thread that finds the mutex held
+//!     blocks; relocking a non-recursive mutex one holds waits for oneself, a deadlock);
+//!     `pthread_mutex_unlock` / `mtx_unlock` a release `Cas` from the thread's id + 1 to 0
+//!     (a misuse when it fails and the thread does not hold the mutex);
+//!     `pthread_mutex_trylock` / `mtx_trylock` the lock's CAS without the assume (0 or
+//!     `EBUSY` = 16; `thrd_success` or `thrd_busy`); `pthread_mutex_timedlock(&m, deadline)`
+//!     / `mtx_timedlock` the same with `ETIMEDOUT` (110) / `thrd_timedout` (a timed lock times
+//!     out exactly when a trylock fails: when the mutex is held at the time it reads it);
+//!     `pthread_mutex_init(&m, attr)` / `mtx_init(&m, type)` a relaxed exchange of 0 and a
+//!     store of the mutex's kind; `pthread_mutex_destroy` / `mtx_destroy` an exchange with
+//!     the destroyed value. Recursive mutexes — `pthread_mutexattr_settype(&a,
+//!     PTHREAD_MUTEX_RECURSIVE)` then `pthread_mutex_init(&m, &a)`,
+//!     `PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP`, `mtx_init(&m, mtx_plain | mtx_recursive)` —
+//!     count the owner's relocks. Mutex attributes (`pthread_mutexattr_t`:
+//!     `pthread_mutexattr_init`, `_settype` (normal, default, error-checking, recursive),
+//!     `_setpshared` (no effect in one process), `_destroy`) are objects of their own; the
+//!     other attributes (robustness, protocol, priority ceiling) are unsupported, as are the
+//!     other `pthread_mutex*` functions. An error-checking mutex is a normal one: the misuse
+//!     it would report as `EPERM` or `EDEADLK` is reported as a misuse or a deadlock.
+//!   * **Spinlocks** (`pthread_spinlock_t`): `pthread_spin_lock`, `_trylock`, `_unlock`,
+//!     `_init(&s, pshared)`, `_destroy`, lowered like a plain mutex.
+//!   * **Read-write locks** (`pthread_rwlock_t`, `PTHREAD_RWLOCK_INITIALIZER`):
+//!     `pthread_rwlock_rdlock`, `_wrlock`, `_tryrdlock`, `_trywrlock`, `_timedrdlock`,
+//!     `_timedwrlock`, `_unlock`, `_init(&rw, NULL)`, `_destroy` (see `rwlock.rs`).
+//!   * **Barriers** (`pthread_barrier_t`): `pthread_barrier_init(&b, NULL, n)` (a count of
+//!     1..=65535), `pthread_barrier_wait` — an acq_rel fetch-add of the arrivals; the last
+//!     thread of the round completes it (a release increment of the rounds) and gets
+//!     `PTHREAD_BARRIER_SERIAL_THREAD` (-1), the others wait (acquire load + assume) and get
+//!     0 — and `pthread_barrier_destroy`. A barrier is reusable: each round waits for its own
+//!     arrivals. The explorer counts every order of a round's arrivals, as GenMC does without
+//!     its barrier-aware reduction (`-disable-bam`).
+//!   * **Condition variables** (`pthread_cond_t`, `PTHREAD_COND_INITIALIZER`, C11 `cnd_t`):
+//!     `pthread_cond_wait(&c, &m)`, `_timedwait(&c, &m, deadline)` (0 or `ETIMEDOUT`),
+//!     `_signal`, `_broadcast`, `_init(&c, NULL)`, `_destroy` and the `cnd_*` functions (see
+//!     `cond.rs`: a wait may return spuriously at any time; a wait registered after the last
+//!     signal is a lost wake-up; `while (C) pthread_cond_wait(&c, &m);` needs no loop bound).
+//!   * The **deadline** of a timed function is not evaluated (any timed wait may time out):
+//!     it must be a variable, `&variable`, a member or `NULL` (`<time.h>`'s `struct timespec`
+//!     is known without being defined). Attribute arguments other than `NULL` (of barriers,
+//!     rwlocks, condition variables) are unsupported. Local synchronisation objects are
+//!     unsupported (they must be global or `static`), and so are other initialisers than the
+//!     static initialisers above. The library constants `EBUSY`, `ETIMEDOUT`, `EPERM`,
+//!     `EINVAL`, `EDEADLK`, `PTHREAD_BARRIER_SERIAL_THREAD`, `PTHREAD_MUTEX_*`,
+//!     `PTHREAD_PROCESS_*`, `thrd_*` and `mtx_*` are their glibc values.
+//!   * Synchronisation objects are not integers: reading, assigning or doing arithmetic on
+//!     one by name is an error, and so is `atomic_*` on one.
 //! * **Expressions** are pure [`Expr`](crate::ir::Expr)s over registers: every read of a global (a plain read is a
 //!   `NonAtomic` load, a read of an atomic by name a `SeqCst` load, `atomic_load*` uses its order)
 //!   becomes an [`Instr::Load`](crate::ir::Instr::Load) into a fresh temporary `%tN`, emitted left to right. Integer literals
@@ -340,10 +386,11 @@
 //! * **Top level**: `#include`s are ignored (`<atomic>`, `<thread>`, `<mutex>`, `<cassert>`,
 //!   ...), and so is `using namespace std;` (`queries/cpp/toplevel.scm`). Globals:
 //!   `std::atomic<T>` for the integer types `T` of C (`int`, `bool`, `long`, `unsigned`,
-//!   `unsigned long`, `char`, `std::size_t`, `std::uint64_t`, `char16_t`, ...), the
-//!   `std::atomic_int`-style names (`std::atomic_uint_fast64_t`, ...), plain
-//!   integers and `bool` (`true`/`false` are 1/0), and `std::mutex` (a mutex as in C, initially
-//!   unlocked); `std::atomic<T *>` for any pointer type the C code accepts is an atomic pointer
+//!   `unsigned long`, `char`, `std::size_t`, `std::uint64_t`, `char16_t`, ...), the `std::atomic_int`-style names
+//!   (`std::atomic_uint_fast64_t`, ...), plain
+//!   integers and `bool` (`true`/`false` are 1/0), and `std::mutex`, `std::recursive_mutex`,
+//!   `std::shared_mutex`, `std::condition_variable` (constructed: unlocked, free, without
+//!   waiters; the recursive mutex recursive); `std::atomic<T *>` for any pointer type the C code accepts is an atomic pointer
 //!   cell (C's `_Atomic(T *)`). Initialisers: `x = v`, `x{v}`, `x(v)`, `x{}` (zero), and for
 //!   arrays and structs `a{...}` like `a = {...}`; copy-initialising an atomic (`std::atomic<int>
 //!   x = 1;`, ill-formed before C++17) is accepted; `nullptr` is the null pointer. **Data** is
@@ -385,14 +432,24 @@
 //!   local of `main`; `-> void` and `mutable` are allowed. The `std::terminate` of the
 //!   `std::thread` destructor on a thread that was never joined, and of an assignment to a
 //!   handle whose thread was not joined, are not modelled.
-//! * **Mutexes** (any `std::mutex` place: `m`, `locks[i]`, `s.m`, `*p`): `m.lock()` and
-//!   `m.unlock()` are `pthread_mutex_lock(&m)` / `pthread_mutex_unlock(&m)`; `m.try_lock()` is
-//!   the trylock CAS, but its value is `ok` (true on success: the opposite convention of
-//!   `pthread_mutex_trylock`). **Lock guards** `std::lock_guard<std::mutex> g(m);`,
-//!   `std::unique_lock<std::mutex> g(m);` and `std::scoped_lock g(m);` (also `{m}`, without
-//!   template arguments, and `g(locks[i])`, which the grammar takes for a declaration of an
-//!   array parameter) lock `m` at the declaration (a computed address is kept in a register of
-//!   its own) and unlock it (a release store of 0, an instruction of the declaration's
+//! * **Synchronisation classes** (`src/frontend/lower/cpp_sync.rs`; any object in memory:
+//!   `m`, `locks[i]`, `s.m`, `*p`): `std::mutex` and `std::recursive_mutex` — `m.lock()`,
+//!   `m.unlock()` are `pthread_mutex_lock(&m)` / `pthread_mutex_unlock(&m)` on a plain /
+//!   recursive mutex, `m.try_lock()` is the trylock, but its value is `ok` (true on success:
+//!   the opposite convention of `pthread_mutex_trylock`); `std::shared_mutex` — `lock()`,
+//!   `try_lock()`, `unlock()` for the write lock and `lock_shared()`, `try_lock_shared()`,
+//!   `unlock_shared()` for a read lock, the rwlock of C (each unlock a misuse when the thread
+//!   does not hold that lock); `std::condition_variable` — `notify_one()` / `notify_all()` are
+//!   a signal / broadcast, `cv.wait(lk)` a `pthread_cond_wait` with the mutex of the
+//!   `std::unique_lock<std::mutex>` guard `lk`, and `cv.wait(lk, pred)` its predicate loop
+//!   (for a lambda `pred` without parameters whose body is `return P;`, `P` without effects);
+//!   `wait_for` / `wait_until` are unsupported. **Lock guards**
+//!   `std::lock_guard<T> g(m);`, `std::unique_lock<T> g(m);` and `std::scoped_lock g(m);` for
+//!   `T` one of `std::mutex`, `std::recursive_mutex`, `std::shared_mutex` (its write lock), and
+//!   `std::shared_lock<std::shared_mutex> g(m);` (a read lock) — also `{m}`, without template
+//!   arguments, and `g(locks[i])`, which the grammar takes for a declaration of an array
+//!   parameter — lock `m` at the declaration (a computed address is kept in a register of its
+//!   own) and unlock it (the unlock of the object, as instructions of the declaration's
 //!   statement: its destructor) at **every exit from the enclosing block**: its end (after the
 //!   block-end slot, so a fence written before the `}` runs before the unlock), `return` (in a
 //!   thread function after the returned expression is evaluated, in an inlined function after
@@ -408,9 +465,10 @@
 //!   namespaces (other than `using namespace std;`), other `using`s and type aliases, `new` /
 //!   `delete`, references,
 //!   exceptions (`try`, `throw`), lambdas other than a `std::thread`'s function, `auto`,
-//!   casts like `static_cast`, range-based `for`, coroutines,
-//!   `t.detach()` and other `std::thread` members, `std::async`, `std::condition_variable` and
-//!   the other synchronisation types of the library, global `std::thread`s and lock guards,
+//!   casts like `static_cast`, range-based `for`, coroutines, `std::atomic_signal_fence`,
+//!   `t.detach()` and other `std::thread` members, `std::async`, the other synchronisation
+//!   types of the library (`std::timed_mutex`, `std::condition_variable_any`, semaphores,
+//!   latches, `std::barrier`, ...), global `std::thread`s and lock guards,
 //!   any other `std::` function and anything else the C front end refuses.
 //!
 //! # Statements and slots
@@ -477,6 +535,8 @@ mod data_tests;
 mod expr_tests;
 #[cfg(test)]
 mod goto_tests;
+#[cfg(test)]
+mod sync_tests;
 #[cfg(test)]
 mod tests;
 
@@ -773,6 +833,16 @@ pub(crate) struct ThreadLocal {
     pub(crate) span: Span,
 }
 
+/// A memory cell of an object being allocated.
+pub(crate) struct CellSpec {
+    pub(crate) name: String,
+    /// The type of the cell (of the whole object for a synchronisation object's cells).
+    pub(crate) ty: types::Ty,
+    /// Its value when the object has no initialiser.
+    pub(crate) init: i64,
+    pub(crate) sync: Option<crate::ir::SyncCell>,
+}
+
 /// An array or struct in memory: cells `base .. base + size(ty)`.
 #[derive(Clone, Debug)]
 pub(crate) struct Object {
@@ -985,6 +1055,7 @@ pub fn parse_with(
         notes: Vec::new(),
         types: types::TypeEnv {
             atomic_pointer_at,
+            structs: types::library_structs(),
             ..Default::default()
         },
         functions: vec![None; lowered_defs.len()],
@@ -1219,8 +1290,14 @@ impl Ctx<'_> {
                 return Err(src.unsupported(decl.name, "thread-local variable of this type"));
             }
             let mut cells = Vec::new();
-            self.flatten(&name, &decl.ty, decl.name, &mut cells)?;
-            let mut values = vec![0i64; cells.len()];
+            self.flatten(
+                &name,
+                &decl.ty,
+                decl.name,
+                lower::sync::Initial::Zero,
+                &mut cells,
+            )?;
+            let mut values: Vec<i64> = cells.iter().map(|c| c.init).collect();
             if let Some(v) = decl.init {
                 self.init_values(&decl.ty, v, &mut values, 0)?;
             }
@@ -1311,21 +1388,22 @@ impl Ctx<'_> {
     ) -> R<(Loc, Option<usize>)> {
         let src = self.src;
         let mut cells = Vec::new();
-        self.flatten(name, ty, at, &mut cells)?;
+        self.flatten(name, ty, at, lower::sync::Initial::Zero, &mut cells)?;
         if cells.is_empty() {
             return Err(src.unsupported(at, &format!("`{name}` has no memory cells")));
         }
-        let mut values = vec![0i64; cells.len()];
+        let mut values: Vec<i64> = cells.iter().map(|c| c.init).collect();
         if let Some(v) = init {
             self.init_values(ty, v, &mut values, 0)?;
         }
         let base = self.globals.len();
-        for ((cell, cty), value) in cells.into_iter().zip(values) {
+        for (cell, value) in cells.into_iter().zip(values) {
+            let cty = cell.ty;
             self.globals.push(Global {
-                name: cell,
+                name: cell.name,
                 atomic: cty.is_atomic(),
                 init: cty.int_ty().wrap(value),
-                mutex: matches!(cty, types::Ty::Mutex),
+                sync: cell.sync,
                 span: src.span(at),
             });
             self.global_tys.push(cty.int_ty());
@@ -1342,13 +1420,16 @@ impl Ctx<'_> {
         Ok((base, Some(self.objects.len() - 1)))
     }
 
-    /// The scalar cells of an object, in memory order, with their names (`a[1].next`).
+    /// The scalar cells of an object, in memory order, with their names (`a[1].next`; the
+    /// internal cells of a synchronisation object are named `b#round`, see
+    /// `lower::sync::layout`).
     pub(crate) fn flatten(
         &self,
         name: &str,
         ty: &types::Ty,
         at: Node,
-        out: &mut Vec<(String, types::Ty)>,
+        how: lower::sync::Initial,
+        out: &mut Vec<CellSpec>,
     ) -> R<()> {
         use types::Ty;
         let src = self.src;
@@ -1356,18 +1437,32 @@ impl Ctx<'_> {
             return Err(src.unsupported(at, "object with more than 65536 cells"));
         }
         match ty {
-            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Mutex | Ty::Thread => {
-                out.push((name.to_string(), ty.clone()))
+            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Thread => out.push(CellSpec {
+                name: name.to_string(),
+                ty: ty.clone(),
+                init: 0,
+                sync: None,
+            }),
+            Ty::Mutex | Ty::Sync(_) => {
+                let init = lower::sync::initial_cells(ty, how).unwrap_or_default();
+                for ((cell, sync), init) in lower::sync::cells(name, ty).into_iter().zip(init) {
+                    out.push(CellSpec {
+                        name: cell,
+                        ty: ty.clone(),
+                        init,
+                        sync,
+                    });
+                }
             }
             Ty::Array(t, n) => {
                 for i in 0..*n {
-                    self.flatten(&format!("{name}[{i}]"), t, at, out)?;
+                    self.flatten(&format!("{name}[{i}]"), t, at, how, out)?;
                 }
             }
             Ty::Struct(id) => {
                 let fields = self.types.fields_of(*id);
                 for (f, t) in fields {
-                    self.flatten(&format!("{name}.{f}"), &t, at, out)?;
+                    self.flatten(&format!("{name}.{f}"), &t, at, how, out)?;
                 }
             }
             Ty::Void => return Err(src.error(at, "object of type void")),
@@ -1402,13 +1497,23 @@ impl Ctx<'_> {
                 }
                 Ok(())
             }
-            Ty::Mutex => {
+            Ty::Mutex | Ty::Sync(_) => {
                 let v = lower::strip_parens(v);
-                if v.kind() != "identifier" || src.text(v) != "PTHREAD_MUTEX_INITIALIZER" {
+                let cells = (v.kind() == "identifier")
+                    .then(|| lower::sync::static_initializer(ty, src.text(v)))
+                    .flatten();
+                let Some(cells) = cells else {
+                    let what = ty.describe(&self.types);
+                    let names = lower::sync::initializer_names(ty);
                     return Err(src.unsupported(
                         v,
-                        "initialiser for a mutex (only PTHREAD_MUTEX_INITIALIZER is supported)",
+                        &format!("initialiser for a {what} (supported: {names})"),
                     ));
+                };
+                for (k, c) in cells.into_iter().enumerate() {
+                    if let Some(slot) = values.get_mut(off + k) {
+                        *slot = c;
+                    }
                 }
                 Ok(())
             }

@@ -1907,20 +1907,7 @@ fn control_program_lowers_and_survives_mutation() {
     }
 }
 
-// ----- pthread mutexes ------------------------------------------------------------------------
-
-fn lock_cas(ok: Reg, old: Reg, loc: Loc) -> Instr {
-    Instr::Cas {
-        ok,
-        old,
-        loc: Addr::Fixed(loc),
-        expected: k(0),
-        desired: k(1),
-        order: Acquire,
-        fail_order: Relaxed,
-        weak: false,
-    }
-}
+// ----- pthread mutexes (their lowering: sync_tests.rs) -----------------------------------------
 
 #[test]
 fn mutex_globals() {
@@ -1928,196 +1915,19 @@ fn mutex_globals() {
     assert_eq!(
         p.globals
             .iter()
-            .map(|g| (g.name.as_str(), g.atomic, g.init, g.mutex))
+            .map(|g| (g.name.as_str(), g.atomic, g.init, g.sync.is_some()))
             .collect::<Vec<_>>(),
         vec![
             ("c", false, 0, false),
             ("m", true, 0, true),
+            ("m#kind", true, 0, true),
             ("n", true, 0, true),
+            ("n#kind", true, 0, true),
             ("o", true, 0, true),
+            ("o#kind", true, 0, true),
         ]
     );
     assert_eq!((p.globals[1].span.line, p.globals[1].span.column), (3, 17));
-}
-
-#[test]
-fn mutex_lock_unlock_init_destroy() {
-    let src = "pthread_mutex_t m;\nint c;\nvoid *t(void *arg) {\n  pthread_mutex_lock(&m);\n  c++;\n  pthread_mutex_unlock((&m));\n  return NULL;\n}\nint main() {\n  pthread_mutex_init(&m, NULL);\n  pthread_t h;\n  pthread_create(&h, NULL, t, NULL);\n  pthread_mutex_lock(&m);\n  pthread_mutex_unlock(&m);\n  pthread_join(h, NULL);\n  pthread_mutex_destroy(&m);\n  pthread_mutex_init(&m, 0);\n}\n";
-    let p = ok(src);
-    let t = func(&p, "t");
-    assert_eq!(t.reg_names, vec!["arg", "%t0", "%t1", "%t2"]);
-    assert_eq!(
-        code(t),
-        vec![
-            lock_cas(1, 2, 0),
-            Instr::Assume { cond: r(1) },
-            load(3, 1, NonAtomic),
-            store(1, b(BinOp::Add, r(3), k(1)), NonAtomic),
-            store(0, k(0), Release),
-            Instr::Return,
-        ]
-    );
-    let tid = p.functions.iter().position(|f| f.name == "t").unwrap();
-    assert_eq!(
-        stmt_kinds(&p, tid),
-        vec![
-            StmtKind::Access,
-            StmtKind::Access,
-            StmtKind::Access,
-            StmtKind::Local
-        ]
-    );
-    let main = &p.functions[p.main];
-    assert_eq!(main.reg_names, vec!["h", "%t0", "%t1"]);
-    assert_eq!(
-        code(main),
-        vec![
-            store(0, k(0), Relaxed),
-            Instr::Spawn {
-                func: tid,
-                arg: k(0),
-                dst: Some(0),
-            },
-            lock_cas(1, 2, 0),
-            Instr::Assume { cond: r(1) },
-            store(0, k(0), Release),
-            Instr::Join {
-                tid: r(0),
-                dst: None
-            },
-            // pthread_mutex_destroy: nothing.
-            store(0, k(0), Relaxed),
-            Instr::Return,
-        ]
-    );
-    use StmtKind::*;
-    assert_eq!(
-        stmt_kinds(&p, p.main),
-        vec![Access, Local, Thread, Access, Access, Thread, Local, Access]
-    );
-    // The destroy statement still has its statement and its slot.
-    let destroy = p
-        .stmts
-        .iter()
-        .position(|s| s.func == p.main && s.span.line == 16)
-        .unwrap();
-    assert!(p
-        .slots
-        .iter()
-        .any(|s| s.place == SlotPlace::Before { stmt: destroy }));
-}
-
-#[test]
-fn mutex_trylock() {
-    let busy = |ok: Reg| b(BinOp::Mul, b(BinOp::Sub, k(1), r(ok)), k(16));
-    // As a statement: the CAS, value discarded.
-    let (p, c) = main_code("pthread_mutex_t m;\nint main() {\n  pthread_mutex_trylock(&m);\n}\n");
-    assert_eq!(c, vec![lock_cas(0, 1, 0), Instr::Return]);
-    assert_eq!(stmt_kinds(&p, p.main)[0], StmtKind::Access);
-    // In a condition.
-    let (p, c) = main_code(
-        "pthread_mutex_t m;\nint c;\nint main() {\n  if (pthread_mutex_trylock(&m) == 0) {\n    c = 1;\n    pthread_mutex_unlock(&m);\n  }\n  int r = pthread_mutex_trylock(&m);\n}\n",
-    );
-    assert_eq!(
-        c,
-        vec![
-            lock_cas(0, 1, 0),
-            biz(b(BinOp::Eq, busy(0), k(0)), 4),
-            store(1, k(1), NonAtomic),
-            store(0, k(0), Release),
-            lock_cas(2, 3, 0),
-            assign(4, busy(2)),
-            Instr::Return,
-        ]
-    );
-    assert_eq!(p.functions[p.main].reg_names[4], "r");
-    assert_eq!(stmt_kinds(&p, p.main)[0], StmtKind::Access);
-    // A trylock spin loop is an ordinary loop, not an await loop.
-    let (_, c) =
-        main_code("pthread_mutex_t m;\nint main() {\n  while (pthread_mutex_trylock(&m)) ;\n}\n");
-    assert_eq!(
-        c,
-        vec![
-            Instr::LoopEnter { id: 0 },
-            lock_cas(0, 1, 0),
-            biz(busy(0), 5),
-            Instr::LoopIter { id: 0 },
-            jump(1),
-            Instr::Return,
-        ]
-    );
-}
-
-#[test]
-fn mutex_diagnostics() {
-    use DiagKind::*;
-    type Case<'s> = (&'s str, (usize, usize, DiagKind, &'s str));
-    let cases: Vec<Case> = vec![
-        (
-            "pthread_mutex_t m;\nint main() {\n  m = 1;\n}\n",
-            (3, 3, Error, "assignment to mutex `m` (a pthread_mutex_t is not an integer: it can only be passed as `&m` to the pthread_mutex_* functions)"),
-        ),
-        (
-            "pthread_mutex_t m;\nint main() {\n  int x = m;\n}\n",
-            (3, 11, Error, "mutex `m` used as a value (a pthread_mutex_t is not an integer: it can only be passed as `&m` to the pthread_mutex_* functions)"),
-        ),
-        (
-            "pthread_mutex_t m;\nint main() {\n  int x = 0;\n  x = m + 1;\n}\n",
-            (4, 7, Error, "mutex `m` used as a value (a pthread_mutex_t is not an integer: it can only be passed as `&m` to the pthread_mutex_* functions)"),
-        ),
-        (
-            "pthread_mutex_t m;\nint main() {\n  m++;\n}\n",
-            (3, 3, Error, "assignment to mutex `m` (a pthread_mutex_t is not an integer: it can only be passed as `&m` to the pthread_mutex_* functions)"),
-        ),
-        (
-            "pthread_mutex_t m;\nint main() {\n  pthread_mutex_lock(m);\n}\n",
-            (3, 22, Error, "`pthread_mutex_lock` expects the address of the mutex: write `&m`, not `m`"),
-        ),
-        (
-            "atomic_int x;\nint main() {\n  pthread_mutex_lock(&x);\n}\n",
-            (3, 23, Error, "`x` is not a mutex (`pthread_mutex_lock` expects the address of a pthread_mutex_t)"),
-        ),
-        (
-            "int main() {\n  pthread_mutex_unlock(&q);\n}\n",
-            (2, 25, Error, "undeclared identifier `q`"),
-        ),
-        (
-            "pthread_mutex_t m;\nint main() {\n  int r = pthread_mutex_lock(&m);\n}\n",
-            (3, 11, Unsupported, "`pthread_mutex_lock` used as a value"),
-        ),
-        (
-            "pthread_mutex_t m;\nint main() {\n  pthread_mutex_init(&m, 1);\n}\n",
-            (3, 26, Unsupported, "mutex attributes (the second argument of pthread_mutex_init must be NULL)"),
-        ),
-        (
-            "pthread_mutex_t m;\nint main() {\n  pthread_mutex_lock(&m, 1);\n}\n",
-            (3, 3, Error, "`pthread_mutex_lock` expects 1 argument, got 2"),
-        ),
-        (
-            "pthread_mutex_t m;\nint main() {\n  atomic_store(&m, 1);\n}\n",
-            (3, 17, Error, "atomic operation on mutex `m` (a mutex is not an atomic integer)"),
-        ),
-        (
-            "pthread_mutex_t m;\nint main() {\n  pthread_mutex_timedlock(&m, 0);\n}\n",
-            (3, 3, Unsupported, "call to `pthread_mutex_timedlock`, which is not defined in this file and not a supported library function"),
-        ),
-        (
-            "pthread_mutex_t m = 0;\nint main() {}\n",
-            (1, 21, Unsupported, "initialiser for a mutex (only PTHREAD_MUTEX_INITIALIZER is supported)"),
-        ),
-        (
-            "pthread_mutex_t m;\nint y = m;\nint main() {}\n",
-            (2, 9, Error, "mutex `m` used as a value (a pthread_mutex_t is not an integer: it can only be passed as `&m` to the pthread_mutex_* functions)"),
-        ),
-        ("_Atomic pthread_mutex_t m;\nint main() {}\n", (1, 9, Unsupported, "atomic non-integer type")),
-    ];
-    for (src, (line, column, kind, message)) in cases {
-        assert_eq!(
-            diag(src),
-            (line, column, kind, message.to_string()),
-            "for\n{src}"
-        );
-    }
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! C types the front end understands: integer types (plain or atomic), `pthread_t`, `thrd_t`,
-//! `pthread_mutex_t`, `void`, structs, arrays and pointers ([`Ty`]).
+//! `pthread_mutex_t`, the other synchronisation objects ([`SyncTy`]), `void`, structs, arrays
+//! and pointers ([`Ty`]).
 
 use super::{Src, R};
 use crate::ir::{BinOp, Expr};
@@ -106,14 +107,48 @@ pub(crate) enum BaseTy {
     Int(IntTy),
     /// `pthread_t` or C11 `thrd_t`: a thread handle.
     Thread,
-    /// `pthread_mutex_t`: a mutex (only as a global; see the module docs of the front end).
+    /// `pthread_mutex_t`, C11 `mtx_t`, `std::mutex`: a mutex (see `lower/sync.rs`).
     Mutex,
+    /// Another synchronisation object.
+    Sync(SyncTy),
     Void,
     /// `struct S` (an index into [`TypeEnv::structs`]).
     Struct(usize),
     /// C++ `std::atomic<T *>`: an atomic pointer, whose full type is [`DeclSpec::full`] (no
     /// integer, void or struct check accepts it by mistake).
     AtomicPointer,
+}
+
+/// The synchronisation objects other than the plain mutex. Each is an object of one or more
+/// atomic cells (laid out by `lower::sync::layout`), used only through its functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SyncTy {
+    /// C++ `std::recursive_mutex`: a mutex that is recursive from its construction.
+    RecursiveMutex,
+    /// `pthread_spinlock_t`.
+    Spinlock,
+    /// `pthread_rwlock_t`, C++ `std::shared_mutex`.
+    RwLock,
+    /// `pthread_barrier_t`.
+    Barrier,
+    /// `pthread_cond_t`, C11 `cnd_t`, C++ `std::condition_variable`.
+    Cond,
+    /// `pthread_mutexattr_t`: the mutex type set by `pthread_mutexattr_settype`.
+    MutexAttr,
+}
+
+impl SyncTy {
+    /// The C spelling, for messages.
+    pub(crate) fn c_name(self) -> &'static str {
+        match self {
+            SyncTy::RecursiveMutex => "std::recursive_mutex",
+            SyncTy::Spinlock => "pthread_spinlock_t",
+            SyncTy::RwLock => "pthread_rwlock_t",
+            SyncTy::Barrier => "pthread_barrier_t",
+            SyncTy::Cond => "pthread_cond_t",
+            SyncTy::MutexAttr => "pthread_mutexattr_t",
+        }
+    }
 }
 
 /// The full type of an object, a struct field or a pointee.
@@ -130,8 +165,12 @@ pub(crate) enum Ty {
         to: Box<Ty>,
         atomic: bool,
     },
-    /// A `pthread_mutex_t` cell.
+    /// A `pthread_mutex_t`: its lock word and its kind (see `lower/sync.rs`); named like a
+    /// scalar (`Name::Mutex`), although it has two cells.
     Mutex,
+    /// A synchronisation object of several cells, or of one that is not a plain mutex (never
+    /// a scalar: it lives in `Ctx::objects`).
+    Sync(SyncTy),
     /// A `pthread_t` / `thrd_t`: a thread id. A plain handle variable of a function is a
     /// register; a handle in memory (a global used outside `main`, an array element, a struct
     /// member, a pointer's target) is a non-atomic cell holding the id.
@@ -149,6 +188,7 @@ impl Ty {
             BaseTy::Int(ty) => Ty::Int { ty, atomic },
             BaseTy::Thread => Ty::Thread,
             BaseTy::Mutex => Ty::Mutex,
+            BaseTy::Sync(k) => Ty::Sync(k),
             BaseTy::Void => Ty::Void,
             BaseTy::Struct(id) => Ty::Struct(id),
             // Only a placeholder: the type is in `DeclSpec::full` (see `DeclSpec::base`).
@@ -156,7 +196,7 @@ impl Ty {
         }
     }
 
-    /// A cell holding one value (integer, pointer or mutex).
+    /// A cell holding one value (integer, pointer), or a mutex (named by its lock word).
     pub(crate) fn is_scalar(&self) -> bool {
         matches!(
             self,
@@ -168,7 +208,6 @@ impl Ty {
     pub(crate) fn int_ty(&self) -> IntTy {
         match self {
             Ty::Int { ty, .. } => *ty,
-            Ty::Mutex => IntTy::I32,
             _ => IntTy::I64,
         }
     }
@@ -176,7 +215,7 @@ impl Ty {
     pub(crate) fn is_atomic(&self) -> bool {
         match self {
             Ty::Int { atomic, .. } | Ty::Ptr { atomic, .. } => *atomic,
-            Ty::Mutex => true,
+            Ty::Mutex | Ty::Sync(_) => true,
             _ => false,
         }
     }
@@ -201,6 +240,7 @@ impl Ty {
                 }
             }
             Ty::Mutex => "pthread_mutex_t".into(),
+            Ty::Sync(k) => k.c_name().into(),
             Ty::Thread => "pthread_t".into(),
             Ty::Void => "void".into(),
             Ty::Array(t, n) => format!("{}[{n}]", t.describe(env)),
@@ -250,11 +290,27 @@ pub(crate) struct TypeEnv {
     pub atomic_pointer_at: Vec<usize>,
 }
 
+/// The structs of the C library that programs use without defining them (`<time.h>`'s
+/// `struct timespec`, the deadline of the timed waits). A definition in the file replaces one.
+pub(crate) fn library_structs() -> Vec<StructDef> {
+    let long = Ty::Int {
+        ty: IntTy::I64,
+        atomic: false,
+    };
+    vec![StructDef {
+        name: Some("timespec".into()),
+        start: usize::MAX,
+        fields: vec![("tv_sec".into(), long.clone()), ("tv_nsec".into(), long)],
+    }]
+}
+
 impl TypeEnv {
     /// The number of memory cells of an object of type `ty`.
     pub(crate) fn size(&self, ty: &Ty) -> usize {
         match ty {
-            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Mutex | Ty::Thread => 1,
+            Ty::Int { .. } | Ty::Ptr { .. } | Ty::Thread => 1,
+            Ty::Mutex => super::lower::sync::layout(ty).len(),
+            Ty::Sync(k) => super::lower::sync::sync_cells(*k),
             Ty::Void => 0,
             Ty::Array(t, n) => self.size(t).saturating_mul(*n),
             Ty::Struct(id) => self
@@ -364,7 +420,12 @@ pub(super) fn plain_typedef(name: &str) -> Option<BaseTy> {
         "pthread_t" | "thrd_t" => return Some(BaseTy::Thread),
         // Thread attributes have no effect in the model (see `lower/threads.rs`).
         "pthread_attr_t" => IntTy::I64,
-        "pthread_mutex_t" => return Some(BaseTy::Mutex),
+        "pthread_mutex_t" | "mtx_t" => return Some(BaseTy::Mutex),
+        "pthread_spinlock_t" => return Some(BaseTy::Sync(SyncTy::Spinlock)),
+        "pthread_rwlock_t" => return Some(BaseTy::Sync(SyncTy::RwLock)),
+        "pthread_barrier_t" => return Some(BaseTy::Sync(SyncTy::Barrier)),
+        "pthread_cond_t" | "cnd_t" => return Some(BaseTy::Sync(SyncTy::Cond)),
+        "pthread_mutexattr_t" => return Some(BaseTy::Sync(SyncTy::MutexAttr)),
         _ => return None,
     }))
 }

@@ -252,10 +252,69 @@ pub struct Global {
     pub atomic: bool,
     /// Initial value (C zero-initialises globals without an initialiser).
     pub init: i64,
-    /// A `pthread_mutex_t`: atomic, 0 = unlocked, 1 = locked. A thread blocked acquiring it in
-    /// a complete execution where nobody unlocks it any more is a deadlock.
-    pub mutex: bool,
+    /// A cell of a synchronisation object (mutex, rwlock, barrier, condition variable, ...):
+    /// what the checker needs to tell a deadlock from a merely blocked execution. The values
+    /// the front end keeps in it are documented in `frontend/lower/sync.rs`.
+    pub sync: Option<SyncCell>,
     pub span: Span,
+}
+
+/// The kind of synchronisation object a cell belongs to (for messages).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SyncKind {
+    /// `pthread_mutex_t`, C11 `mtx_t`, `std::mutex`, `std::recursive_mutex`.
+    Mutex,
+    /// `pthread_spinlock_t`.
+    Spinlock,
+    /// `pthread_rwlock_t`, `std::shared_mutex`.
+    RwLock,
+    /// `pthread_barrier_t`.
+    Barrier,
+    /// `pthread_cond_t`, C11 `cnd_t`, `std::condition_variable`.
+    CondVar,
+}
+
+impl SyncKind {
+    /// How messages name the kind: `mutex`, `barrier`, `condition variable`, ...
+    pub fn noun(self) -> &'static str {
+        match self {
+            SyncKind::Mutex => "mutex",
+            SyncKind::Spinlock => "spinlock",
+            SyncKind::RwLock => "rwlock",
+            SyncKind::Barrier => "barrier",
+            SyncKind::CondVar => "condition variable",
+        }
+    }
+}
+
+/// What a thread's accesses to a synchronisation cell mean for deadlock detection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SyncRole {
+    /// A thread waits on it: a thread blocked (false `Assume`) whose last event is a read of
+    /// this cell (a load or a failed compare-and-swap) that read the cell's mo-last write
+    /// waits forever — no thread writes it any more — which is a deadlock. The front end only
+    /// blocks on such a read when the value read keeps the thread waiting (a held lock word, an
+    /// unfinished barrier round), never to retry.
+    Wait,
+    /// The signal counter of a condition variable: signals and broadcasts increment it
+    /// (read-modify-writes). An `Acquire` **load** of it registers an untimed wait (the
+    /// waiter reads it while it still holds the mutex): if that load read the mo-last write,
+    /// no signal or broadcast comes after the wait began, and without a spurious wake-up the
+    /// waiter sleeps forever — a lost wake-up, reported as a deadlock whether or not the
+    /// execution goes on (the model lets the waiter wake spuriously). Timed waits read it
+    /// `Relaxed`; since no write to it is a release, the `Acquire` only tags the read.
+    Signals,
+    /// Any other cell (state, counters): no rule.
+    State,
+}
+
+/// A cell of a synchronisation object: see [`Global::sync`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SyncCell {
+    pub kind: SyncKind,
+    pub role: SyncRole,
+    /// The object as the source names it (`m`, `locks[1]`, `s.cv`), for messages.
+    pub object: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -33,7 +33,9 @@ pub const RULES: &[(&str, &str, &str)] = &[
     (
         "deadlock",
         "Deadlock",
-        "A thread waits forever for a mutex that nobody unlocks.",
+        "A thread waits forever: for a mutex, spinlock or rwlock that nobody releases, at a \
+         barrier whose round never completes, or on a condition variable that is signalled \
+         only before its wait began (a lost wake-up).",
     ),
     (
         "misuse",

@@ -406,8 +406,12 @@ fn unfixable_reason(r: &Requirement, no_sites: bool) -> String {
             .into();
     }
     match r.bug.kind {
-        crate::checker::BugKind::Deadlock => "a deadlock is in the program's locking logic: \
-             fences order memory accesses but cannot make a thread release a mutex"
+        crate::checker::BugKind::Deadlock => "a deadlock is in the program's synchronisation \
+             logic: fences order memory accesses but cannot make a thread release a lock, arrive \
+             at a barrier or signal a condition variable"
+            .into(),
+        crate::checker::BugKind::Misuse => "a synchronisation object is misused: fences order \
+             memory accesses but cannot make a use of a lock, barrier or condition variable valid"
             .into(),
         crate::checker::BugKind::Race => "the racing accesses stay unordered even with a seq_cst \
              fence at every position: fences only synchronise along reads-from edges, and in \

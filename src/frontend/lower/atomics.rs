@@ -300,7 +300,7 @@ impl FnLower<'_, '_> {
             }
         } else {
             match self.place_of(target)? {
-                Some(p) if p.ty.is_atomic() && !matches!(p.ty, Ty::Mutex) => p,
+                Some(p) if p.ty.is_atomic() && !matches!(p.ty, Ty::Mutex | Ty::Sync(_)) => p,
                 _ => return Ok(None),
             }
         };

@@ -360,7 +360,7 @@ impl FnLower<'_, '_> {
                     (old, old_ty)
                 }
             }
-            None => self.sync_cas(&cell, base == "bool_compare_and_swap", args)?,
+            None => self.builtin_sync_cas(&cell, base == "bool_compare_and_swap", args)?,
         };
         self.emit(Instr::Fence { order: sc });
         Ok(Some(value))
@@ -368,7 +368,7 @@ impl FnLower<'_, '_> {
 
     /// The fence and CAS of `__sync_{bool,val}_compare_and_swap(p, old, new)` (the caller adds
     /// the closing fence); value: success (`bool_`) or the value read.
-    fn sync_cas(&mut self, cell: &Place, bool_: bool, args: &[Node]) -> R<TExpr> {
+    fn builtin_sync_cas(&mut self, cell: &Place, bool_: bool, args: &[Node]) -> R<TExpr> {
         let ty = cell.ty.int_ty();
         let expected = self.builtin_operand(cell, args[1])?;
         let desired = self.builtin_operand(cell, args[2])?;

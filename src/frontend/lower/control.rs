@@ -97,7 +97,7 @@ impl<'a> FnLower<'_, 'a> {
     /// with that one statement: its own [`Stmt`](crate::ir::Stmt), a `Before` slot, and — unless
     /// it diverts control — a `BlockEnd { after: Some(stmt), close }` slot whose `close` is the
     /// zero-length span at the statement's end. Returns whether control never falls through.
-    fn sub_body(&mut self, n: Node, owner: StmtId) -> R<bool> {
+    pub(super) fn sub_body(&mut self, n: Node, owner: StmtId) -> R<bool> {
         if n.kind() == "compound_statement" {
             let r = self.block(n, Some(owner))?;
             self.cur_stmt = owner;
@@ -184,7 +184,7 @@ impl<'a> FnLower<'_, 'a> {
     /// globals, `atomic_load*` and `__atomic_load_n` calls); `reads` says whether it reads memory at all. `None`
     /// when it may do anything else (assignments, increments, other calls, statement
     /// expressions). Iterative, so any depth is fine.
-    fn reads_only(&self, n: Node) -> Option<bool> {
+    pub(super) fn reads_only(&self, n: Node) -> Option<bool> {
         let src = self.src;
         let mut reads = false;
         let mut cursor = n.walk();
@@ -377,6 +377,9 @@ impl<'a> FnLower<'_, 'a> {
     }
 
     pub(super) fn while_stmt(&mut self, s: Node, sid: StmtId) -> R<bool> {
+        if let Some(r) = self.cond_wait_loop(s, sid)? {
+            return Ok(r);
+        }
         self.enter(s)?;
         let cond = self.required(s, "condition")?;
         let body = self.required(s, "body")?;

@@ -74,19 +74,15 @@ const TEMPORARY_THREAD: &str = "temporary std::thread (a thread must be held by 
 
 /// Standard library types that are refused with a specific message.
 const UNSUPPORTED_STD_TYPES: &[&str] = &[
-    "condition_variable",
     "condition_variable_any",
     "future",
     "shared_future",
     "promise",
     "packaged_task",
     "jthread",
-    "recursive_mutex",
     "timed_mutex",
     "recursive_timed_mutex",
-    "shared_mutex",
     "shared_timed_mutex",
-    "shared_lock",
     "atomic_flag",
     "atomic_ref",
     "counting_semaphore",
@@ -118,6 +114,12 @@ struct Guard {
     /// The declaration: the unlock instructions belong to it (its destructor).
     stmt: StmtId,
     name: String,
+    /// What it locked, and how (see `cpp_sync.rs`).
+    held: super::cpp_sync::Held,
+    /// A `std::unique_lock` (the guard a `std::condition_variable` waits with).
+    unique: bool,
+    /// The locked object, for messages (`mutex `m``).
+    what: String,
 }
 
 /// An enclosing loop or switch.
@@ -357,10 +359,11 @@ impl<'a> FnLower<'_, 'a> {
             if g.depth != depth || g.inline != level {
                 break;
             }
-            let (addr, stmt) = (g.addr.clone(), g.stmt);
-            self.cpp.guards.pop();
+            let Some(g) = self.cpp.guards.pop() else {
+                break;
+            };
             if !returned {
-                self.emit_unlock(addr, stmt);
+                self.emit_unlock(&g);
             }
         }
     }
@@ -540,7 +543,7 @@ impl<'a> FnLower<'_, 'a> {
         };
         match std_name(&src, ty) {
             Some("thread") => self.thread_decl(s).map(|_| Some(false)),
-            Some("lock_guard" | "unique_lock" | "scoped_lock") => {
+            Some("lock_guard" | "unique_lock" | "scoped_lock" | "shared_lock") => {
                 self.guard_decl(s, ty, sid).map(|_| Some(false))
             }
             Some(name) if UNSUPPORTED_STD_TYPES.contains(&name) => {
@@ -1229,8 +1232,10 @@ impl<'a> FnLower<'_, 'a> {
     // ----- lock guards ----------------------------------------------------------------------
 
     /// `std::lock_guard<std::mutex> g(m);`, `std::unique_lock<std::mutex> g(m);`,
-    /// `std::scoped_lock g(m);` (also with `{m}` and without template arguments): locks `m`
-    /// like `m.lock()`; the block's exits unlock it.
+    /// `std::scoped_lock g(m);` (also with `{m}` and without template arguments) on a
+    /// `std::mutex`, `std::recursive_mutex` or `std::shared_mutex` (its write lock), and
+    /// `std::shared_lock<std::shared_mutex> g(m);` (a read lock): locks `m` like `m.lock()`
+    /// (`m.lock_shared()`); the block's exits unlock it.
     fn guard_decl(&mut self, s: Node, ty: Node, sid: StmtId) -> R<()> {
         let src = self.src;
         let kind = std_name(&src, ty).unwrap_or("lock_guard");
@@ -1245,27 +1250,8 @@ impl<'a> FnLower<'_, 'a> {
                 &format!("std::{kind} that is not directly in a block (put it in braces)"),
             ));
         }
-        // Template arguments, if any: exactly `std::mutex`.
-        let inner = crate::frontend::cpp::unqualify(&src, ty).unwrap_or(ty);
-        if inner.kind() == "template_type" {
-            let args = inner
-                .child_by_field_name("arguments")
-                .map(named_children)
-                .unwrap_or_default();
-            let is_mutex = |a: &Node| {
-                a.kind() == "type_descriptor"
-                    && a.child_by_field_name("declarator").is_none()
-                    && a.child_by_field_name("type")
-                        .is_some_and(|t| std_name(&src, t) == Some("mutex"))
-            };
-            if args.len() != 1 || !args.iter().all(is_mutex) {
-                let text = src.text(ty);
-                return Err(src.unsupported(
-                    ty,
-                    &format!("`{text}` (lock guards are supported for one std::mutex only)"),
-                ));
-            }
-        }
+        let shared = kind == "shared_lock";
+        let template = self.guard_template(ty, shared)?;
         let mut c = s.walk();
         let decls: Vec<Node> = s.children_by_field_name("declarator", &mut c).collect();
         if decls.is_empty() {
@@ -1292,7 +1278,7 @@ impl<'a> FnLower<'_, 'a> {
                     return Err(src.unsupported(extra.node(), what));
                 }
             };
-            let mut place = self.guard_mutex(m)?;
+            let mut place = self.guard_mutex(m, shared, template.as_ref())?;
             if let Addr::Computed { ptr, lo, hi } = &place.addr {
                 if !matches!(ptr, Expr::Const(_)) {
                     let t = self.new_temp(IntTy::I64);
@@ -1307,69 +1293,141 @@ impl<'a> FnLower<'_, 'a> {
                     };
                 }
             }
-            let ok = self.mutex_cas(&place);
-            self.emit(Instr::Assume {
-                cond: Expr::Reg(ok),
-            });
+            let what = format!("`{}`", src.text(strip_parens(m.node())));
+            self.guard_lock(&place, shared, &format!("std::{kind}"), &what);
             self.cpp.guards.push(Guard {
                 depth: self.scopes.len(),
                 inline: self.inlines.len(),
                 addr: place.addr,
                 stmt: sid,
                 name,
+                held: super::cpp_sync::Held {
+                    ty: place.ty,
+                    shared,
+                },
+                unique: kind == "unique_lock",
+                what,
             });
         }
         Ok(())
     }
 
-    /// The `std::mutex` a lock guard locks: a global or static one, an array element or a
-    /// struct member (`m`, `locks[i]`, `s.m`, `*p`, `p->m`).
-    fn guard_mutex(&mut self, m: CtorArg) -> R<Place> {
+    /// The lockable type named by the template arguments of a guard's type `ty`, if it has
+    /// any: exactly one of `std::mutex`, `std::recursive_mutex`, `std::shared_mutex` (only
+    /// the last for a `std::shared_lock`).
+    fn guard_template(&self, ty: Node, shared: bool) -> R<Option<Ty>> {
+        let src = self.src;
+        let inner = crate::frontend::cpp::unqualify(&src, ty).unwrap_or(ty);
+        if inner.kind() != "template_type" {
+            return Ok(None);
+        }
+        let args = inner
+            .child_by_field_name("arguments")
+            .map(named_children)
+            .unwrap_or_default();
+        let lockable = |a: &Node| {
+            if a.kind() != "type_descriptor" || a.child_by_field_name("declarator").is_some() {
+                return None;
+            }
+            let t = a.child_by_field_name("type")?;
+            match std_name(&src, t)? {
+                "mutex" if !shared => Some(Ty::Mutex),
+                "recursive_mutex" if !shared => Some(Ty::Sync(types::SyncTy::RecursiveMutex)),
+                "shared_mutex" => Some(Ty::Sync(types::SyncTy::RwLock)),
+                _ => None,
+            }
+        };
+        match args.as_slice() {
+            [a] => match lockable(a) {
+                Some(t) => Ok(Some(t)),
+                None => {
+                    let text = src.text(ty);
+                    let which = if shared {
+                        "std::shared_lock is supported for one std::shared_mutex only"
+                    } else {
+                        "lock guards are supported for one std::mutex, std::recursive_mutex or \
+                         std::shared_mutex only"
+                    };
+                    Err(src.unsupported(ty, &format!("`{text}` ({which})")))
+                }
+            },
+            _ => {
+                let text = src.text(ty);
+                Err(src.unsupported(ty, &format!("`{text}` (a lock guard of one object only)")))
+            }
+        }
+    }
+
+    /// The object a lock guard locks: a global or static one, an array element or a struct
+    /// member (`m`, `locks[i]`, `s.m`, `*p`, `p->m`), of the guard's template type if it has
+    /// one, else a `std::mutex`, `std::recursive_mutex` or `std::shared_mutex` (with `shared`,
+    /// a `std::shared_mutex`).
+    fn guard_mutex(&mut self, m: CtorArg, shared: bool, template: Option<&Ty>) -> R<Place> {
         let src = self.src;
         let n = strip_parens(m.node());
         let text = src.text(n);
+        let want = match template {
+            Some(t) => format!("a {}", super::cpp_sync::class_name(t)),
+            None if shared => "a std::shared_mutex".to_string(),
+            None => "a std::mutex, std::recursive_mutex or std::shared_mutex".to_string(),
+        };
+        let fits = |t: &Ty| match template {
+            Some(want) => t == want,
+            None => {
+                matches!(t, Ty::Sync(types::SyncTy::RwLock))
+                    || (!shared && matches!(t, Ty::Mutex | Ty::Sync(types::SyncTy::RecursiveMutex)))
+            }
+        };
         match self.ctor_place(m)? {
-            Some(p) if p.ty == Ty::Mutex => Ok(p),
-            Some(_) => Err(src.error(n, &format!("`{text}` is not a std::mutex"))),
+            Some(p) if fits(&p.ty) => Ok(p),
+            Some(_) => Err(src.error(n, &format!("`{text}` is not {want}"))),
             None if matches!(n.kind(), "identifier" | "type_identifier") => {
                 match self.lookup(text) {
                     Name::Unknown => Err(src.error(n, &format!("undeclared identifier `{text}`"))),
-                    _ => Err(src.error(n, &format!("`{text}` is not a std::mutex"))),
+                    _ => Err(src.error(n, &format!("`{text}` is not {want}"))),
                 }
             }
             None => Err(src.unsupported(
                 n,
-                &format!("lock guard on `{text}` (only a std::mutex object is supported)"),
+                &format!("lock guard on `{text}` (only an object in memory can be locked)"),
             )),
         }
     }
 
-    /// Emits the unlocks (release stores of 0) of the guards selected by `which`, innermost
-    /// first, without taking them out of scope.
+    /// Emits the unlocks of the guards selected by `which`, innermost first, without taking
+    /// them out of scope.
     fn release_guards(&mut self, which: impl Fn(&Guard) -> bool) {
-        let selected: Vec<(Addr, StmtId)> = self
-            .cpp
-            .guards
-            .iter()
+        let selected: Vec<usize> = (0..self.cpp.guards.len())
             .rev()
-            .filter(|g| which(g))
-            .map(|g| (g.addr.clone(), g.stmt))
+            .filter(|&i| which(&self.cpp.guards[i]))
             .collect();
-        for (addr, stmt) in selected {
-            self.emit_unlock(addr, stmt);
+        for i in selected {
+            let g = &self.cpp.guards[i];
+            let g = Guard {
+                addr: g.addr.clone(),
+                name: g.name.clone(),
+                held: g.held.clone(),
+                what: g.what.clone(),
+                ..*g
+            };
+            self.emit_unlock(&g);
         }
     }
 
-    /// The unlock of a guard's mutex, as an instruction of the guard's declaration.
-    fn emit_unlock(&mut self, addr: Addr, stmt: StmtId) {
+    /// The unlock of a guard's object, as instructions of the guard's declaration (its
+    /// destructor).
+    fn emit_unlock(&mut self, g: &Guard) {
         let saved = self.cur_stmt;
-        self.cur_stmt = stmt;
-        self.emit(Instr::Store {
-            loc: addr,
-            val: Expr::Const(0),
-            order: MemOrder::Release,
-        });
+        self.cur_stmt = g.stmt;
+        self.guard_unlock(g.addr.clone(), &g.held, &g.what);
         self.cur_stmt = saved;
+    }
+
+    /// The mutex and its type held by the `std::unique_lock` guard `name` in scope (the
+    /// innermost of that name).
+    pub(super) fn unique_guard(&self, name: &str) -> Option<(Addr, Ty)> {
+        let g = self.cpp.guards.iter().rev().find(|g| g.name == name)?;
+        (g.unique && !g.held.shared).then(|| (g.addr.clone(), g.held.ty.clone()))
     }
 
     // ----- member calls ---------------------------------------------------------------------
@@ -1474,7 +1532,7 @@ impl<'a> FnLower<'_, 'a> {
             Ty::Int { atomic: true, .. } | Ty::Ptr { atomic: true, .. } => {
                 self.atomic_member(call, obj, &place, method, args, used)
             }
-            Ty::Mutex => self.mutex_member(call, &place, method, args, used),
+            Ty::Mutex | Ty::Sync(_) => self.sync_member(call, obj, &place, method, args, used),
             Ty::Int { .. } | Ty::Ptr { .. } => Err(src.error(
                 obj,
                 &format!("`{name}` is not atomic (`{op}{method}()` needs a std::atomic)"),
@@ -1499,7 +1557,7 @@ impl<'a> FnLower<'_, 'a> {
     }
 
     /// Checks the number of arguments of `x.method(...)`: between `min` and `max`.
-    fn member_arity(
+    pub(super) fn member_arity(
         &self,
         call: Node,
         method: &str,
@@ -1526,7 +1584,7 @@ impl<'a> FnLower<'_, 'a> {
     }
 
     /// A member call without a value (`store`, `lock`, `join`, ...) used as a value.
-    fn void_member(&self, call: Node, method: &str, used: bool) -> R<TExpr> {
+    pub(super) fn void_member(&self, call: Node, method: &str, used: bool) -> R<TExpr> {
         if used {
             return Err(self
                 .src
@@ -1678,51 +1736,6 @@ impl<'a> FnLower<'_, 'a> {
                 Err(src.unsupported(call, &format!("std::atomic member `{method}`")))
             }
             _ => Err(src.unsupported(call, &format!("member `{method}` of std::atomic"))),
-        }
-    }
-
-    /// `m.lock()`, `m.unlock()`, `m.try_lock()` on the `std::mutex` at `m`.
-    fn mutex_member(
-        &mut self,
-        call: Node,
-        m: &Place,
-        method: &str,
-        args: &[Node],
-        used: bool,
-    ) -> R<TExpr> {
-        match method {
-            "lock" => {
-                self.member_arity(call, method, args, 0, 0)?;
-                if used {
-                    return self.void_member(call, method, used);
-                }
-                let ok = self.mutex_cas(m);
-                self.emit(Instr::Assume {
-                    cond: Expr::Reg(ok),
-                });
-                self.void_member(call, method, used)
-            }
-            "unlock" => {
-                self.member_arity(call, method, args, 0, 0)?;
-                if used {
-                    return self.void_member(call, method, used);
-                }
-                self.emit(Instr::Store {
-                    loc: m.addr.clone(),
-                    val: Expr::Const(0),
-                    order: MemOrder::Release,
-                });
-                self.void_member(call, method, used)
-            }
-            "try_lock" => {
-                // Unlike pthread_mutex_trylock: true (1) on success.
-                self.member_arity(call, method, args, 0, 0)?;
-                let ok = self.mutex_cas(m);
-                Ok((Expr::Reg(ok), IntTy::I32))
-            }
-            _ => Err(self
-                .src
-                .unsupported(call, &format!("member `{method}` of std::mutex"))),
         }
     }
 

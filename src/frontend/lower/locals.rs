@@ -15,6 +15,7 @@
 //! then is not reported: lifetimes are not modelled yet).
 
 use super::memory::Place;
+use super::sync::Initial;
 use super::{named_children, strip_parens, Binding, FnLower, R};
 use crate::frontend::types::{IntTy, Ty};
 use crate::frontend::Src;
@@ -120,7 +121,8 @@ impl FnLower<'_, '_> {
                 _ if !used.contains(&v.name) => continue,
                 ty => {
                     let mut cells = Vec::new();
-                    self.cx.flatten(&v.name, ty, def, &mut cells)?;
+                    self.cx
+                        .flatten(&v.name, ty, def, Initial::Zero, &mut cells)?;
                     self.allocate(&v.name, ty, cells, &v.values, v.span)
                 }
             };
@@ -158,7 +160,7 @@ impl FnLower<'_, '_> {
         &mut self,
         name: &str,
         ty: &Ty,
-        cells: Vec<(String, Ty)>,
+        cells: Vec<crate::frontend::CellSpec>,
         values: &[i64],
         span: crate::ir::Span,
     ) -> Binding {
@@ -166,11 +168,11 @@ impl FnLower<'_, '_> {
             cells: cells
                 .into_iter()
                 .zip(values.iter().copied().chain(std::iter::repeat(0)))
-                .map(|((cell, cty), value)| Global {
-                    name: cell,
-                    atomic: cty.is_atomic(),
-                    init: cty.int_ty().wrap(value),
-                    mutex: matches!(cty, Ty::Mutex),
+                .map(|(cell, value)| Global {
+                    name: cell.name,
+                    atomic: cell.ty.is_atomic(),
+                    init: cell.ty.int_ty().wrap(value),
+                    sync: cell.sync,
                     span,
                 })
                 .collect(),
@@ -190,7 +192,7 @@ impl FnLower<'_, '_> {
     pub(super) fn local_in_memory(&self, name: &str, ty: &Ty) -> bool {
         match ty {
             Ty::Array(elem, _) => **elem != Ty::Thread,
-            Ty::Struct(_) | Ty::Mutex => true,
+            Ty::Struct(_) | Ty::Mutex | Ty::Sync(_) => true,
             Ty::Int { atomic, .. } | Ty::Ptr { atomic, .. } if *atomic => true,
             Ty::Int { .. } | Ty::Ptr { .. } | Ty::Thread => {
                 self.taken.last().is_some_and(|t| t.contains(name))
@@ -214,20 +216,28 @@ impl FnLower<'_, '_> {
             .last()
             .map(|f| f.name().to_string())
             .unwrap_or_else(|| self.root_name.clone());
+        // A C object starts indeterminate (a synchronisation object must be initialised by
+        // its init function or a static initialiser); a C++ one was constructed.
+        let how = if src.lang == crate::ir::Lang::Cpp {
+            Initial::Constructed
+        } else {
+            Initial::Indeterminate
+        };
         let mut cells = Vec::new();
         self.cx
-            .flatten(&format!("{func}::{name}"), ty, at, &mut cells)?;
+            .flatten(&format!("{func}::{name}"), ty, at, how, &mut cells)?;
         if cells.is_empty() {
             return Err(src.unsupported(at, &format!("`{name}` has no memory cells")));
         }
-        let mut values = vec![0i64; cells.len()];
+        let defaults: Vec<i64> = cells.iter().map(|c| c.init).collect();
+        let mut values = defaults.clone();
         let constant = match init {
             None => true,
             Some(v) if !self.may_access(v) => self.cx.init_values(ty, v, &mut values, 0).is_ok(),
             Some(_) => false,
         };
         if !constant {
-            values.iter_mut().for_each(|v| *v = 0);
+            values = defaults;
         }
         let binding = self.allocate(name, ty, cells, &values, src.span(at));
         if let (Some(v), false, Binding::LocalObject(r, i)) = (init, constant, binding) {

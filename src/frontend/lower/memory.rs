@@ -303,6 +303,13 @@ impl FnLower<'_, '_> {
             }
             Ty::Array(..) => Ok((addr_value(&p.addr), IntTy::I64)),
             Ty::Mutex => Err(super::mutex::misuse(&src, n, src.text(n), false)),
+            Ty::Sync(k) => Err(super::mutex::object_misuse(
+                &src,
+                n,
+                src.text(n),
+                k.c_name(),
+                false,
+            )),
             Ty::Struct(_) => Err(src.unsupported(n, "struct used as a value")),
             Ty::Void => Err(src.unsupported(n, "this value")),
         }
