@@ -139,6 +139,73 @@ int main(void) { pthread_t a, b; pthread_create(&a, NULL, t, (void *) 0);
   pthread_create(&b, NULL, t, (void *) 1); pthread_join(a, NULL); pthread_join(b, NULL);
   assert(atomic_load(&x) == 4); return 0; }",
     ),
+    (
+        "mutex_in_a_local_struct",
+        "struct shared { pthread_mutex_t lock; int count; };
+void *worker(void *arg) { struct shared *s = arg; pthread_mutex_lock(&s->lock); s->count++;
+  pthread_mutex_unlock(&s->lock); return NULL; }
+int main(void) { struct shared s; s.count = 0; pthread_mutex_init(&s.lock, NULL);
+  pthread_t t[2]; for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, worker, &s);
+  for (int i = 0; i < 2; i++) pthread_join(t[i], NULL); assert(s.count == 2);
+  pthread_mutex_destroy(&s.lock); return 0; }",
+        "struct shared { pthread_mutex_t lock; int count; };
+struct shared g;
+void *worker(void *arg) { struct shared *s = arg; pthread_mutex_lock(&s->lock); s->count++;
+  pthread_mutex_unlock(&s->lock); return NULL; }
+int main(void) { g.count = 0; pthread_mutex_init(&g.lock, NULL);
+  pthread_t t[2]; for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, worker, &g);
+  for (int i = 0; i < 2; i++) pthread_join(t[i], NULL); assert(g.count == 2);
+  pthread_mutex_destroy(&g.lock); return 0; }",
+    ),
+    (
+        "local_barrier_and_condition_variable",
+        "atomic_int x, y; pthread_barrier_t *bp; pthread_mutex_t m; pthread_cond_t *cv; int done;
+void *t1(void *a) { atomic_store_explicit(&x, 1, memory_order_relaxed); pthread_barrier_wait(bp);
+  assert(atomic_load_explicit(&y, memory_order_relaxed) == 1);
+  pthread_mutex_lock(&m); done = 1; pthread_cond_signal(cv); pthread_mutex_unlock(&m);
+  return NULL; }
+void *t2(void *a) { atomic_store_explicit(&y, 1, memory_order_relaxed); pthread_barrier_wait(bp);
+  pthread_mutex_lock(&m); while (!done) pthread_cond_wait(cv, &m); pthread_mutex_unlock(&m);
+  return NULL; }
+int main(void) { pthread_barrier_t b; pthread_cond_t c; pthread_barrier_init(&b, NULL, 2);
+  pthread_cond_init(&c, NULL); bp = &b; cv = &c; pthread_t a, d;
+  pthread_create(&a, NULL, t1, NULL); pthread_create(&d, NULL, t2, NULL);
+  pthread_join(a, NULL); pthread_join(d, NULL); pthread_barrier_destroy(&b);
+  pthread_cond_destroy(&c); return 0; }",
+        "atomic_int x, y; pthread_barrier_t *bp; pthread_mutex_t m; pthread_cond_t *cv; int done;
+pthread_barrier_t b; pthread_cond_t c;
+void *t1(void *a) { atomic_store_explicit(&x, 1, memory_order_relaxed); pthread_barrier_wait(bp);
+  assert(atomic_load_explicit(&y, memory_order_relaxed) == 1);
+  pthread_mutex_lock(&m); done = 1; pthread_cond_signal(cv); pthread_mutex_unlock(&m);
+  return NULL; }
+void *t2(void *a) { atomic_store_explicit(&y, 1, memory_order_relaxed); pthread_barrier_wait(bp);
+  pthread_mutex_lock(&m); while (!done) pthread_cond_wait(cv, &m); pthread_mutex_unlock(&m);
+  return NULL; }
+int main(void) { pthread_barrier_init(&b, NULL, 2);
+  pthread_cond_init(&c, NULL); bp = &b; cv = &c; pthread_t a, d;
+  pthread_create(&a, NULL, t1, NULL); pthread_create(&d, NULL, t2, NULL);
+  pthread_join(a, NULL); pthread_join(d, NULL); pthread_barrier_destroy(&b);
+  pthread_cond_destroy(&c); return 0; }",
+    ),
+    (
+        "compound_literals_and_struct_copies",
+        "struct pair { int a, b; }; struct pair shared; atomic_int flag;
+void *t(void *p) { int *v = p; struct pair mine = { v[0], v[1] }; shared = mine;
+  atomic_store_explicit(&flag, 1, memory_order_release); return NULL; }
+int main(void) { pthread_t h; pthread_create(&h, NULL, t, (int[]){ 3, 4 });
+  if (atomic_load_explicit(&flag, memory_order_acquire)) {
+    struct pair got = shared; assert(got.a + got.b == 7); }
+  pthread_join(h, NULL); return 0; }",
+        "struct pair { int a, b; }; struct pair shared; atomic_int flag;
+int lit[2] = { 3, 4 }; struct pair mine; struct pair got;
+void *t(void *p) { int *v = p; mine.a = v[0]; mine.b = v[1];
+  shared.a = mine.a; shared.b = mine.b;
+  atomic_store_explicit(&flag, 1, memory_order_release); return NULL; }
+int main(void) { pthread_t h; pthread_create(&h, NULL, t, lit);
+  if (atomic_load_explicit(&flag, memory_order_acquire)) {
+    got.a = shared.a; got.b = shared.b; assert(got.a + got.b == 7); }
+  pthread_join(h, NULL); return 0; }",
+    ),
 ];
 
 #[test]

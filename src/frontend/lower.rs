@@ -1178,6 +1178,20 @@ impl<'c, 'a> FnLower<'c, 'a> {
             };
             Some((b, op_text))
         };
+        // A struct assignment copies every cell (its value, a struct, is not an integer).
+        let place_target = strip_parens(left).kind() != "identifier";
+        if op.is_none()
+            && (place_target || matches!(self.peek_place_type(left), Some(Ty::Struct(_))))
+        {
+            let Some(dst) = self.place_of(left)? else {
+                return Err(src.unsupported(left, "assignment to this expression"));
+            };
+            if !matches!(dst.ty, Ty::Struct(_)) {
+                return self.write_place(left, &dst, op, &mut |l: &mut Self| l.texpr(right));
+            }
+            self.struct_copy(e, &dst, right)?;
+            return Ok((Expr::Const(0), IntTy::I32));
+        }
         self.write(left, op, &mut |l: &mut Self| l.texpr(right))
     }
 

@@ -310,9 +310,10 @@
 //!   * The **deadline** of a timed function is not evaluated (any timed wait may time out):
 //!     it must be a variable, `&variable`, a member or `NULL` (`<time.h>`'s `struct timespec`
 //!     is known without being defined). Attribute arguments other than `NULL` (of barriers,
-//!     rwlocks, condition variables) are unsupported. Local synchronisation objects are
-//!     unsupported (they must be global or `static`), and so are other initialisers than the
-//!     static initialisers above. The library constants `EBUSY`, `ETIMEDOUT`, `EPERM`,
+//!     rwlocks, condition variables) are unsupported. A local synchronisation object
+//!     (an object in memory, see `lower/locals.rs`) starts indeterminate in C (its init
+//!     function must run first) and constructed in C++. Other initialisers than the static
+//!     initialisers above are unsupported. The library constants `EBUSY`, `ETIMEDOUT`, `EPERM`,
 //!     `EINVAL`, `EDEADLK`, `PTHREAD_BARRIER_SERIAL_THREAD`, `PTHREAD_MUTEX_*`,
 //!     `PTHREAD_PROCESS_*`, `thrd_*` and `mtx_*` are their glibc values.
 //!   * Synchronisation objects are not integers: reading, assigning or doing arithmetic on
@@ -792,6 +793,10 @@ pub(crate) struct Ctx<'a> {
     pub(crate) initialised: HashSet<String>,
     /// The first definition of every function defined in the file (what a call inlines).
     pub(crate) fn_defs: HashMap<String, Node<'a>>,
+    /// While planning a non-constant initialiser (`lower/locals.rs`): the scalar leaves of the
+    /// `{ ... }` list (their node ids), whose cells [`Ctx::init_values`] marks with their
+    /// index + 1 instead of evaluating them (0: the cell is zero).
+    pub(crate) init_leaves: Option<Vec<usize>>,
     /// The statements of inlined function bodies, by tree-sitter node id: every inlined copy
     /// of a source statement shares one [`Stmt`] (so that the slots of all copies have equal
     /// [`SlotPlace`](crate::ir::SlotPlace)s).
@@ -1064,6 +1069,7 @@ pub fn parse_with(
         fn_first,
         initialised: HashSet::new(),
         fn_defs,
+        init_leaves: None,
         inline_stmts: HashMap::new(),
         stmts: Vec::new(),
         slots: Vec::new(),
@@ -1482,7 +1488,18 @@ impl Ctx<'_> {
     ) -> R<()> {
         use types::Ty;
         let src = self.src;
+        if let (Some(leaves), Ty::Int { .. } | Ty::Ptr { .. }) = (&mut self.init_leaves, ty) {
+            leaves.push(v.id());
+            if let Some(slot) = values.get_mut(off) {
+                *slot = leaves.len() as i64;
+            }
+            return Ok(());
+        }
         match ty {
+            Ty::Mutex | Ty::Sync(_) if self.init_leaves.is_some() => Err(src.unsupported(
+                v,
+                "synchronisation object in an initialiser with non-constant values",
+            )),
             Ty::Int { .. } => {
                 let c = lower::const_eval(self, v)?;
                 if let Some(slot) = values.get_mut(off) {

@@ -20,7 +20,7 @@ use super::{named_children, strip_parens, Binding, FnLower, R};
 use crate::frontend::types::{IntTy, Ty};
 use crate::frontend::Src;
 use crate::ir::{Expr, Global, Instr, Layout, MemOrder};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
 /// Calls whose `&local` arguments (all but the first) read or write the local directly.
@@ -247,40 +247,38 @@ impl FnLower<'_, '_> {
         Ok(binding)
     }
 
-    /// Writes the initialiser `v` into `place`: a scalar's value, or a `{ ... }` list element
-    /// by element (positionally; missing elements keep the zero the object was allocated
-    /// with).
+    /// Writes the initialiser `v` into `place`, allocated with zeros: a scalar's value, a
+    /// struct copied from another, or a `{ ... }` list (with designators, by C's rules as for
+    /// globals, `frontend/initializers.rs`): every scalar it names is evaluated and stored, in
+    /// the order of the cells.
     fn init_stores(&mut self, place: &Place, v: Node) -> R<()> {
         let src = self.src;
         match &place.ty {
-            Ty::Array(elem, len) if v.kind() == "initializer_list" => {
-                let items = named_children(v);
-                if items.len() > *len {
-                    return Err(src.error(v, "too many initialisers for the array"));
-                }
-                let size = self.cx.types.size(elem);
-                for (i, item) in items.into_iter().enumerate() {
-                    self.no_designator(item)?;
-                    let k = Expr::Const(i as i64);
-                    let p = self.element(item, &place.addr, elem, *len, size, k)?;
-                    self.init_stores(&p, item)?;
-                }
-                Ok(())
-            }
-            Ty::Struct(id) if v.kind() == "initializer_list" => {
-                let fields = self.cx.types.fields_of(*id);
-                let items = named_children(v);
-                if items.len() > fields.len() {
-                    return Err(src.error(v, "too many initialisers for the struct"));
-                }
-                let mut off = 0;
-                for (item, (_, t)) in items.into_iter().zip(fields) {
-                    self.no_designator(item)?;
-                    let p = Place {
-                        addr: super::memory::offset(&place.addr, off),
-                        ty: t.clone(),
+            Ty::Array(..) | Ty::Struct(_) if v.kind() == "initializer_list" => {
+                let mut plan = vec![0i64; self.cx.types.size(&place.ty)];
+                self.cx.init_leaves = Some(Vec::new());
+                let planned = self.cx.init_values(&place.ty, v, &mut plan, 0);
+                let leaves = self.cx.init_leaves.take().unwrap_or_default();
+                planned?;
+                let mut nodes = HashMap::new();
+                crate::frontend::walk_nodes(v, &mut |n| {
+                    nodes.insert(n.id(), n);
+                });
+                let mut cells = Vec::new();
+                self.cx
+                    .flatten("", &place.ty, v, Initial::Zero, &mut cells)?;
+                for (k, (leaf, cell)) in plan.into_iter().zip(cells).enumerate() {
+                    let item = usize::try_from(leaf - 1)
+                        .ok()
+                        .and_then(|i| leaves.get(i))
+                        .and_then(|id| nodes.get(id));
+                    let Some(&item) = item else {
+                        continue;
                     };
-                    off += self.cx.types.size(&t);
+                    let p = Place {
+                        addr: super::memory::offset(&place.addr, k),
+                        ty: cell.ty,
+                    };
                     self.init_stores(&p, item)?;
                 }
                 Ok(())
@@ -300,6 +298,7 @@ impl FnLower<'_, '_> {
                 });
                 Ok(())
             }
+            Ty::Struct(_) => self.struct_copy(v, place, v),
             _ => Err(src.unsupported(
                 v,
                 "initialiser of this local object (only constants, or `{ ... }` lists of \
@@ -308,13 +307,90 @@ impl FnLower<'_, '_> {
         }
     }
 
-    fn no_designator(&self, item: Node) -> R<()> {
-        if item.kind() == "initializer_pair" {
-            return Err(self.src.unsupported(
-                item,
-                "designated initialiser of a local object with non-constant values",
+    /// `dst = rhs` for a struct: a plain load of every cell of `rhs` (an object in memory, a
+    /// compound literal included), then a plain store of each into `dst`, as C copies a struct
+    /// member by member. Structs with atomic or synchronisation members are refused (copying
+    /// one is not an atomic operation, and C gives it no order).
+    pub(super) fn struct_copy(&mut self, at: Node, dst: &Place, rhs: Node) -> R<()> {
+        let src = self.src;
+        let Some(from) = self.place_of(rhs)? else {
+            let text = src.text(rhs);
+            return Err(src.unsupported(rhs, &format!("struct value `{text}` (not an object)")));
+        };
+        if from.ty != dst.ty {
+            return Err(src.error(at, "assignment between different struct types"));
+        }
+        let mut cells = Vec::new();
+        self.cx
+            .flatten("", &dst.ty, at, Initial::Zero, &mut cells)?;
+        let plain = |t: &Ty| {
+            matches!(
+                t,
+                Ty::Int { atomic: false, .. } | Ty::Ptr { atomic: false, .. }
+            )
+        };
+        if cells.iter().any(|c| c.sync.is_some() || !plain(&c.ty)) {
+            return Err(src.unsupported(
+                at,
+                "copy of a struct with atomic or synchronisation members",
             ));
         }
+        let values: Vec<Expr> = (cells.iter().enumerate())
+            .map(|(k, c)| {
+                let cell = Place {
+                    addr: super::memory::offset(&from.addr, k),
+                    ty: c.ty.clone(),
+                };
+                self.load_place(&cell, MemOrder::NonAtomic)
+            })
+            .collect();
+        for (k, val) in values.into_iter().enumerate() {
+            self.emit(Instr::Store {
+                loc: super::memory::offset(&dst.addr, k),
+                val,
+                order: MemOrder::NonAtomic,
+            });
+        }
         Ok(())
+    }
+
+    /// The compound literal `(T){ ... }` (node `n`): an unnamed object of type `T` allocated
+    /// where the literal is evaluated, like a local object, and initialised by its list. An
+    /// array type without a size takes the list's length.
+    pub(super) fn compound_literal(&mut self, n: Node) -> R<Place> {
+        let src = self.src;
+        let (Some(tn), Some(value)) = (
+            n.child_by_field_name("type"),
+            n.child_by_field_name("value"),
+        ) else {
+            return Err(src.unsupported(n, "compound literal"));
+        };
+        let spec = crate::frontend::types::decl_spec(&src, &self.cx.types, tn)?;
+        let base = Ty::of_base(spec.ty, spec.atomic);
+        let ty = match tn.child_by_field_name("declarator") {
+            None => base,
+            Some(d) if d.kind() == "abstract_array_declarator" && d.named_child_count() <= 1 => {
+                let len = match d.child_by_field_name("size") {
+                    Some(size) => super::const_eval(self.cx, size)?,
+                    None => crate::frontend::initializers::list_length(&src, value, &mut |x| {
+                        super::const_eval(self.cx, x)
+                    })?,
+                };
+                if !(1..=65536).contains(&len) {
+                    return Err(src.error(d, &format!("array size {len} is not in 1..=65536")));
+                }
+                Ty::Array(Box::new(base), len as usize)
+            }
+            Some(d) => {
+                let text = src.text(d);
+                return Err(src.unsupported(d, &format!("compound literal of type `{text}`")));
+            }
+        };
+        let pos = n.start_position();
+        let name = format!("(literal@{}:{})", pos.row + 1, pos.column + 1);
+        match self.local_object(n, &name, &ty, Some(value))? {
+            Binding::LocalObject(r, i) => Ok(self.local_place(r, i)),
+            _ => Err(src.internal("compound literal not in memory")),
+        }
     }
 }

@@ -135,10 +135,6 @@ impl FnLower<'_, '_> {
                     match self.place_of(arg)? {
                         Some(p) => p,
                         None => {
-                            let inner = strip_parens(arg);
-                            if inner.kind() == "compound_literal_expression" {
-                                return Err(src.unsupported(inner, "compound literal"));
-                            }
                             let text = src.text(arg);
                             return Err(
                                 src.error(arg, &format!("`{text}` is not a struct in memory"))
@@ -165,6 +161,7 @@ impl FnLower<'_, '_> {
                     ty,
                 }))
             }
+            "compound_literal_expression" => self.compound_literal(n).map(Some),
             "pointer_expression"
                 if n.child_by_field_name("operator").map(|o| src.text(o)) == Some("*") =>
             {
@@ -402,6 +399,16 @@ impl FnLower<'_, '_> {
             }
             "identifier" if self.named_function(n).is_some() => {
                 Ok((Expr::Const(self.named_function(n).unwrap_or(0)), Ty::Void))
+            }
+            "compound_literal_expression" => {
+                let p = self.compound_literal(n)?;
+                match p.ty {
+                    Ty::Array(elem, _) => Ok((addr_value(&p.addr), *elem)),
+                    _ => Err(src.error(
+                        n,
+                        "a compound literal that is not an array is not a pointer",
+                    )),
+                }
             }
             "null" => Ok((Expr::Const(0), Ty::Void)),
             "number_literal" if src.text(n) == "0" => Ok((Expr::Const(0), Ty::Void)),
