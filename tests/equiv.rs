@@ -178,6 +178,17 @@ fn verdict(file: &Path, args: &[String], extra: &[&str]) -> (Option<i32>, bool, 
     (out.status.code(), j["buggy"].as_u64() > Some(0), kinds)
 }
 
+/// Whether `--equiv e` (rf or value) refuses `file` because it allocates objects or chooses
+/// values (documented as not implemented: `--equiv graph` is used for such programs).
+fn coarse_refused(file: &Path, args: &[String], e: &str) -> bool {
+    let mut all: Vec<&str> = vec!["check", "--model", "sc", "--equiv", e];
+    all.extend(args.iter().map(String::as_str));
+    all.push(file.to_str().unwrap());
+    let out = fensyn(&all);
+    out.status.code() == Some(3)
+        && stderr(&out).contains("is not implemented for programs that allocate objects")
+}
+
 #[test]
 fn every_fixture_has_the_same_verdict_with_every_equivalence_and_every_jobs() {
     let mut problems = Vec::new();
@@ -203,6 +214,9 @@ fn every_fixture_has_the_same_verdict_with_every_equivalence_and_every_jobs() {
             &["--model", "sc", "--equiv", "graph", "-j", "1"],
         );
         for e in ["rf", "value", "graph"] {
+            if e != "graph" && coarse_refused(&file, &args, e) {
+                continue;
+            }
             for j in ["1", "2"] {
                 let v = verdict(&file, &args, &["--model", "sc", "--equiv", e, "-j", j]);
                 if v != sc {
