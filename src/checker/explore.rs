@@ -1803,12 +1803,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         g.threads.iter().any(|tr| match tr.end {
             Some(ThreadEnd::Exited) => true,
             Some(ThreadEnd::Blocked) => {
-                let last_read = tr
-                    .events
-                    .iter()
-                    .rev()
-                    .copied()
-                    .find(|&e| g.events[e].is_read() && !g.rmw.iter().any(|p| p.0 == e));
+                let last_read = deciding_read(g, &tr.events);
                 !last_read.is_some_and(|e| {
                     g.events[e].loc.is_some_and(|l| {
                         g.loc_info(self.prog, l)
@@ -1831,12 +1826,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         g.threads.iter().all(|tr| match tr.end {
             Some(ThreadEnd::Bounded) => false,
             Some(ThreadEnd::Blocked) => {
-                let last_read = tr
-                    .events
-                    .iter()
-                    .rev()
-                    .copied()
-                    .find(|&e| g.events[e].is_read() && !g.rmw.iter().any(|p| p.0 == e));
+                let last_read = deciding_read(g, &tr.events);
                 last_read.is_none_or(|e| {
                     g.events[e]
                         .loc
@@ -1861,6 +1851,16 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         };
         g.rf[e] == g.mo[loc].last().copied()
     }
+}
+
+/// The last read among `events` (a thread's) outside a read-modify-write: the read a blocked
+/// thread's blocking depends on.
+fn deciding_read(g: &ExecutionGraph, events: &[EventId]) -> Option<EventId> {
+    events
+        .iter()
+        .rev()
+        .copied()
+        .find(|&e| g.events[e].is_read() && !g.rmw.iter().any(|p| p.0 == e))
 }
 
 /// The message of a deadlock of thread `t` on `cell` (`lost`: a lost wake-up).
