@@ -1203,7 +1203,9 @@ impl Walker<'_> {
                 Instr::Slot(_) => pc += 1,
                 Instr::Return => return self.stop(run, End::Finished),
                 Instr::Exit => return self.stop(run, End::Exited),
-                Instr::Alloc { .. } => panic!("oracle: allocation is not modelled"),
+                Instr::Alloc { .. } | Instr::Free { .. } => {
+                    panic!("oracle: allocation is not modelled")
+                }
                 Instr::Nondet { dst, lo, hi } => {
                     // One run per value, each recording its choice.
                     for v in *lo..=*hi {

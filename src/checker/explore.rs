@@ -43,7 +43,7 @@ use super::graph::{
 use super::incremental::Views;
 use super::model::{MemoryModel, Model, Relations};
 use super::witness::Witness;
-use crate::ir::{Instr, MemOrder, Program, SyncKind, SyncRole};
+use crate::ir::{Expr, Instr, MemOrder, Program, SyncKind, SyncRole};
 use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -776,6 +776,18 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                     st.th[t].at_event = true;
                     return Ok(());
                 }
+                // The end of an object's lifetime is an event; a null pointer ends nothing.
+                Instr::Free { ref ptr } => match ptr.eval(regs) {
+                    Ok(0) => st.th[t].pc += 1,
+                    Ok(_) => {
+                        st.th[t].at_event = true;
+                        return Ok(());
+                    }
+                    Err(_) => {
+                        self.fail_ub(st, t, pc);
+                        return Ok(());
+                    }
+                },
                 // A memory access becomes pending; a bad address or a division by zero in its
                 // operands stops the thread before it (see `check_access`).
                 Instr::Load { .. }
@@ -1246,6 +1258,32 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         last
     }
 
+    /// Adds thread `t`'s pending [`Instr::Free`] of the object `ptr` points to: an event
+    /// ending the lifetime of every cell of its allocation. Relates to no location, so it is
+    /// always consistent; [`Explorer::find_lifetime_bugs`] judges the accesses around it.
+    fn apply_free(&self, next: &mut State, t: usize, ptr: &Expr) -> EventId {
+        let p = ptr.eval(&next.th[t].regs).unwrap_or(0);
+        let loc = usize::try_from(p - 1).unwrap_or(usize::MAX);
+        let inits = next.g.num_inits();
+        let (first, len) = match loc.checked_sub(inits).and_then(|d| next.g.dynamic.get(d)) {
+            Some(d) => (loc - d.cell, self.prog.layouts[d.layout].cells.len()),
+            None => (loc, 0),
+        };
+        let ev = self.event(
+            next,
+            t,
+            EventKind::Free { first, len },
+            None,
+            MemOrder::NonAtomic,
+            0,
+        );
+        let id = next.push(ev, false);
+        next.views.add(&next.g, id);
+        self.leave_sc(next, false);
+        Self::note_move(next, t, id);
+        id
+    }
+
     /// Adds thread `t`'s pending fence, spawn or join; returns its id and whether the graph's
     /// consistency must be checked (a fence may add an edge; spawns and joins add none).
     fn apply_other(&self, next: &mut State, t: usize) -> (EventId, bool) {
@@ -1261,6 +1299,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             }
             // A new object's first writes relate to nothing yet: always consistent.
             Instr::Alloc { .. } => (self.apply_alloc(next, t, None), false),
+            Instr::Free { ref ptr } => (self.apply_free(next, t, ptr), false),
             Instr::Spawn { func, ref arg, dst } => {
                 let child = next.th.len();
                 let child_dep = self
@@ -1618,6 +1657,9 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         } else {
             Vec::new()
         };
+        if self.sem.has_races() {
+            self.find_lifetime_bugs(&mut st.g, &st.views);
+        }
         for (a, b) in races {
             let (ea, eb) = (&st.g.events[a], &st.g.events[b]);
             let loc = ea.loc.unwrap_or(0);
@@ -1639,6 +1681,41 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             });
         }
         self.count_and_visit(st, key);
+    }
+
+    /// Marks the accesses to objects whose lifetime ended ([`EventKind::Free`]) in a complete
+    /// graph: an access hb-after the end uses the object after it (undefined behaviour); an
+    /// access unordered with the end by hb races with it. (The end's own thread accessed the
+    /// object before it, in program order.)
+    fn find_lifetime_bugs(&self, g: &mut ExecutionGraph, views: &Views) {
+        let mut bugs = Vec::new();
+        for (f, fev) in g.events.iter().enumerate() {
+            let EventKind::Free { first, len } = fev.kind else {
+                continue;
+            };
+            for (e, ev) in g.events.iter().enumerate() {
+                let inside = ev.loc.is_some_and(|l| l >= first && l < first + len);
+                if !inside || ev.thread == INIT_THREAD || views.hb_eq(g, e, f) {
+                    continue;
+                }
+                let name = g.loc_name(self.prog, ev.loc.unwrap_or(first));
+                let line = fev.stmt.map(|s| self.prog.stmt_line(s)).unwrap_or(0);
+                let message = if views.hb_eq(g, f, e) {
+                    format!("access to `{name}` after the end of its lifetime (line {line})")
+                } else {
+                    format!("access to `{name}` races with the end of its lifetime (line {line})")
+                };
+                bugs.push(Bug {
+                    kind: BugKind::Ub,
+                    stmt: ev.stmt.unwrap_or(0),
+                    thread: ev.thread,
+                    message,
+                    witness: vec![f, e],
+                    race: None,
+                });
+            }
+        }
+        g.bugs.extend(bugs);
     }
 
     /// Counts a complete execution (with its bugs filled in) and hands it to the visitor.

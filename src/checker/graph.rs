@@ -32,6 +32,12 @@ pub enum EventKind {
     },
     /// A nondeterministic value the thread chose (its `value`): no memory effect.
     Choice,
+    /// The end of the lifetime of the object in locations `first .. first + len`
+    /// ([`crate::ir::Instr::Free`]).
+    Free {
+        first: Loc,
+        len: usize,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -632,6 +638,7 @@ impl ExecutionGraph {
                     EventKind::Spawn { child } => write!(s, " spawn{child}"),
                     EventKind::Join { child } => write!(s, " join{child}"),
                     EventKind::Choice => write!(s, " choose{}", ev.value),
+                    EventKind::Free { first, len } => write!(s, " free{first}+{len}"),
                 };
             }
             s.push('\n');

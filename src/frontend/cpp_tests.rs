@@ -83,6 +83,7 @@ fn shape(p: &Program, f: &Function) -> Vec<String> {
                 Instr::ThreadId { .. } => "thread id".into(),
                 Instr::Nondet { lo, hi, .. } => format!("nondet {lo}..{hi}"),
                 Instr::Alloc { layout, .. } => format!("alloc {}", p.layouts[*layout].cells.len()),
+                Instr::Free { .. } => "free".into(),
                 Instr::Spawn { func, .. } => format!("spawn {}", p.functions[*func].name),
                 Instr::Join { .. } => "join".into(),
                 Instr::Return => "return".into(),

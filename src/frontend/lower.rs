@@ -106,6 +106,9 @@ struct FnLower<'c, 'a> {
     /// The function being lowered is a thread function (not the main thread's): its
     /// `return v;` and `pthread_exit(v)` set the result a join receives.
     root_thread: bool,
+    /// The registers holding the local objects of the function being lowered (not of the
+    /// calls inlined into it), whose lifetime ends at its return (see `locals.rs`).
+    root_objects: Vec<Reg>,
     /// Enclosing loops and switches, innermost last (targets of `break` / `continue`).
     jumps: Vec<control::JumpCtx>,
     /// The top-level function being lowered (main or a thread function) and the start byte of
@@ -192,7 +195,7 @@ pub(crate) fn lower_function(cx: &mut Ctx, def: Node, fid: FuncId, is_main: bool
         .ok_or_else(|| src.unsupported(def, "function without a body"))?;
     let returned = l.block(body, None)?;
     if !returned {
-        l.emit(Instr::Return);
+        l.emit_return();
     }
     l.finish_goto_loops();
     Ok(Function {
@@ -388,6 +391,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             param_used: false,
             result: None,
             root_thread: mode == Mode::Thread,
+            root_objects: Vec::new(),
             jumps: Vec::new(),
             root_name: String::new(),
             root_start: usize::MAX,

@@ -99,7 +99,9 @@
 //!   atomics, mutexes and variables whose address is taken are objects allocated each time
 //!   their declaration runs ([`Instr::Alloc`](crate::ir::Instr::Alloc)), so every thread and
 //!   every iteration has its own; their initialisers are their cells' initial values when
-//!   constant, stores otherwise. **Thread-local variables** (`_Thread_local`, `__thread`,
+//!   constant, stores otherwise. Their lifetime ends when the function returns (a thread
+//!   function or an inlined call; not `main`): an [`Instr::Free`](crate::ir::Instr::Free) of
+//!   each, after which an access is a bug. **Thread-local variables** (`_Thread_local`, `__thread`,
 //!   `thread_local`) are copied per thread: a register of each thread function when the program
 //!   never takes their address, else an object allocated at the thread's start.
 //! * **Function pointers** (`src/frontend/lower/funptr.rs`): functions are values; a call or a

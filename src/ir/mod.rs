@@ -531,6 +531,12 @@ pub enum Instr {
     /// function that must be in memory (arrays, structs, variables whose address is taken):
     /// each time the declaration runs, a new object.
     Alloc { dst: Reg, layout: usize },
+    /// Ends the lifetime of the object allocated by an [`Instr::Alloc`] that `ptr` points to
+    /// the start of (nothing when `ptr` is 0): an event after which any access to the
+    /// object's cells is a bug — an access hb-after it uses the object after its end, an access
+    /// unordered with it races with its end. Emitted when a function's local objects go out of
+    /// scope (its return).
+    Free { ptr: Expr },
     /// `dst :=` any value in `lo ..= hi` (`__VERIFIER_nondet_int()`): every value is
     /// explored, each an event of its own (a choice the execution records, so that a revisit
     /// replays it).
@@ -817,6 +823,7 @@ impl Program {
                         }
                     }
                     Instr::Assert { cond, .. } | Instr::Check { cond, .. } => check_expr(cond)?,
+                    Instr::Free { ptr } => check_expr(ptr)?,
                     Instr::Spawn { func, arg, dst } => {
                         if *func >= self.functions.len() || dst.is_some_and(|d| d >= nregs) {
                             return Err(format!("{}: bad spawn", f.name));

@@ -128,6 +128,12 @@ fn event_label(prog: &Program, g: &ExecutionGraph, e: usize) -> String {
         EventKind::Spawn { child } => format!("spawn T{child}"),
         EventKind::Join { child } => format!("join T{child}"),
         EventKind::Choice => format!("choose {}", ev.value),
+        EventKind::Free { first, .. } => {
+            let name = g.loc_name(prog, first);
+            // The object's name: its first cell's without a member or index.
+            let object = name.split(['.', '[']).next().unwrap_or(&name).to_string();
+            format!("end of {object}")
+        }
     }
 }
 

@@ -297,6 +297,7 @@ fn key_into(g: &ExecutionGraph, p: Prefix, bug: &Bug, k: &mut Vec<i64>) {
                 EventKind::Spawn { child } => k.extend([-5, child as i64]),
                 EventKind::Join { child } => k.extend([-6, child as i64]),
                 EventKind::Choice => k.extend([-7, value]),
+                EventKind::Free { first, len } => k.extend([-8, first as i64, len as i64]),
             }
         }
     }

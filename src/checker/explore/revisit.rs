@@ -463,7 +463,10 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     .count();
                 self.apply_store(st, t, loc, pos);
             }
-            EventKind::Fence | EventKind::Spawn { .. } | EventKind::Join { .. } => {
+            EventKind::Fence
+            | EventKind::Spawn { .. }
+            | EventKind::Join { .. }
+            | EventKind::Free { .. } => {
                 self.apply_other(st, t);
             }
             EventKind::Choice => self.apply_choice(st, t, old.value, alt),

@@ -208,7 +208,7 @@ impl<'a> FnLower<'_, 'a> {
                     self.expr(*e)?;
                 }
                 self.release_guards(|_| true);
-                self.emit(Instr::Return);
+                self.emit_return();
                 Ok(Some(true))
             }
             "expression_statement" => {
@@ -1025,7 +1025,7 @@ impl<'a> FnLower<'_, 'a> {
             }
             let returned = l.block(body, None)?;
             if !returned {
-                l.emit(Instr::Return);
+                l.emit_return();
             }
             l.finish_goto_loops();
             Function {

@@ -503,7 +503,7 @@ impl<'a> FnLower<'_, 'a> {
             }
             if falls_off && self.body.len() == n {
                 self.cur_stmt = self.stmt_of.last().copied().unwrap_or(0);
-                self.emit(Instr::Return);
+                self.emit_return();
             }
             self.cur_stmt = self.stmt_of.get(p).copied().unwrap_or(0);
             let key = (entered, t);

@@ -31,6 +31,9 @@ pub(super) struct Frame {
     ret_pointee: Option<Ty>,
     /// The jumps of the `return`s, patched to the end of the inlined body.
     returns: Vec<usize>,
+    /// The registers holding the call's local objects in memory, whose lifetime ends when it
+    /// returns ([`Instr::Free`](crate::ir::Instr::Free)).
+    pub(super) objects: Vec<crate::ir::Reg>,
 }
 
 /// The signature of an inlinable function: return type (`None` = `void`), parameters, and for
@@ -136,6 +139,7 @@ impl<'a> FnLower<'_, 'a> {
             ret,
             ret_pointee,
             returns: Vec::new(),
+            objects: Vec::new(),
         });
         let lowered = self.block(body, None);
         let frame = self.inlines.pop();
@@ -147,9 +151,11 @@ impl<'a> FnLower<'_, 'a> {
         self.cur_stmt = saved_stmt;
         lowered?;
         let end = self.body.len();
-        for pc in frame.map(|f| f.returns).unwrap_or_default() {
+        let (returns, objects) = frame.map(|f| (f.returns, f.objects)).unwrap_or_default();
+        for pc in returns {
             self.patch(pc, end);
         }
+        self.end_lifetimes(objects);
         Ok(match (result, ret) {
             (Some(r), Some(t)) => (Expr::Reg(r), super::promote(t)),
             _ => (Expr::Const(0), IntTy::I32),

@@ -240,11 +240,40 @@ impl FnLower<'_, '_> {
             values = defaults;
         }
         let binding = self.allocate(name, ty, cells, &values, src.span(at));
+        if let Binding::LocalObject(r, _) = binding {
+            match self.inlines.last_mut() {
+                Some(frame) => frame.objects.push(r),
+                None => self.root_objects.push(r),
+            }
+        }
         if let (Some(v), false, Binding::LocalObject(r, i)) = (init, constant, binding) {
             let place = self.local_place(r, i);
             self.init_stores(&place, v)?;
         }
         Ok(binding)
+    }
+
+    /// Ends the lifetime of the local objects whose pointers are in `objects` (a returning
+    /// function's): an [`Instr::Free`] of each, and the register cleared, so that an object not
+    /// allocated on the path taken (its register still 0), or already ended, is not ended
+    /// again.
+    pub(super) fn end_lifetimes(&mut self, objects: Vec<crate::ir::Reg>) {
+        for r in objects {
+            self.emit(Instr::Free { ptr: Expr::Reg(r) });
+            self.emit(Instr::Assign {
+                dst: r,
+                val: Expr::Const(0),
+            });
+        }
+    }
+
+    /// A thread function's return: the end of its local objects' lifetimes, then
+    /// [`Instr::Return`]. (`main`'s objects live until the program ends.)
+    pub(super) fn emit_return(&mut self) {
+        if self.root_thread {
+            self.end_lifetimes(self.root_objects.clone());
+        }
+        self.emit(Instr::Return);
     }
 
     /// Writes the initialiser `v` into `place`, allocated with zeros: a scalar's value, a

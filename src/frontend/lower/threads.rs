@@ -243,7 +243,7 @@ impl FnLower<'_, '_> {
                 self.emit(Instr::Assign { dst: r, val });
             }
         }
-        self.emit(Instr::Return);
+        self.emit_return();
         Ok(())
     }
 
