@@ -323,3 +323,41 @@ int main(void) { pthread_t h; pthread_create(&h, NULL, t, NULL); pthread_join(h,
     );
     assert!(m.is_empty(), "{m:?}");
 }
+
+/// A C scalar local without initialiser is indeterminate: reading it before any write is a
+/// bug; written first, or an aggregate copied with members never written, it is not.
+#[test]
+fn reads_of_never_initialised_locals_are_bugs() {
+    let (m, c) = bug_messages(
+        "uninit",
+        "void *t(void *a) { int x; int *p = &x; int y = *p; return NULL; }
+int main(void) { pthread_t h; pthread_create(&h, NULL, t, NULL); pthread_join(h, NULL);
+  return 0; }",
+    );
+    assert_eq!(c, [1, 0, 0, 1]);
+    assert_eq!(m, ["read of `t::x`, which was never initialised"]);
+    // Another thread initialises it, unordered: read before the write (buggy) or after it
+    // (a race with the write: buggy too) — 2 executions, both buggy, one of them uninitialised.
+    let (m, c) = bug_messages(
+        "uninit_shared",
+        "void *w(void *a) { int *p = a; *p = 1; return NULL; }
+void *t(void *a) { int x; int *p = &x; pthread_t h; pthread_create(&h, NULL, w, p);
+  int y = *p; pthread_join(h, NULL); return NULL; }
+int main(void) { pthread_t h; pthread_create(&h, NULL, t, NULL); pthread_join(h, NULL);
+  return 0; }",
+    );
+    assert_eq!(c, [2, 0, 0, 2]);
+    assert!(
+        m.contains(&"read of `t::x`, which was never initialised".to_string()),
+        "{m:?}"
+    );
+    let (m, _) = bug_messages(
+        "initialised",
+        "struct s { int a, b; };
+void *t(void *arg) { int x; int *p = &x; *p = 3; struct s one; one.a = *p;
+  struct s two = one; assert(two.a == 3); return NULL; }
+int main(void) { pthread_t h; pthread_create(&h, NULL, t, NULL); pthread_join(h, NULL);
+  return 0; }",
+    );
+    assert!(m.is_empty(), "{m:?}");
+}

@@ -1660,6 +1660,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         if self.sem.has_races() {
             self.find_lifetime_bugs(&mut st.g, &st.views);
         }
+        self.find_indeterminate_reads(&mut st.g);
         for (a, b) in races {
             let (ea, eb) = (&st.g.events[a], &st.g.events[b]);
             let loc = ea.loc.unwrap_or(0);
@@ -1681,6 +1682,37 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             });
         }
         self.count_and_visit(st, key);
+    }
+
+    /// Marks the reads of a cell of an indeterminate object ([`crate::ir::Layout`]) that read
+    /// its allocation's first write: the cell was never written before (undefined behaviour
+    /// for a C local without initialiser). Synchronisation cells are left to their own
+    /// misuse checks.
+    fn find_indeterminate_reads(&self, g: &mut ExecutionGraph) {
+        let inits = g.num_inits();
+        let mut bugs = Vec::new();
+        for (e, ev) in g.events.iter().enumerate() {
+            let Some(l) = ev.loc.filter(|&l| ev.is_read() && l >= inits) else {
+                continue;
+            };
+            let Some(d) = g.dynamic.get(l - inits) else {
+                continue;
+            };
+            let layout = &self.prog.layouts[d.layout];
+            let cell = &layout.cells[d.cell];
+            if !layout.indeterminate || cell.sync.is_some() || g.rf[e] != Some(d.event) {
+                continue;
+            }
+            bugs.push(Bug {
+                kind: BugKind::Ub,
+                stmt: ev.stmt.unwrap_or(0),
+                thread: ev.thread,
+                message: format!("read of `{}`, which was never initialised", cell.name),
+                witness: vec![e],
+                race: None,
+            });
+        }
+        g.bugs.extend(bugs);
     }
 
     /// Marks the accesses to objects whose lifetime ended ([`EventKind::Free`]) in a complete

@@ -701,6 +701,10 @@ pub struct Program {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout {
     pub cells: Vec<Global>,
+    /// A C scalar declared without an initialiser: its value is indeterminate until written,
+    /// so reading an allocation's first write of one of its cells (other than a
+    /// synchronisation object's, which have misuse checks of their own) is a bug.
+    pub indeterminate: bool,
 }
 
 /// A remark about the source that does not stop the analysis.

@@ -123,7 +123,7 @@ impl FnLower<'_, '_> {
                     let mut cells = Vec::new();
                     self.cx
                         .flatten(&v.name, ty, def, Initial::Zero, &mut cells)?;
-                    self.allocate(&v.name, ty, cells, &v.values, v.span)
+                    self.allocate((&v.name, ty), cells, &v.values, false, v.span)
                 }
             };
             self.thread_locals.push((v.name.clone(), binding));
@@ -155,13 +155,13 @@ impl FnLower<'_, '_> {
     }
 
     /// Allocates an object named `name` of type `ty`, whose `cells` (named, typed) start with
-    /// `values`: its binding.
+    /// `values` (`indeterminate`: see [`Layout::indeterminate`]): its binding.
     fn allocate(
         &mut self,
-        name: &str,
-        ty: &Ty,
+        (name, ty): (&str, &Ty),
         cells: Vec<crate::frontend::CellSpec>,
         values: &[i64],
+        indeterminate: bool,
         span: crate::ir::Span,
     ) -> Binding {
         let layout = Layout {
@@ -176,6 +176,7 @@ impl FnLower<'_, '_> {
                     span,
                 })
                 .collect(),
+            indeterminate,
         };
         self.cx.layouts.push(layout);
         let r = self.new_reg(name, IntTy::I64);
@@ -239,7 +240,14 @@ impl FnLower<'_, '_> {
         if !constant {
             values = defaults;
         }
-        let binding = self.allocate(name, ty, cells, &values, src.span(at));
+        // A C scalar without initialiser is indeterminate (C11 6.7.9p10). Arrays and structs are
+        // left out (copying a struct with indeterminate members is no error, and the copy's
+        // reads look like any other), and so is C++ (`std::atomic` is zero since C++20).
+        let indeterminate = init.is_none()
+            && ty.is_scalar()
+            && !matches!(ty, Ty::Mutex)
+            && src.lang == crate::ir::Lang::C;
+        let binding = self.allocate((name, ty), cells, &values, indeterminate, src.span(at));
         if let Binding::LocalObject(r, _) = binding {
             match self.inlines.last_mut() {
                 Some(frame) => frame.objects.push(r),
