@@ -715,22 +715,16 @@ fn refused_constructs() {
         "std::timed_mutex",
     );
     refused(
-        "int main() {\n    int i = 0;\n    std::thread t([&i] { });\n    t.join();\n}\n",
-        3,
-        21,
-        "by reference",
-    );
-    refused(
-        "std::atomic<int> x;\nint main() {\n    int i = 0;\n    std::thread t([&] { x.store(i); });\n    t.join();\n}\n",
-        4,
-        33,
-        "by reference",
-    );
-    refused(
-        "int main() {\n    int i = 0, j = 1;\n    std::thread t([i, j] { });\n    t.join();\n}\n",
+        "int main() {\n    int i = 0;\n    std::thread t([&i](int k) { }, 1);\n    t.join();\n}\n",
         3,
         19,
-        "more than one value",
+        "thread lambda with a parameter that also captures",
+    );
+    refused(
+        "int main() {\n    int a[2] = {0, 0};\n    std::thread t([a] { });\n    t.join();\n}\n",
+        3,
+        20,
+        "capture of array or struct `a` by value",
     );
     refused(
         "void f() {}\nstd::thread t(f);\nint main() { }\n",

@@ -11,6 +11,7 @@ use tree_sitter::Node;
 
 mod atomics;
 mod builtins;
+mod closure;
 mod cond;
 mod control;
 mod cpp;

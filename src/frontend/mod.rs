@@ -431,8 +431,10 @@
 //!   thread function of its own, named `lambda@LINE:COL`, at the declaration (its statements
 //!   and slots are its own; the functions it calls must be defined before `main`). It may pass
 //!   one value: an int or pointer local of `main` captured by value (`[v]`, or used under `[=]`)
-//!   or one int or pointer parameter with its argument; `[&]` is accepted when the body uses no
-//!   local of `main`; `-> void` and `mutable` are allowed. The `std::terminate` of the
+//!   or one int or pointer parameter with its argument. Several captures, or any capture by
+//!   reference (`[&]`, `[&x]`), travel in a closure object instead (`lower/closure.rs`): a
+//!   local captured by reference is an object in memory and the thread reaches it through its
+//!   address; such a lambda takes no parameter. `-> void` and `mutable` are allowed. The `std::terminate` of the
 //!   `std::thread` destructor on a thread that was never joined, and of an assignment to a
 //!   handle whose thread was not joined, are not modelled.
 //! * **Synchronisation classes** (`src/frontend/lower/cpp_sync.rs`; any object in memory:

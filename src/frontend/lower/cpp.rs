@@ -23,13 +23,14 @@
 //! (`inline_return`), [`FnLower::cpp_is_load_call`] (`reads_only`, for await loops) and
 //! [`FnLower::cpp_thread_signature`] (`thread_signature`). All of them do nothing for C.
 
+use super::closure::Capture;
 use super::{
     named_children, strip_parens, Binding, FnLower, HandleRef, Mode, Name, Place, TExpr, R,
 };
 use crate::frontend::cpp::{ctor_args, std_name, CtorArg};
 use crate::frontend::types::{self, BaseTy, IntTy, Ty};
 use crate::frontend::{Lang, SpawnedBy};
-use crate::ir::{Addr, Expr, FuncId, Function, Instr, MemOrder, Reg, RmwOp, StmtId};
+use crate::ir::{Addr, Expr, FuncId, Function, Instr, MemOrder, RmwOp, StmtId};
 use tree_sitter::Node;
 
 /// At most this many nodes of a lambda body are scanned for the locals it captures.
@@ -986,17 +987,28 @@ impl<'a> FnLower<'_, 'a> {
             .ok_or_else(|| src.unsupported(lambda, "lambda without a body"))?;
         let param = self.lambda_param(lambda)?;
         let captured = self.lambda_captures(lambda, body)?;
-        if captured.len() + usize::from(param.is_some()) > 1 {
+        // Several captures, or one by reference, travel in a closure object (`closure.rs`).
+        let closure =
+            captured.len() > 1 || !matches!(captured.first(), None | Some(Capture::Value(..)));
+        if closure && param.is_some() {
             return Err(src.unsupported(
                 lambda,
-                "thread lambda taking more than one value (at most one int or pointer local \
-                 captured by value, or one int or pointer parameter, is supported)",
+                "thread lambda with a parameter that also captures locals by reference or \
+                 several locals (capture the parameter's value instead)",
             ));
         }
         let p = lambda.start_position();
         let name = format!("lambda@{}:{}", p.row + 1, p.column + 1);
+        let mut cells = Vec::new();
         // The value passed to the thread, and the binding it gets there.
-        let (arg, binding) = if let Some(&(cname, r)) = captured.first() {
+        let (arg, binding) = if closure {
+            if !rest.is_empty() {
+                return Err(src.error(rest[0].node(), "this lambda takes no argument"));
+            }
+            let (obj, c) = self.closure_object(lambda, &name, &captured)?;
+            cells = c;
+            (obj, None)
+        } else if let Some(&Capture::Value(cname, r)) = captured.first() {
             if !rest.is_empty() {
                 return Err(src.error(rest[0].node(), "this lambda takes no argument"));
             }
@@ -1022,6 +1034,9 @@ impl<'a> FnLower<'_, 'a> {
             l.bind_thread_locals(lambda)?;
             if let Some((pname, ty)) = binding {
                 l.bind_param(&pname, ty);
+            }
+            if closure {
+                l.bind_closure(&cells);
             }
             let returned = l.block(body, None)?;
             if !returned {
@@ -1101,13 +1116,14 @@ impl<'a> FnLower<'_, 'a> {
     /// The locals of the enclosing function that a thread lambda captures by value (name and
     /// register, in order of first use). By-reference captures of locals, `this` and init
     /// captures are unsupported.
-    fn lambda_captures(&self, lambda: Node, body: Node) -> R<Vec<(&'a str, Reg)>> {
+    fn lambda_captures(&self, lambda: Node, body: Node) -> R<Vec<Capture<'a>>> {
         let src = self.src;
         let Some(spec) = lambda.child_by_field_name("captures") else {
             return Ok(Vec::new());
         };
         let mut default = DefaultCapture::None;
         let mut explicit: Vec<Node> = Vec::new();
+        let mut explicit_ref: Vec<Node> = Vec::new();
         let mut by_ref = false;
         let mut c = spec.walk();
         for part in spec.children(&mut c) {
@@ -1122,14 +1138,8 @@ impl<'a> FnLower<'_, 'a> {
                     };
                 }
                 "identifier" if by_ref => {
-                    let name = src.text(part);
-                    return Err(src.unsupported(
-                        part,
-                        &format!(
-                            "capture of `{name}` by reference (only int and pointer locals \
-                             captured by value are supported)"
-                        ),
-                    ));
+                    explicit_ref.push(part);
+                    by_ref = false;
                 }
                 "identifier" => explicit.push(part),
                 "this" => {
@@ -1146,22 +1156,43 @@ impl<'a> FnLower<'_, 'a> {
                 }
             }
         }
-        let mut out: Vec<(&'a str, Reg)> = Vec::new();
-        let captured = |n: Node, out: &mut Vec<(&'a str, Reg)>, by_ref: bool| -> R<()> {
+        let mut out: Vec<Capture<'a>> = Vec::new();
+        let captured = |n: Node, out: &mut Vec<Capture<'a>>, by_ref: bool| -> R<()> {
             let name = src.text(n);
+            let seen = |out: &Vec<Capture<'a>>| {
+                out.iter().any(|c| match c {
+                    Capture::Value(m, _) | Capture::Ref(m, ..) | Capture::Copy(m, ..) => *m == name,
+                })
+            };
             match self.lookup(name) {
                 Name::Local(r) => {
                     if by_ref {
+                        return Err(
+                            src.internal(&format!("`{name}` captured by reference in a register"))
+                        );
+                    }
+                    if !seen(out) {
+                        out.push(Capture::Value(name, r));
+                    }
+                    Ok(())
+                }
+                Name::LocalObject(r, i) => {
+                    let ty = self.local_tys.get(i).cloned().unwrap_or(Ty::Void);
+                    if !by_ref && !matches!(ty, Ty::Int { .. } | Ty::Ptr { .. }) {
                         return Err(src.unsupported(
                             n,
                             &format!(
-                                "local `{name}` captured by reference (only int and pointer \
-                                 locals captured by value are supported)"
+                                "capture of array or struct `{name}` by value (capture it by \
+                                 reference)"
                             ),
                         ));
                     }
-                    if !out.iter().any(|(_, q)| *q == r) {
-                        out.push((name, r));
+                    if !seen(out) {
+                        out.push(if by_ref {
+                            Capture::Ref(name, r, ty)
+                        } else {
+                            Capture::Copy(name, r, ty)
+                        });
                     }
                     Ok(())
                 }
@@ -1183,6 +1214,9 @@ impl<'a> FnLower<'_, 'a> {
         for n in explicit {
             captured(n, &mut out, false)?;
         }
+        for n in explicit_ref {
+            captured(n, &mut out, true)?;
+        }
         if default != DefaultCapture::None {
             // The locals of the enclosing function that the body uses.
             let mut cursor = body.walk();
@@ -1194,10 +1228,11 @@ impl<'a> FnLower<'_, 'a> {
                 if seen > MAX_CAPTURE_SCAN {
                     return Err(src.unsupported(lambda, "lambda body too large"));
                 }
-                if node.kind() == "identifier"
+                // `g(m)` of a lock guard parses as a declarator with a parameter type `m`.
+                if matches!(node.kind(), "identifier" | "type_identifier")
                     && matches!(
                         self.lookup(src.text(node)),
-                        Name::Local(_) | Name::Handle(_) | Name::Forbidden
+                        Name::Local(_) | Name::LocalObject(..) | Name::Handle(_) | Name::Forbidden
                     )
                 {
                     captured(node, &mut out, default == DefaultCapture::Ref)?;

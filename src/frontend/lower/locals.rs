@@ -40,6 +40,10 @@ fn creates_threads(callee: &str) -> bool {
 pub(crate) fn taken_names(src: &Src, def: Node) -> HashSet<String> {
     let mut out = HashSet::new();
     crate::frontend::walk_nodes(def, &mut |n| {
+        if n.kind() == "lambda_expression" {
+            out.extend(captured_by_reference(src, n));
+            return;
+        }
         let is_addr = n.kind() == "pointer_expression"
             && n.child_by_field_name("operator").map(|o| src.text(o)) == Some("&");
         if !is_addr {
@@ -53,6 +57,57 @@ pub(crate) fn taken_names(src: &Src, def: Node) -> HashSet<String> {
         }
         out.insert(src.text(id).to_string());
     });
+    out
+}
+
+/// The names a C++ lambda captures by reference (they must be in memory: the lambda's thread
+/// reaches them through their address, see `closure.rs`): `&x` in its captures, and with a
+/// `&` default capture every name its body uses that it does not declare.
+fn captured_by_reference(src: &Src, lambda: Node) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let Some(spec) = lambda.child_by_field_name("captures") else {
+        return out;
+    };
+    let mut by_ref = false;
+    let mut default_ref = false;
+    let mut c = spec.walk();
+    for part in spec.children(&mut c) {
+        match part.kind() {
+            "&" => by_ref = true,
+            "lambda_default_capture" => default_ref = src.text(part).trim() == "&",
+            "identifier" if by_ref => {
+                out.insert(src.text(part).to_string());
+                by_ref = false;
+            }
+            _ => by_ref = false,
+        }
+    }
+    let Some(body) = lambda.child_by_field_name("body").filter(|_| default_ref) else {
+        return out;
+    };
+    let mut used = HashSet::new();
+    let mut declared = HashSet::new();
+    crate::frontend::walk_nodes(body, &mut |n| {
+        // `g(m)` of a lock guard parses as a declarator with a parameter type `m`.
+        if !matches!(n.kind(), "identifier" | "type_identifier") {
+            return;
+        }
+        let name = src.text(n).to_string();
+        let declarator = n.parent().is_some_and(|p| {
+            matches!(
+                p.kind(),
+                "init_declarator" | "declaration" | "array_declarator"
+            ) && p
+                .child_by_field_name("declarator")
+                .is_some_and(|d| d.id() == n.id())
+        });
+        if declarator {
+            declared.insert(name);
+        } else {
+            used.insert(name);
+        }
+    });
+    out.extend(used.difference(&declared).cloned());
     out
 }
 
@@ -156,7 +211,7 @@ impl FnLower<'_, '_> {
 
     /// Allocates an object named `name` of type `ty`, whose `cells` (named, typed) start with
     /// `values` (`indeterminate`: see [`Layout::indeterminate`]): its binding.
-    fn allocate(
+    pub(super) fn allocate(
         &mut self,
         (name, ty): (&str, &Ty),
         cells: Vec<crate::frontend::CellSpec>,

@@ -188,6 +188,11 @@ impl FnLower<'_, '_> {
     /// The place of local object `i` whose address is in register `r`.
     pub(super) fn local_place(&self, r: usize, i: usize) -> Place {
         let ty = self.local_tys.get(i).cloned().unwrap_or(Ty::Void);
+        self.local_place_of(r, ty)
+    }
+
+    /// The place of an object of type `ty` in memory whose address register `r` holds.
+    pub(super) fn local_place_of(&self, r: usize, ty: Ty) -> Place {
         Place {
             addr: Addr::Within {
                 ptr: Expr::Reg(r),
