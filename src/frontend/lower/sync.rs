@@ -201,22 +201,7 @@ pub(crate) fn initializer_names(ty: &Ty) -> &'static str {
 }
 
 /// `a` moved by `k` cells (the `k`-th cell of the object at `a`).
-pub(super) fn cell(a: &Addr, k: usize) -> Addr {
-    match a {
-        _ if k == 0 => a.clone(),
-        Addr::Fixed(l) => Addr::Fixed(l + k),
-        Addr::Computed { ptr, lo, hi } => Addr::Computed {
-            ptr: bin(BinOp::Add, ptr.clone(), Expr::Const(k as i64)),
-            lo: *lo,
-            hi: *hi,
-        },
-        Addr::Within { ptr, base, len } => Addr::Within {
-            ptr: bin(BinOp::Add, ptr.clone(), Expr::Const(k as i64)),
-            base: base.clone(),
-            len: *len,
-        },
-    }
-}
+pub(super) use super::memory::offset as cell;
 
 /// The library functions lowered by this module and its siblings.
 pub(super) fn is_sync_call(name: &str) -> bool {
