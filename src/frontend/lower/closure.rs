@@ -11,9 +11,60 @@
 
 use super::{bin, Binding, FnLower, R};
 use crate::frontend::types::{IntTy, Ty};
-use crate::frontend::CellSpec;
+use crate::frontend::{CellSpec, Src};
 use crate::ir::{Addr, BinOp, Expr, Instr, MemOrder, Reg};
 use tree_sitter::Node;
+
+/// How a lambda captures the enclosing locals by default.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum DefaultCapture {
+    None,
+    Copy,
+    Ref,
+}
+
+/// The capture list `[...]` of `lambda`: its default capture and the names it captures
+/// explicitly, each with whether by reference (`&x`). `this` and init captures are refused.
+pub(super) fn capture_list<'t>(
+    src: &Src,
+    lambda: Node<'t>,
+) -> R<(DefaultCapture, Vec<(Node<'t>, bool)>)> {
+    let mut default = DefaultCapture::None;
+    let mut names = Vec::new();
+    let Some(spec) = lambda.child_by_field_name("captures") else {
+        return Ok((default, names));
+    };
+    let mut by_ref = false;
+    let mut c = spec.walk();
+    for part in spec.children(&mut c) {
+        match part.kind() {
+            "[" | "]" | "," | "comment" => {}
+            "&" => by_ref = true,
+            "lambda_default_capture" => {
+                default = if src.text(part).trim() == "&" {
+                    DefaultCapture::Ref
+                } else {
+                    DefaultCapture::Copy
+                };
+            }
+            "identifier" => {
+                names.push((part, by_ref));
+                by_ref = false;
+            }
+            "this" => {
+                return Err(src.unsupported(part, "capture of `this` (classes are not supported)"))
+            }
+            "lambda_capture_initializer" => {
+                return Err(src.unsupported(part, "init capture"));
+            }
+            _ => {
+                let text = src.text(part);
+                return Err(src.unsupported(part, &format!("lambda capture `{text}`")));
+            }
+        }
+    }
+    Ok((default, names))
+}
 
 /// A local of the enclosing function that a thread lambda captures.
 #[derive(Clone)]

@@ -23,7 +23,7 @@
 //! (`inline_return`), [`FnLower::cpp_is_load_call`] (`reads_only`, for await loops) and
 //! [`FnLower::cpp_thread_signature`] (`thread_signature`). All of them do nothing for C.
 
-use super::closure::Capture;
+use super::closure::{Capture, DefaultCapture};
 use super::{
     named_children, strip_parens, Binding, FnLower, HandleRef, Mode, Name, Place, TExpr, R,
 };
@@ -142,14 +142,6 @@ struct ParamTy {
 /// The parameter of a `std::thread` function: `None` for `void f()`, else the parameter's
 /// name (if named) and type.
 type ThreadParam<'t> = Option<(Option<Node<'t>>, ParamTy)>;
-
-/// How a lambda passed to `std::thread` captures the enclosing locals by default.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum DefaultCapture {
-    None,
-    Copy,
-    Ref,
-}
 
 impl<'a> FnLower<'_, 'a> {
     fn is_cpp(&self) -> bool {
@@ -1118,44 +1110,7 @@ impl<'a> FnLower<'_, 'a> {
     /// captures are unsupported.
     fn lambda_captures(&self, lambda: Node, body: Node) -> R<Vec<Capture<'a>>> {
         let src = self.src;
-        let Some(spec) = lambda.child_by_field_name("captures") else {
-            return Ok(Vec::new());
-        };
-        let mut default = DefaultCapture::None;
-        let mut explicit: Vec<Node> = Vec::new();
-        let mut explicit_ref: Vec<Node> = Vec::new();
-        let mut by_ref = false;
-        let mut c = spec.walk();
-        for part in spec.children(&mut c) {
-            match part.kind() {
-                "[" | "]" | "," | "comment" => {}
-                "&" => by_ref = true,
-                "lambda_default_capture" => {
-                    default = if src.text(part).trim() == "&" {
-                        DefaultCapture::Ref
-                    } else {
-                        DefaultCapture::Copy
-                    };
-                }
-                "identifier" if by_ref => {
-                    explicit_ref.push(part);
-                    by_ref = false;
-                }
-                "identifier" => explicit.push(part),
-                "this" => {
-                    return Err(
-                        src.unsupported(part, "capture of `this` (classes are not supported)")
-                    )
-                }
-                "lambda_capture_initializer" => {
-                    return Err(src.unsupported(part, "init capture"));
-                }
-                _ => {
-                    let text = src.text(part);
-                    return Err(src.unsupported(part, &format!("lambda capture `{text}`")));
-                }
-            }
-        }
+        let (default, names) = super::closure::capture_list(&src, lambda)?;
         let mut out: Vec<Capture<'a>> = Vec::new();
         let captured = |n: Node, out: &mut Vec<Capture<'a>>, by_ref: bool| -> R<()> {
             let name = src.text(n);
@@ -1211,11 +1166,8 @@ impl<'a> FnLower<'_, 'a> {
                 )),
             }
         };
-        for n in explicit {
-            captured(n, &mut out, false)?;
-        }
-        for n in explicit_ref {
-            captured(n, &mut out, true)?;
+        for &(n, by_ref) in &names {
+            captured(n, &mut out, by_ref)?;
         }
         if default != DefaultCapture::None {
             // The locals of the enclosing function that the body uses.

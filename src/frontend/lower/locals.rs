@@ -64,24 +64,15 @@ pub(crate) fn taken_names(src: &Src, def: Node) -> HashSet<String> {
 /// reaches them through their address, see `closure.rs`): `&x` in its captures, and with a
 /// `&` default capture every name its body uses that it does not declare.
 fn captured_by_reference(src: &Src, lambda: Node) -> HashSet<String> {
-    let mut out = HashSet::new();
-    let Some(spec) = lambda.child_by_field_name("captures") else {
-        return out;
-    };
-    let mut by_ref = false;
-    let mut default_ref = false;
-    let mut c = spec.walk();
-    for part in spec.children(&mut c) {
-        match part.kind() {
-            "&" => by_ref = true,
-            "lambda_default_capture" => default_ref = src.text(part).trim() == "&",
-            "identifier" if by_ref => {
-                out.insert(src.text(part).to_string());
-                by_ref = false;
-            }
-            _ => by_ref = false,
-        }
-    }
+    use super::closure::{capture_list, DefaultCapture};
+    // A list the lowering refuses (`this`, init captures) needs nothing in memory.
+    let (default, names) = capture_list(src, lambda).unwrap_or((DefaultCapture::None, Vec::new()));
+    let mut out: HashSet<String> = names
+        .iter()
+        .filter(|(_, by_ref)| *by_ref)
+        .map(|(n, _)| src.text(*n).to_string())
+        .collect();
+    let default_ref = default == DefaultCapture::Ref;
     let Some(body) = lambda.child_by_field_name("body").filter(|_| default_ref) else {
         return out;
     };
