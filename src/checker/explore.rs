@@ -1657,10 +1657,13 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         } else {
             Vec::new()
         };
-        if self.sem.has_races() {
-            self.find_lifetime_bugs(&mut st.g, &st.views);
+        // Only objects allocated at run time end or start indeterminate.
+        if !st.g.dynamic.is_empty() {
+            if self.sem.has_races() {
+                self.find_lifetime_bugs(&mut st.g, &st.views);
+            }
+            self.find_indeterminate_reads(&mut st.g);
         }
-        self.find_indeterminate_reads(&mut st.g);
         for (a, b) in races {
             let (ea, eb) = (&st.g.events[a], &st.g.events[b]);
             let loc = ea.loc.unwrap_or(0);
