@@ -201,13 +201,7 @@ fn parse_nondet(arg: &str) -> Result<(i64, i64), String> {
     let (lo, hi) = arg
         .split_once("..")
         .ok_or_else(|| format!("`{arg}` is not a domain `LO..HI`"))?;
-    let int = |t: &str| {
-        let t = t.trim();
-        let (neg, digits) = t.strip_prefix('-').map_or((false, t), |d| (true, d));
-        frontend::integer_literal(digits)
-            .map(|v| if neg { -v } else { v })
-            .map_err(|e| format!("`{t}` in --nondet: {e}"))
-    };
+    let int = |t: &str| signed_literal(t).map_err(|e| format!("`{}` in --nondet: {e}", t.trim()));
     let (lo, hi) = (int(lo)?, int(hi)?);
     if lo > hi || hi.saturating_sub(lo) >= 4096 {
         return Err(format!(
@@ -229,16 +223,19 @@ fn parse_define(arg: &str) -> Result<(String, i64), String> {
     if !ident {
         return Err(format!("`{name}` is not a macro name (a C identifier)"));
     }
-    let (negative, digits) = match value.trim().strip_prefix('-') {
-        Some(d) => (true, d.trim_start()),
-        None => (false, value.trim()),
-    };
-    let v = frontend::integer_literal(digits)
+    let v = signed_literal(value)
         .map_err(|e| format!("the value of `{name}` must be an integer literal: {e}"))?;
-    Ok((
-        name.to_string(),
-        if negative { v.wrapping_neg() } else { v },
-    ))
+    Ok((name.to_string(), v))
+}
+
+/// An integer literal of C (decimal, hex, octal, binary, with suffixes), optionally negative.
+fn signed_literal(text: &str) -> Result<i64, String> {
+    let (negative, digits) = match text.trim().strip_prefix('-') {
+        Some(d) => (true, d.trim_start()),
+        None => (false, text.trim()),
+    };
+    let v = frontend::integer_literal(digits)?;
+    Ok(if negative { v.wrapping_neg() } else { v })
 }
 
 impl CommonArgs {
