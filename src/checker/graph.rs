@@ -118,6 +118,44 @@ pub enum BugKind {
     Misuse,
     /// The execution is not sequentially consistent (`fensyn robust`, `fix --goal sc`).
     NonSc,
+    /// A memory-safety error: an object used outside its lifetime or bounds, freed wrongly,
+    /// or read before it was written.
+    Memory(MemoryError),
+}
+
+/// The memory-safety errors ([`BugKind::Memory`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MemoryError {
+    /// An access to a heap object after (or racing with) its `free` / `delete`.
+    UseAfterFree,
+    /// An access to a function's local object after (or racing with) the function's return.
+    UseAfterReturn,
+    /// A second `free` of one object.
+    DoubleFree,
+    /// `free` / `delete` of a pointer that is not the start of a live heap object allocated
+    /// by the matching function.
+    InvalidFree,
+    /// A read of a cell never written (`malloc`ed memory, a C local without initialiser).
+    UninitialisedRead,
+    /// An access outside the object the pointer or index addresses.
+    OutOfBounds,
+    /// A heap object never freed (reported only when asked: `--leaks`).
+    Leak,
+}
+
+impl MemoryError {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemoryError::UseAfterFree => "use-after-free",
+            MemoryError::UseAfterReturn => "use-after-return",
+            MemoryError::DoubleFree => "double-free",
+            MemoryError::InvalidFree => "invalid-free",
+            MemoryError::UninitialisedRead => "uninitialised-read",
+            MemoryError::OutOfBounds => "out-of-bounds",
+            MemoryError::Leak => "leak",
+        }
+    }
 }
 
 impl BugKind {
@@ -129,6 +167,28 @@ impl BugKind {
             BugKind::Deadlock => "deadlock",
             BugKind::Misuse => "misuse",
             BugKind::NonSc => "non_sc",
+            BugKind::Memory(_) => "memory",
+        }
+    }
+
+    /// For a memory error, which one (`use-after-free`, ...).
+    pub fn detail(self) -> Option<&'static str> {
+        match self {
+            BugKind::Memory(m) => Some(m.as_str()),
+            _ => None,
+        }
+    }
+
+    /// A distinct number per kind and detail (for keys and hashes).
+    pub fn code(self) -> i64 {
+        match self {
+            BugKind::Assertion => 0,
+            BugKind::Race => 1,
+            BugKind::Ub => 2,
+            BugKind::Deadlock => 3,
+            BugKind::Misuse => 4,
+            BugKind::NonSc => 5,
+            BugKind::Memory(m) => 6 + m as i64,
         }
     }
 }
@@ -144,8 +204,13 @@ pub struct Bug {
     /// The error depends only on these events and their po ∪ rf predecessors: the bug exists in
     /// any consistent execution containing this prefix.
     pub witness: Vec<EventId>,
-    /// For a race: the two racing accesses.
+    /// For a race: the two racing accesses. For an access racing with the end of its object's
+    /// lifetime ([`MemoryError::UseAfterFree`] / [`MemoryError::UseAfterReturn`] with no hb
+    /// between them): `(access, end)`, fixed only by ordering the access before the end.
     pub race: Option<(EventId, EventId)>,
+    /// A second statement the error names (the `free` of a use after free, the first `free`
+    /// of a double free): reports show its position too.
+    pub related: Option<StmtId>,
 }
 
 /// A (possibly partial) execution graph.
@@ -171,12 +236,26 @@ pub struct ExecutionGraph {
 }
 
 /// A location allocated at run time: cell `cell` of an object of layout `layout`
-/// ([`crate::ir::Program::layouts`]), allocated by event `event` (its first write).
+/// ([`crate::ir::Program::layouts`]), `offset` cells after the object's first and in an object
+/// of `len` cells (an array allocation repeats the layout's cells), allocated by event `event`
+/// (its first write; `usize::MAX` when not allocated: removed by a revisit, or a heap
+/// object's red zone, see [`DynLoc::red_zone`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DynLoc {
     pub layout: usize,
     pub cell: usize,
+    pub offset: usize,
+    pub len: usize,
     pub event: EventId,
+}
+
+impl DynLoc {
+    /// The location just past a heap object: never allocated, so that an access one past its
+    /// end (or through a pointer running off it) is out of bounds instead of reaching the next
+    /// object. `offset == len`.
+    pub fn red_zone(self) -> bool {
+        self.offset == self.len
+    }
 }
 
 /// A copy of `v` with room for `more` elements: a copy the explorer goes on extending would
@@ -290,6 +369,16 @@ impl ExecutionGraph {
     /// The name of location `x` in messages: a global's, or for an allocated cell its
     /// object's cell name (e.g. `main::args[1].tid`).
     pub fn loc_name(&self, prog: &crate::ir::Program, x: Loc) -> String {
+        if let Some((_, d)) = self.object_of(x) {
+            let layout = &prog.layouts[d.layout];
+            let n = layout.cells.len();
+            if d.len > n && !d.red_zone() {
+                // An element of an array allocation: `malloc@12[3].next`.
+                let cell = &layout.cells[d.cell].name;
+                let rest = cell.strip_prefix(layout.name.as_str()).unwrap_or("");
+                return format!("{}[{}]{rest}", layout.name, d.offset / n);
+            }
+        }
         self.loc_info(prog, x)
             .map(|g| g.name.clone())
             .unwrap_or_else(|| format!("loc{x}"))
@@ -304,9 +393,24 @@ impl ExecutionGraph {
         match x.checked_sub(self.inits) {
             None => prog.globals.get(x),
             Some(i) => {
-                let d = self.dynamic.get(i)?;
+                let d = self.dynamic.get(i).filter(|d| !d.red_zone())?;
                 prog.layouts.get(d.layout)?.cells.get(d.cell)
             }
+        }
+    }
+
+    /// The allocated object location `x` lies in (or is the red zone of): its first location
+    /// and entry.
+    pub fn object_of(&self, x: Loc) -> Option<(Loc, DynLoc)> {
+        let d = *self.dynamic.get(x.checked_sub(self.inits)?)?;
+        Some((x - d.offset, d))
+    }
+
+    /// The name of an allocated object in messages (`malloc@12`, `main::buf`).
+    pub fn object_name(&self, prog: &crate::ir::Program, x: Loc) -> String {
+        match self.object_of(x) {
+            Some((_, d)) => prog.layouts[d.layout].name.clone(),
+            None => self.loc_name(prog, x),
         }
     }
 
@@ -409,6 +513,7 @@ impl ExecutionGraph {
         let bug = Bug {
             witness: bug.witness.iter().map(|&e| map[e]).collect(),
             race: bug.race.map(|(x, y)| (map[x], map[y])),
+            related: None,
             ..bug.clone()
         };
         (self.restrict(keep), bug)
@@ -595,6 +700,7 @@ impl ExecutionGraph {
             .map(|b| Bug {
                 witness: b.witness.iter().map(|&e| map[e]).collect(),
                 race: b.race.map(|(x, y)| (map[x], map[y])),
+                related: None,
                 ..b.clone()
             })
             .collect();

@@ -22,7 +22,8 @@ pub use explore::{
     explore, Control, Equiv, Goal, Incomplete, Limits, Progress, Stats, DEFAULT_UNROLL,
 };
 pub use graph::{
-    Bug, BugKind, DynLoc, Event, EventId, EventKind, ExecutionGraph, ThreadEnd, INIT_THREAD,
+    Bug, BugKind, DynLoc, Event, EventId, EventKind, ExecutionGraph, MemoryError, ThreadEnd,
+    INIT_THREAD,
 };
 pub use hardware::Machine;
 pub use model::{Axiom, Model, Relations, ReleaseSeq};

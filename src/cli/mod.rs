@@ -1330,12 +1330,7 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
             j.executions = executions;
             j.buggy = buggy;
             let b = &unfixable.requirement.bug;
-            j.errors = vec![report::ErrorEntry {
-                kind: b.kind.as_str(),
-                message: b.message.clone(),
-                line: prog.stmts[b.stmt].span.line,
-                column: prog.stmts[b.stmt].span.column,
-            }];
+            j.errors = report::bug_entries(&prog, [b]);
             j.reason = Some(unfixable.reason.clone());
             sarif_errors = j.errors.clone();
             j.suggestion = unfixable.suggestion.map(|sg| {

@@ -524,19 +524,33 @@ pub enum Instr {
     /// event of theirs is hb-after an exit), and an execution with an exit is complete however
     /// its other threads ended (blocked, waiting for a join).
     Exit,
-    /// Allocates a fresh object of layout `layout` ([`Program::layouts`]): new locations, one
-    /// per cell, each starting with a non-atomic write of the cell's initial value by this
-    /// thread (an event: other threads see the object only through what this thread
-    /// publishes). `dst :=` the pointer to its first cell. Used for the local objects of a
-    /// function that must be in memory (arrays, structs, variables whose address is taken):
-    /// each time the declaration runs, a new object.
-    Alloc { dst: Reg, layout: usize },
+    /// Allocates a fresh object of layout `layout` ([`Program::layouts`]), `count` times its
+    /// cells (an array of `count` elements, evaluated when the instruction runs; `None`: one):
+    /// new locations, one per cell, each starting with a non-atomic write of the cell's
+    /// initial value by this thread (an event: other threads see the object only through what
+    /// this thread publishes). `dst :=` the pointer to its first cell. Used for the local
+    /// objects of a function that must be in memory (arrays, structs, variables whose address
+    /// is taken): each time the declaration runs, a new object; and for heap objects
+    /// (`malloc`, `new`: [`Layout::kind`]). A count of 0 gives the null pointer (C allows
+    /// `malloc(0)` to), a negative one or more than [`MAX_OBJECT_CELLS`] cells is an error of
+    /// the execution.
+    Alloc {
+        dst: Reg,
+        layout: usize,
+        count: Option<Expr>,
+    },
     /// Ends the lifetime of the object allocated by an [`Instr::Alloc`] that `ptr` points to
     /// the start of (nothing when `ptr` is 0): an event after which any access to the
     /// object's cells is a bug — an access hb-after it uses the object after its end, an access
-    /// unordered with it races with its end. Emitted when a function's local objects go out of
-    /// scope (its return).
-    Free { ptr: Expr },
+    /// unordered with it races with its end. `by` says who ends it: a function's local objects
+    /// going out of scope (its return), or `free`/`delete`/`delete[]`, which must be given the
+    /// start of a live heap object allocated by the matching function (a memory error
+    /// otherwise: invalid free, double free).
+    Free { ptr: Expr, by: Dealloc },
+    /// `dst :=` the number of cells from the location `ptr` points to up to the end of its
+    /// allocated object (0 for the null pointer or a location not allocated at run time):
+    /// what `realloc` copies. Local: no event.
+    ObjectCells { dst: Reg, ptr: Expr },
     /// `dst :=` any value in `lo ..= hi` (`__VERIFIER_nondet_int()`): every value is
     /// explored, each an event of its own (a choice the execution records, so that a revisit
     /// replays it).
@@ -696,10 +710,86 @@ pub struct Program {
     pub layouts: Vec<Layout>,
 }
 
+/// The most cells one allocation may have: a larger (or negative) size is an error of the
+/// execution, not a model the explorer can hold.
+pub const MAX_OBJECT_CELLS: i64 = 1 << 16;
+
+/// Who allocated an object, and so who may end its lifetime ([`Instr::Free`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ObjectKind {
+    /// A function's local object (or a compound literal, a closure object): ends at the
+    /// function's return; never freed by the program.
+    Local,
+    /// `malloc`, `calloc`, `aligned_alloc`, `realloc`: ended by `free`.
+    Malloc,
+    /// C++ `new T`: ended by `delete`.
+    New,
+    /// C++ `new T[n]`: ended by `delete[]`.
+    NewArray,
+}
+
+impl ObjectKind {
+    /// Whether the program allocated it on the heap (it must free it itself).
+    pub fn is_heap(self) -> bool {
+        self != ObjectKind::Local
+    }
+
+    /// The function that allocates such an object, in messages.
+    pub fn allocator(self) -> &'static str {
+        match self {
+            ObjectKind::Local => "a declaration",
+            ObjectKind::Malloc => "malloc",
+            ObjectKind::New => "new",
+            ObjectKind::NewArray => "new[]",
+        }
+    }
+}
+
+/// Who ends an object's lifetime ([`Instr::Free`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dealloc {
+    /// The return of the function whose local object it is.
+    ScopeEnd,
+    /// `free(p)` (and the old object of `realloc`).
+    Free,
+    /// `delete p`.
+    Delete,
+    /// `delete[] p`.
+    DeleteArray,
+}
+
+impl Dealloc {
+    /// The kind of object this deallocation may end.
+    pub fn ends(self) -> ObjectKind {
+        match self {
+            Dealloc::ScopeEnd => ObjectKind::Local,
+            Dealloc::Free => ObjectKind::Malloc,
+            Dealloc::Delete => ObjectKind::New,
+            Dealloc::DeleteArray => ObjectKind::NewArray,
+        }
+    }
+
+    /// Its spelling in messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dealloc::ScopeEnd => "the end of its scope",
+            Dealloc::Free => "free",
+            Dealloc::Delete => "delete",
+            Dealloc::DeleteArray => "delete[]",
+        }
+    }
+}
+
 /// The cells of an object allocated at run time, in memory order: each like a [`Global`]
 /// (name, atomicity, initial value, mutex), named as in messages (`main::args[1].tid`).
+/// An [`Instr::Alloc`] with a count repeats them (`malloc@12[3].next`: see `name`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout {
+    /// The object's name in messages (`main::x`, `malloc@12`). When the layout is allocated
+    /// with a count, every cell's name starts with it (`malloc@12.next`), so that element `k`
+    /// of the array is named by putting `[k]` after it (`malloc@12[3].next`).
+    pub name: String,
+    pub kind: ObjectKind,
     pub cells: Vec<Global>,
     /// A C scalar declared without an initialiser: its value is indeterminate until written,
     /// so reading an allocation's first write of one of its cells (other than a
@@ -817,17 +907,27 @@ impl Program {
                             return Err(format!("{}: bad nondet", f.name));
                         }
                     }
-                    Instr::Alloc { dst, layout } => {
-                        let ok = self
-                            .layouts
-                            .get(*layout)
-                            .is_some_and(|l| !l.cells.is_empty());
+                    Instr::Alloc { dst, layout, count } => {
+                        let ok = self.layouts.get(*layout).is_some_and(|l| {
+                            !l.cells.is_empty()
+                                && (count.is_none()
+                                    || l.cells.iter().all(|c| c.name.starts_with(&l.name)))
+                        });
                         if *dst >= nregs || !ok {
                             return Err(format!("{}: bad alloc", f.name));
                         }
+                        if let Some(c) = count {
+                            check_expr(c)?;
+                        }
+                    }
+                    Instr::ObjectCells { dst, ptr } => {
+                        if *dst >= nregs {
+                            return Err(format!("{}: bad object size", f.name));
+                        }
+                        check_expr(ptr)?;
                     }
                     Instr::Assert { cond, .. } | Instr::Check { cond, .. } => check_expr(cond)?,
-                    Instr::Free { ptr } => check_expr(ptr)?,
+                    Instr::Free { ptr, .. } => check_expr(ptr)?,
                     Instr::Spawn { func, arg, dst } => {
                         if *func >= self.functions.len() || dst.is_some_and(|d| d >= nregs) {
                             return Err(format!("{}: bad spawn", f.name));

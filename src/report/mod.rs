@@ -21,7 +21,45 @@ pub mod sarif;
 #[derive(Clone, Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ErrorEntry {
     pub kind: &'static str,
+    /// For kind `memory`: which error (`use-after-free`, `double-free`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<&'static str>,
     pub message: String,
+    pub line: usize,
+    pub column: usize,
+    /// A second position the error involves (the `free` of a use after free, the first
+    /// `free` of a double free).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub related: Option<RelatedPosition>,
+}
+
+impl ErrorEntry {
+    /// The kind as text reports show it: `race`, `memory[use-after-free]`.
+    pub fn label(&self) -> String {
+        match self.detail {
+            Some(d) => format!("{}[{d}]", self.kind),
+            None => self.kind.to_string(),
+        }
+    }
+
+    /// The related position as text reports append it to the message (empty without one):
+    /// `; freed at mp.c:12:5`.
+    pub fn related_text(&self, file: &str) -> String {
+        let Some(r) = self.related else {
+            return String::new();
+        };
+        let what = match self.detail {
+            Some("use-after-return") => "its lifetime ended",
+            Some("double-free") => "first freed",
+            _ => "freed",
+        };
+        format!("; {what} at {file}:{}:{}", r.line, r.column)
+    }
+}
+
+/// A source position an error refers to besides its own.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RelatedPosition {
     pub line: usize,
     pub column: usize,
 }
@@ -48,9 +86,17 @@ fn error_entry(prog: &Program, b: &Bug) -> ErrorEntry {
     let span = prog.stmts[b.stmt].span;
     ErrorEntry {
         kind: b.kind.as_str(),
+        detail: b.kind.detail(),
         message: b.message.clone(),
         line: span.line,
         column: span.column,
+        related: b.related.map(|s| {
+            let span = prog.stmts[s].span;
+            RelatedPosition {
+                line: span.line,
+                column: span.column,
+            }
+        }),
     }
 }
 
@@ -312,8 +358,12 @@ pub fn check_text(
         let plural = if count == 1 { "" } else { "s" };
         let _ = writeln!(
             out,
-            "{file}:{}:{}: {}: {} (in {count} execution{plural})",
-            e.line, e.column, e.kind, e.message
+            "{file}:{}:{}: {}: {}{} (in {count} execution{plural})",
+            e.line,
+            e.column,
+            e.label(),
+            e.message,
+            e.related_text(file)
         );
     }
     if let Some(g) = buggy.first() {

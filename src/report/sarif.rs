@@ -2,7 +2,8 @@
 //! and a fix's fence edits as SARIF `fixes`, for code-scanning services and editors.
 //!
 //! One result per distinct error of a file (its kind is the rule: `assertion`, `race`,
-//! `deadlock`, `misuse`, `ub`), at the failing statement. `fix` attaches to every result of a file the
+//! `deadlock`, `misuse`, `memory`, `ub`), at the failing statement (a memory error names the
+//! `free` involved as a related location). `fix` attaches to every result of a file the
 //! same fix — the whole fence set, which removes all of the file's errors together — as
 //! replacements built from the rewriter's own [`Edit`]s: byte ranges of the file as it was
 //! read, given both as `byteOffset`/`byteLength` and as lines and columns (columns count
@@ -43,6 +44,13 @@ pub const RULES: &[(&str, &str, &str)] = &[
         "A synchronisation object is used against its contract: locked, waited on or \
          destroyed when it is not initialised, destroyed while in use, or unlocked by a thread \
          that does not hold it.",
+    ),
+    (
+        "memory",
+        "MemoryError",
+        "A memory-safety error: an object used after its free or its function's return (or \
+         racing with it), a double or invalid free, a read of memory never written, or an \
+         access out of an object's bounds (the result's `properties.detail` says which).",
     ),
     (
         "ub",
@@ -123,7 +131,17 @@ pub struct SarifResult {
     pub message: Message,
     pub locations: Vec<Location>,
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub related_locations: Vec<Location>,
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub fixes: Vec<Fix>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub properties: Option<ResultProperties>,
+}
+
+/// A result's property bag: which memory error it is.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct ResultProperties {
+    pub detail: String,
 }
 
 /// A tool execution notification: why a file was not (completely) analysed.
@@ -257,7 +275,18 @@ pub fn results(
                     region: point(src, e.line, e.column),
                 },
             }],
+            related_locations: e
+                .related
+                .iter()
+                .map(|r| Location {
+                    physical_location: PhysicalLocation {
+                        artifact_location: artifact(file),
+                        region: point(src, r.line, r.column),
+                    },
+                })
+                .collect(),
             fixes: fix.into_iter().cloned().collect(),
+            properties: e.detail.map(|d| ResultProperties { detail: d.into() }),
         })
         .collect()
 }

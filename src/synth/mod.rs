@@ -189,6 +189,8 @@ pub struct Suggestion {
     pub order: MemOrder,
 }
 
+// One per synthesis, returned by value once: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Outcome {
     Fixed(Solution),
@@ -365,7 +367,11 @@ fn unfixable(r: &Requirement, no_sites: bool, model: Model) -> Unfixable {
 /// Parts of read-modify-writes are left alone (their orders come in pairs).
 fn suggest_access(r: &Requirement, model: Model) -> Option<Suggestion> {
     use crate::checker::{BugKind, INIT_THREAD};
-    if r.bug.kind != BugKind::Assertion {
+    let by_order = matches!(
+        r.bug.kind,
+        BugKind::Assertion | BugKind::Memory(crate::checker::MemoryError::UninitialisedRead)
+    );
+    if !by_order {
         return None;
     }
     let g0 = &r.graph;
@@ -417,6 +423,15 @@ fn unfixable_reason(r: &Requirement, no_sites: bool) -> String {
              fence at every position: fences only synchronise along reads-from edges, and in \
              this execution no read connects the two threads in the needed direction (the \
              access needs a guard, or the program needs stronger access orders)"
+            .into(),
+        crate::checker::BugKind::Memory(
+            crate::checker::MemoryError::UseAfterFree
+            | crate::checker::MemoryError::UseAfterReturn
+            | crate::checker::MemoryError::DoubleFree,
+        ) => "the object's lifetime ends while another thread can still use it, even with a \
+              seq_cst fence at every position: fences cannot make a free wait for the other \
+              threads' accesses (the program needs a reclamation scheme — reference counts, \
+              hazard pointers, freeing after the join — or a different free)"
             .into(),
         _ => "the execution stays consistent even with a seq_cst fence at every position: the \
               memory model allows it whatever fences are added (the bug is in the program's \

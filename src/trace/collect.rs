@@ -309,7 +309,7 @@ fn key_into(g: &ExecutionGraph, p: Prefix, bug: &Bug, k: &mut Vec<i64>) {
     }
     k.extend([
         -8,
-        bug.kind as i64,
+        bug.kind.code(),
         bug.stmt as i64,
         bug.witness.len() as i64,
     ]);

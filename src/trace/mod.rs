@@ -103,9 +103,10 @@ impl Requirement {
             Some(_) => return Some(Violation::Other),
             None => {}
         }
-        if let (BugKind::Race, Some((x, y))) = (self.bug.kind, self.bug.race) {
+        if let Some((x, y)) = self.bug.race {
             let (x, y) = (map[x], map[y]);
-            if views.hb_eq(&g, x, y) || views.hb_eq(&g, y, x) {
+            let race = self.bug.kind == BugKind::Race;
+            if views.hb_eq(&g, x, y) || race && views.hb_eq(&g, y, x) {
                 return Some(Violation::RaceOrdered);
             }
         }
@@ -125,9 +126,10 @@ impl Requirement {
                 _ => Violation::Other,
             });
         }
-        if let (BugKind::Race, Some((x, y))) = (self.bug.kind, self.bug.race) {
+        if let Some((x, y)) = self.bug.race {
             let (x, y) = (map[x], map[y]);
-            if rels.hb.has(x, y) || rels.hb.has(y, x) {
+            let race = self.bug.kind == BugKind::Race;
+            if rels.hb.has(x, y) || race && rels.hb.has(y, x) {
                 return Some(Violation::RaceOrdered);
             }
         }

@@ -23,6 +23,10 @@
 //!   it, ...), `hb(a, b)` would close a `hb ; eco` cycle: the race is fixed exactly when its
 //!   graph becomes inconsistent, like an assertion. (A lost update in a racy counter is one.)
 //!
+//! * **An access racing with the end of its object** (a memory error whose `race` is
+//!   `(access, end)`) is fixed only by `hb(access, end)` (or inconsistency): it is a race with
+//!   one order, and only inconsistency fixes it when the end is po ∪ rf-before the access.
+//!
 //! Hence `r2` implies `r1` when `P2 ⊆ P1` and either `r2` is fixed only by inconsistency
 //! (every bug but a race, and the races above), or both are races, `r2`'s accesses `a2` before
 //! `b2` in po ∪ rf, and `r1`'s accesses `x1, y1` (in some order) satisfy `po?(x1, a2)` and
@@ -148,8 +152,9 @@ enum Fix {
     /// Only by making its graph inconsistent.
     Inconsistent,
     /// A race whose accesses are ordered `a` before `b` in po ∪ rf (only `hb(a, b)` orders
-    /// them), or not (`None`).
-    Race((usize, usize), Option<(usize, usize)>),
+    /// them), or not (`None`); `true` when only `hb` in the race's own order fixes it (an
+    /// access racing with its object's free: only the access before the free).
+    Race((usize, usize), Option<(usize, usize)>, bool),
 }
 
 /// The prefixes (per-thread counts) of `g`'s bugs and, per bug, whether another bug of `g`
@@ -214,7 +219,8 @@ pub(super) fn implied(g: &ExecutionGraph, clocks: &Clocks, counts: &[Vec<u32>]) 
         .bugs
         .iter()
         .map(|bug| match (bug.kind, bug.race) {
-            (BugKind::Race, Some((x, y))) => {
+            (kind, Some((x, y))) => {
+                let directed = kind != BugKind::Race;
                 let ordered = if porf(x, y) {
                     Some((x, y))
                 } else if porf(y, x) {
@@ -225,7 +231,10 @@ pub(super) fn implied(g: &ExecutionGraph, clocks: &Clocks, counts: &[Vec<u32>]) 
                 match ordered {
                     // hb(a, b) with eco(b, a) breaks coherence: only inconsistency fixes it.
                     Some((a, b)) if eco(b, a) => Fix::Inconsistent,
-                    _ => Fix::Race((x, y), ordered),
+                    // The end of a lifetime before the access: no order fixes it.
+                    Some((a, _)) if directed && a == y => Fix::Inconsistent,
+                    _ if directed => Fix::Race((x, y), Some((x, y)), true),
+                    _ => Fix::Race((x, y), ordered, false),
                 }
             }
             _ => Fix::Inconsistent,
@@ -236,8 +245,9 @@ pub(super) fn implied(g: &ExecutionGraph, clocks: &Clocks, counts: &[Vec<u32>]) 
         counts[j].iter().zip(&counts[i]).all(|(a, b)| a <= b)
             && match (fix[j], fix[i]) {
                 (Fix::Inconsistent, _) => true,
-                (Fix::Race(_, Some((a2, b2))), Fix::Race((x1, y1), _)) => {
-                    (before(x1, a2) && before(b2, y1)) || (before(y1, a2) && before(b2, x1))
+                (Fix::Race(_, Some((a2, b2)), _), Fix::Race((x1, y1), _, directed)) => {
+                    (before(x1, a2) && before(b2, y1))
+                        || (!directed && before(y1, a2) && before(b2, x1))
                 }
                 _ => false,
             }

@@ -105,16 +105,10 @@ fn allocation(g: &ExecutionGraph, x: EventId) -> Option<usize> {
     let loc = g.events[x].loc?;
     let i = loc.checked_sub(g.num_inits())?;
     let d = g.dynamic.get(i)?;
-    if d.event != x || d.cell != 0 {
+    if d.event != x || d.offset != 0 {
         return None;
     }
-    let cells = g.dynamic[i..]
-        .iter()
-        .take_while(|c| c.layout == d.layout && c.event != usize::MAX)
-        .enumerate()
-        .take_while(|(k, c)| c.cell == *k && c.event == x + k)
-        .count();
-    Some(cells)
+    Some(d.len)
 }
 
 /// The reads of `loc` a new write may revisit, latest first, and the write's porf-prefix in

@@ -210,7 +210,13 @@ impl FnLower<'_, '_> {
         indeterminate: bool,
         span: crate::ir::Span,
     ) -> Binding {
+        let object = cells.first().map_or(name, |c| {
+            let end = c.name.find(['.', '[']).unwrap_or(c.name.len());
+            &c.name[..end]
+        });
         let layout = Layout {
+            name: object.to_string(),
+            kind: crate::ir::ObjectKind::Local,
             cells: cells
                 .into_iter()
                 .zip(values.iter().copied().chain(std::iter::repeat(0)))
@@ -229,6 +235,7 @@ impl FnLower<'_, '_> {
         self.emit(Instr::Alloc {
             dst: r,
             layout: self.cx.layouts.len() - 1,
+            count: None,
         });
         self.local_tys.push(ty.clone());
         Binding::LocalObject(r, self.local_tys.len() - 1)
@@ -313,7 +320,10 @@ impl FnLower<'_, '_> {
     /// again.
     pub(super) fn end_lifetimes(&mut self, objects: Vec<crate::ir::Reg>) {
         for r in objects {
-            self.emit(Instr::Free { ptr: Expr::Reg(r) });
+            self.emit(Instr::Free {
+                ptr: Expr::Reg(r),
+                by: crate::ir::Dealloc::ScopeEnd,
+            });
             self.emit(Instr::Assign {
                 dst: r,
                 val: Expr::Const(0),
