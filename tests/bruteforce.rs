@@ -1203,7 +1203,7 @@ impl Walker<'_> {
                 Instr::Slot(_) => pc += 1,
                 Instr::Return => return self.stop(run, End::Finished),
                 Instr::Exit => return self.stop(run, End::Exited),
-                Instr::Alloc { .. } | Instr::Free { .. } => {
+                Instr::Alloc { .. } | Instr::Free { .. } | Instr::ObjectCells { .. } => {
                     panic!("oracle: allocation is not modelled")
                 }
                 Instr::Nondet { dst, lo, hi } => {
