@@ -1,6 +1,7 @@
 //! Runs the real binary on every fixture that has a `NAME.expect.json` and compares:
 //!
-//! * `check --format json`: executions, buggy count, error kinds, exit code;
+//! * `check --format json`: executions, buggy count, error kinds (and, with `details`, the
+//!   `detail` of memory errors: `use-after-free`, ...), exit code;
 //! * `fix --format json`: status, fence orders (as a sorted multiset), counts, weight, that the
 //!   fix was re-checked clean, and exit code;
 //! * the text diff of `fix` against the snapshot `NAME.fixed.diff` (regenerate with
@@ -77,6 +78,21 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
         for k in kinds {
             if !got.contains(&k.as_str().unwrap()) {
                 fail(format!("missing error kind {k}; got {got:?}"));
+            }
+        }
+    }
+    // `details` (optional): the `detail` of memory errors (`use-after-free`, ...), each of
+    // which must be reported; like `errors`, a list of what must be there, not of all.
+    if let Some(details) = ec["details"].as_array() {
+        let got: Vec<&str> = j["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e["detail"].as_str())
+            .collect();
+        for d in details {
+            if !got.contains(&d.as_str().unwrap()) {
+                fail(format!("missing error detail {d}; got {got:?}"));
             }
         }
     }
@@ -213,6 +229,16 @@ fn summary(file: &Path, extra: &[String]) -> Value {
         .unwrap_or_default();
     kinds.sort();
     kinds.dedup();
+    let mut details: Vec<String> = c["errors"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|e| e["detail"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    details.sort();
+    details.dedup();
     let mut orders: Vec<String> = f["fences"]
         .as_array()
         .map(|a| a.iter().map(|e| e["order"].to_string()).collect())
@@ -220,7 +246,7 @@ fn summary(file: &Path, extra: &[String]) -> Value {
     orders.sort();
     serde_json::json!({
         "executions": c["executions"], "blocked": c["blocked"], "bounded": c["bounded"],
-        "buggy": c["buggy"], "complete": c["complete"], "kinds": kinds,
+        "buggy": c["buggy"], "complete": c["complete"], "kinds": kinds, "details": details,
         "status": f["status"], "inserted": f["inserted"], "strengthened": f["strengthened"],
         "weight": f["weight"], "orders": orders,
     })
