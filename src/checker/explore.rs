@@ -1840,6 +1840,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             if self.sem.has_races() {
                 self.find_lifetime_bugs(&mut st.g, &st.views);
             }
+            self.find_double_frees(&mut st.g);
             self.find_indeterminate_reads(&mut st.g);
             let finished =
                 st.g.threads
@@ -1918,7 +1919,6 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     /// graph: an access hb-after the end uses the object after it; an access unordered with
     /// the end by hb races with it (fixed only by ordering the access before the end: the
     /// bug's `race`). (The end's own thread accessed the object before it, in program order.)
-    /// A second end of one object is a double free.
     fn find_lifetime_bugs(&self, g: &mut ExecutionGraph, views: &Views) {
         let mut bugs = Vec::new();
         for (f, fev) in g.events.iter().enumerate() {
@@ -1936,12 +1936,6 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                 ),
             };
             for (e, ev) in g.events.iter().enumerate() {
-                if let EventKind::Free { first: other, .. } = ev.kind {
-                    if other == first && e > f && len > 0 {
-                        bugs.push(self.double_free(g, f, e));
-                    }
-                    continue;
-                }
                 let inside = ev.loc.is_some_and(|l| l >= first && l < first + len);
                 if !inside || ev.thread == INIT_THREAD || views.hb_eq(g, e, f) {
                     continue;
@@ -1961,6 +1955,27 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                     race,
                     related: fev.stmt,
                 });
+            }
+        }
+        g.bugs.extend(bugs);
+    }
+
+    /// Marks every free of an object freed before (in event order) as a double free. (Under
+    /// every model: it needs no hb.)
+    fn find_double_frees(&self, g: &mut ExecutionGraph) {
+        let mut first_free: std::collections::HashMap<usize, EventId> = Default::default();
+        let mut bugs = Vec::new();
+        for (e, ev) in g.events.iter().enumerate() {
+            if let EventKind::Free { first, len } = ev.kind {
+                if len == 0 {
+                    continue;
+                }
+                match first_free.get(&first) {
+                    Some(&f) => bugs.push(self.double_free(g, f, e)),
+                    None => {
+                        first_free.insert(first, e);
+                    }
+                }
             }
         }
         g.bugs.extend(bugs);
