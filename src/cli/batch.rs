@@ -184,6 +184,7 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
             timeout: settings.timeout,
             unroll: settings.unroll,
             spurious_cas: settings.spurious_cas,
+            leaks: settings.leaks,
             equiv: settings.equiv,
             jobs: settings.jobs,
             defines: settings.defines.clone(),

@@ -6,7 +6,7 @@
 //! beats the file's, and the file's beats the built-in default ([`Settings::resolve`]).
 //!
 //! Keys are the long option names with `_` for `-`: `model`, `lang`, `mode`, `cost`, `unroll`,
-//! `max_executions`, `timeout`, `optimal_timeout`, `collect_limit`, `spurious_cas`, `comments`,
+//! `max_executions`, `timeout`, `optimal_timeout`, `collect_limit`, `spurious_cas`, `leaks`, `comments`,
 //! `equiv`, `jobs`.
 //! An unknown key, a
 //! value of the wrong type or a value outside the option's choices is an error at its
@@ -39,6 +39,7 @@ pub struct Config {
     pub optimal_timeout: Option<f64>,
     pub collect_limit: Option<usize>,
     pub spurious_cas: Option<bool>,
+    pub leaks: Option<bool>,
     pub comments: Option<bool>,
     pub equiv: Option<crate::checker::Equiv>,
     pub jobs: Option<usize>,
@@ -80,6 +81,7 @@ struct Raw {
     optimal_timeout: Option<Spanned<f64>>,
     collect_limit: Option<usize>,
     spurious_cas: Option<bool>,
+    leaks: Option<bool>,
     comments: Option<bool>,
     equiv: Option<Spanned<String>>,
     jobs: Option<Spanned<usize>>,
@@ -155,6 +157,7 @@ pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
         optimal_timeout: seconds("optimal_timeout", raw.optimal_timeout)?,
         collect_limit: raw.collect_limit,
         spurious_cas: raw.spurious_cas,
+        leaks: raw.leaks,
         comments: raw.comments,
         equiv: choice("equiv", raw.equiv, &error)?,
         jobs: match raw.jobs {
@@ -273,6 +276,8 @@ pub struct Settings {
     /// `--collect-limit` ([`crate::synth::SynthOptions::collect_limit`]).
     pub collect_limit: usize,
     pub spurious_cas: bool,
+    /// `--leaks`: report heap objects never freed.
+    pub leaks: bool,
     /// Whether inserted fences get an explanatory comment (`comments` in the configuration).
     pub comments: bool,
     /// `None`: rf where it is sound, else graph (see `checker::resolve_equiv`).
@@ -308,6 +313,7 @@ impl Settings {
                 .or(cfg.collect_limit)
                 .unwrap_or(crate::synth::COLLECT_LIMIT),
             spurious_cas: cli.spurious_cas.or(cfg.spurious_cas).unwrap_or(false),
+            leaks: cli.leaks.or(cfg.leaks).unwrap_or(false),
             comments: cli.comments.or(cfg.comments).unwrap_or(true),
             equiv: cli.equiv.or(cfg.equiv),
             jobs: cli

@@ -174,6 +174,10 @@ pub struct CommonArgs {
     /// expected value. Off by default: weak CASes then behave like strong ones.
     #[arg(long)]
     pub spurious_cas: bool,
+    /// Also report heap objects (`malloc`, `new`) that an execution never frees: memory
+    /// error `leak`, at the allocation. Off by default (test harnesses rarely free).
+    #[arg(long)]
+    pub leaks: bool,
     /// Which executions count as one when checking (`check`, and `fix`'s re-check of the
     /// fixed program; synthesis always uses graphs): `graph` one per execution graph, `rf` one
     /// per reads-from class, `value` one per vector of values read. rf and value need
@@ -248,6 +252,7 @@ impl CommonArgs {
             max_executions: self.max_executions,
             timeout: self.timeout,
             spurious_cas: self.spurious_cas.then_some(true),
+            leaks: self.leaks.then_some(true),
             equiv: self.equiv,
             defines: self
                 .define
@@ -283,6 +288,7 @@ pub struct FileArgs {
     pub timeout: Option<f64>,
     pub unroll: u32,
     pub spurious_cas: bool,
+    pub leaks: bool,
     /// `None`: rf where it is sound, else graph.
     pub equiv: Option<checker::Equiv>,
     pub jobs: usize,
@@ -504,6 +510,7 @@ fn limits(common: &FileArgs) -> Limits {
             .map(|t| Instant::now() + Duration::from_secs_f64(t)),
         unroll: Some(common.unroll),
         spurious_cas: common.spurious_cas,
+        leaks: common.leaks,
         progress: progress_bar(),
         jobs: common.jobs,
         ..Limits::default()
