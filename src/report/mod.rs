@@ -49,7 +49,7 @@ impl ErrorEntry {
             return String::new();
         };
         let what = match self.detail {
-            Some("use-after-return") => "its lifetime ended",
+            Some("use-after-return") => "lifetime ended",
             Some("double-free") => "first freed",
             _ => "freed",
         };
