@@ -528,6 +528,7 @@ mod initializers;
 mod literal;
 mod lower;
 mod macros;
+pub mod preprocess;
 mod types;
 
 #[cfg(test)]
@@ -545,7 +546,7 @@ mod sync_tests;
 #[cfg(test)]
 mod tests;
 
-pub use crate::ir::Lang;
+pub use crate::ir::{Lang, PpOptions};
 
 use crate::ir::{Function, Global, Loc, Program, Slot, Span, Stmt};
 use std::collections::{HashMap, HashSet};
@@ -617,8 +618,11 @@ pub(crate) type R<T> = Result<T, Diagnostic>;
 #[derive(Clone, Copy)]
 pub(crate) struct Src<'a> {
     file: &'a str,
+    /// The text tree-sitter parsed (the preprocessed text).
     text: &'a str,
     lang: Lang,
+    /// Where that text came from, when it is not the file's own text.
+    unit: Option<&'a preprocess::Unit>,
 }
 
 impl<'a> Src<'a> {
@@ -656,14 +660,48 @@ impl<'a> Src<'a> {
         }
     }
 
+    /// The text of `n` as the user wrote it: the macro uses rather than their expansions
+    /// (for messages quoting the source, and the dialect's `__FILE__, __LINE__`).
+    pub(crate) fn user_text(&self, n: Node) -> &'a str {
+        let Some(unit) = self.unit else {
+            return self.text(n);
+        };
+        let (f, start) = unit.start(n.start_byte());
+        let (g, end) = unit.end(n.end_byte());
+        match unit.files.get(f as usize) {
+            Some(file) if f == g && start <= end => file.text.get(start..end).unwrap_or(""),
+            _ => self.text(n),
+        }
+    }
+
     pub(crate) fn diag(&self, n: Node, kind: DiagKind, message: &str) -> Diagnostic {
         let p = n.start_position();
+        let Some(unit) = self.unit else {
+            return Diagnostic {
+                file: self.file.to_string(),
+                line: p.row + 1,
+                column: p.column + 1,
+                kind,
+                message: message.to_string(),
+            };
+        };
+        let (f, at) = unit.diag_position(n.start_byte());
+        let file = &unit.files[f as usize];
+        let (line, column) = file.line_col(at);
+        let message = match unit.expansion_note(n.start_byte()) {
+            Some(note) => format!("{message} ({note})"),
+            None => message.to_string(),
+        };
         Diagnostic {
-            file: self.file.to_string(),
-            line: p.row + 1,
-            column: p.column + 1,
+            file: if f == 0 {
+                self.file.to_string()
+            } else {
+                file.name.clone()
+            },
+            line,
+            column,
             kind,
-            message: message.to_string(),
+            message,
         }
     }
 
@@ -934,10 +972,50 @@ pub fn parse_with(
     lang: Lang,
     defines: &[(String, i64)],
 ) -> Result<Program, Diagnostic> {
+    parse_unit(
+        file,
+        source,
+        lang,
+        defines,
+        &PpOptions::default(),
+        &preprocess::Disk,
+    )
+}
+
+/// [`parse_with`] with the preprocessor's options (`-I`, `-D NAME=TEXT`, `-U`) and the loader
+/// of the headers `#include` names (the disk, or edited texts). The program's spans are those
+/// of the user's files ([`Program::sources`]); the options are recorded there for re-parses.
+pub fn parse_unit(
+    file: &str,
+    source: &str,
+    lang: Lang,
+    defines: &[(String, i64)],
+    pp: &PpOptions,
+    loader: &dyn preprocess::Loader,
+) -> Result<Program, Diagnostic> {
+    let unit = preprocess::preprocess(file, source, lang, defines, pp, loader)?;
+    let identity = unit.is_identity();
+    let mut program = lower_text(file, &unit, lang, defines)?;
+    if !identity {
+        preprocess::spans::map_program(&mut program, &unit);
+    }
+    program.sources.options = pp.clone();
+    Ok(program)
+}
+
+/// Parses and lowers the preprocessed text of `unit` (spans of that text).
+fn lower_text(
+    file: &str,
+    unit: &preprocess::Unit,
+    lang: Lang,
+    defines: &[(String, i64)],
+) -> Result<Program, Diagnostic> {
+    let source = unit.text.as_str();
     let src = Src {
         file,
         text: source,
         lang,
+        unit: (!unit.is_identity()).then_some(unit),
     };
     let (prepared, atomic_pointer_at) = prepare_source(source);
     let (prepared, refused) = attributes::blank(&prepared);
@@ -1176,6 +1254,7 @@ pub fn parse_with(
         lang,
         defines: defines.to_vec(),
         layouts: cx.layouts,
+        sources: Default::default(),
     };
     // Inlined copies of a function share its source places: one slot each.
     program.merge_duplicate_slots();
