@@ -38,7 +38,10 @@ fn err(text: &str, files: Vec<(&'static str, &'static str)>) -> Diagnostic {
 /// The tokens of the output, one space apart.
 fn words(u: &Unit) -> String {
     let toks = lex::lex(&u.text).unwrap_or_default();
-    toks.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join(" ")
+    toks.iter()
+        .map(|t| t.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[test]
