@@ -160,3 +160,14 @@ fn a_written_fix_reparses_with_the_same_include_directories() {
     let out = fensyn_in(d, &["check", "-I", "include", "src/mp.c"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+#[test]
+fn traces_show_header_lines_from_the_header() {
+    let (code, out, err) = run(&["check", &format!("{DIR}/header_fence.c")]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        out.contains("ring.h:11 | atomic_store_explicit(&full, 1, memory_orde"),
+        "{out}"
+    );
+    assert!(out.contains("(reads from T1:ring.h:11)"), "{out}");
+}

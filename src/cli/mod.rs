@@ -1381,6 +1381,10 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 message: b.message.clone(),
                 line: prog.stmts[b.stmt].span.line,
                 column: prog.stmts[b.stmt].span.column,
+                file: prog
+                    .sources
+                    .header(&prog.stmts[b.stmt].span)
+                    .map(|h| h.name.clone()),
             }];
             j.reason = Some(unfixable.reason.clone());
             sarif_errors = j.errors.clone();
