@@ -62,16 +62,12 @@
 //!   `int` (GCC's and Clang's choice). An enumerator's value must fit `int`. Enums defined
 //!   inside a function, tags used before their definition and C++ `enum class` / `enum E :
 //!   T` are unsupported.
-//! * **Macros** (`macros.rs`): top-level object-like macros `#define N VALUE` whose value is an
-//!   integer constant expression over literals and earlier macros (evaluated once, in 64-bit
-//!   arithmetic; a later use of `N` is that constant, of type `int` if it fits, else `long`, also
-//!   where an integer constant expression is needed: array sizes, `case` labels, counting loop
-//!   bounds), `#define N` without a value (for `#ifdef` only), and top-level `#ifdef N` /
-//!   `#ifndef N` with an optional `#else`, whose chosen branch may hold only `#define`s (the
-//!   other is ignored). A declared name (variable, parameter, function, field, type) or
-//!   assignment target spelled like a macro after its `#define` is an error. Function-like
-//!   macros, other values, `#if`, `#elif`, `#undef` and directives inside functions are
-//!   unsupported.
+//! * **Preprocessing** (`preprocess/`): the file is preprocessed first (macros of every kind,
+//!   conditionals, includes searched next to the file and in `-I` directories, the system
+//!   headers fensyn knows never read, `#error` an error at its line); the lowering sees the
+//!   expanded text, and every span and diagnostic is mapped back to the user's files (see
+//!   `preprocess/mod.rs`). `-D NAME=VALUE` integers also reach the lowering as constants
+//!   (`macros.rs`, with GCC's `__ATOMIC_*`), which only fensyn's own names still use.
 //! * **Functions**: `main` and the thread functions — those passed to `pthread_create` or
 //!   `thrd_create` in `main`, in the functions it calls, and transitively in the thread
 //!   functions found (threads may create threads), found with `queries/c/threads.scm`; a
