@@ -1253,8 +1253,8 @@ fn macros_and_ifndef_in_cpp() {
         (
             2,
             18,
-            DiagKind::Error,
-            "`N` is a macro (the preprocessor replaces it by its value)".to_string()
+            DiagKind::Syntax,
+            "unexpected `2` (in expansion of N, defined at t.cpp:1:1)".to_string()
         )
     );
 }

@@ -1351,7 +1351,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
         if api {
             while args
                 .last()
-                .is_some_and(|a| matches!(src.text(*a), "__FILE__" | "__LINE__"))
+                .is_some_and(|a| matches!(src.user_text(*a), "__FILE__" | "__LINE__"))
             {
                 args.pop();
             }
@@ -1494,7 +1494,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "assert" | "MODEL_ASSERT" => {
                 self.arity(call, name, &args, 1)?;
                 let cond = self.expr(args[0])?;
-                let text = src.text(args[0]).to_string();
+                let text = src.user_text(args[0]).to_string();
                 self.emit(Instr::Assert { cond, text });
                 Ok(false)
             }

@@ -267,8 +267,8 @@ impl FnLower<'_, '_> {
 
     /// `malloc@12`, or `malloc@12:9` when another allocation site on line 12 has that name.
     fn heap_object_name(&self, at: Node, func: &str) -> String {
-        let pos = at.start_position();
-        let name = format!("{func}@{}", pos.row + 1);
+        let (line, column) = self.src.user_position(at);
+        let name = format!("{func}@{line}");
         let span = self.src.span(at);
         let other_site = self
             .cx
@@ -276,7 +276,7 @@ impl FnLower<'_, '_> {
             .iter()
             .any(|l| l.name == name && l.cells.first().is_some_and(|c| c.span != span));
         if other_site {
-            format!("{name}:{}", pos.column + 1)
+            format!("{name}:{column}")
         } else {
             name
         }
