@@ -57,6 +57,10 @@ const C_HEADERS: &[(&str, &[&str])] = &[
     ("time.h", &["NULL"]),
     ("errno.h", &[]),
     ("uchar.h", &[]),
+    ("stdarg.h", &[]),
+    ("sys/types.h", &[]),
+    // GenMC's header: it declares the `__VERIFIER_*` functions, which fensyn knows.
+    ("genmc.h", &[]),
 ];
 
 /// The C++ headers (every `<cxxx>` form of a C header above is known too).
