@@ -43,6 +43,63 @@ fn bench(c: &mut Criterion) {
     }
 }
 
+/// A translation unit of about 2,000 lines: `tu.c` (threads, `main`) including `lib.h` (macros,
+/// `#if` variants, guarded, with many helper functions), the way library harnesses are written.
+fn translation_unit() -> (String, String) {
+    let mut h = String::from(
+        "#ifndef LIB_H\n#define LIB_H\n#include <stdatomic.h>\n#include <pthread.h>\n\
+         #if defined(STRONG) && STRONG > 1\n#define MO memory_order_seq_cst\n#elif defined(STRONG)\n\
+         #define MO memory_order_acq_rel\n#else\n#define MO memory_order_relaxed\n#endif\n\
+         #define LOAD(p) atomic_load_explicit((p), MO)\n#define STORE(p, v) atomic_store_explicit((p), (v), MO)\n\
+         #define CAT(a, b) a ## b\n#define HELPER(n) static inline int CAT(helper_, n)(int a, int b)\n\
+         atomic_int x, y;\n",
+    );
+    for i in 0..180 {
+        h += &format!(
+            "HELPER({i})\n{{\n\tint r = a + {i};\n#if {i} % 2\n\tr = r * b;\n#else\n\tr = r - b;\n#endif\n\treturn r;\n}}\n"
+        );
+    }
+    h += "#endif\n";
+    let mut c = String::from("#include \"lib.h\"\nint a, b;\n");
+    for t in 0..2 {
+        c += &format!("void *t{t}(void *arg)\n{{\n");
+        for k in 0..100 {
+            c += &format!("\tSTORE(&x, {k});\n\tif (LOAD(&y) == {k})\n\t\ta = {k};\n");
+        }
+        c += "\treturn NULL;\n}\n";
+    }
+    c += "int main(void)\n{\n\tpthread_t p, q;\n\tpthread_create(&p, NULL, t0, NULL);\n\
+          \tpthread_create(&q, NULL, t1, NULL);\n\tpthread_join(p, NULL);\n\tpthread_join(q, NULL);\n\treturn 0;\n}\n";
+    (c, h)
+}
+
+/// Preprocessing and parsing `translation_unit()` against parsing its preprocessed text alone.
+fn preprocess(c: &mut Criterion) {
+    use fensyn::frontend::{self, preprocess as pp, Lang, PpOptions};
+    let (main, header) = translation_unit();
+    let dir = std::env::temp_dir();
+    let loader = pp::Overlay {
+        files: [(pp::normalize(&dir.join("lib.h")), header.clone())].into(),
+        fallback: &pp::Disk,
+    };
+    let name = dir.join("tu.c").display().to_string();
+    let opts = PpOptions::default();
+    let lines = main.lines().count() + header.lines().count();
+    assert!(lines >= 2000, "{lines} lines");
+    let unit = pp::preprocess(&name, &main, Lang::C, &[], &opts, &loader).expect("preprocesses");
+    frontend::parse_unit(&name, &main, Lang::C, &[], &opts, &loader).expect("parses");
+    let mut group = c.benchmark_group("preprocess");
+    group.bench_function("tu-2000-lines", |b| {
+        b.iter(|| {
+            frontend::parse_unit(black_box(&name), &main, Lang::C, &[], &opts, &loader).unwrap()
+        })
+    });
+    group.bench_function("tu-2000-lines-preprocessed-text", |b| {
+        b.iter(|| frontend::parse(black_box(&name), &unit.text, Lang::C).unwrap())
+    });
+    group.finish();
+}
+
 #[path = "../tests/common/families.rs"]
 mod families;
 
@@ -192,6 +249,6 @@ fn explore_families(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20).warm_up_time(std::time::Duration::from_millis(500)).measurement_time(std::time::Duration::from_secs(2));
-    targets = bench, explore_families
+    targets = bench, explore_families, preprocess
 }
 criterion_main!(benches);

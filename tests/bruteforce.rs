@@ -2879,6 +2879,7 @@ fn ir_program(globals: &[(&str, bool, i64)], functions: Vec<Function>, main: Fun
         lang: fensyn::ir::Lang::C,
         defines: vec![],
         layouts: vec![],
+        sources: Default::default(),
     };
     prog.validate().unwrap();
     prog

@@ -14,17 +14,14 @@ mod common;
 use common::*;
 use fensyn::checker::{self, CheckOptions, Limits, Model};
 use fensyn::cli::{repair, repair_with, Repair};
-use fensyn::frontend::parse;
-use fensyn::ir::{Lang, Program};
+use fensyn::ir::Program;
 use fensyn::synth::fast::{self, FastOutcome};
 use fensyn::synth::{Cost, Mode, Solution, SynthOptions};
 use std::path::Path;
 
+/// Parses fixture `path` with the `-I` and `-D` its expectations give.
 fn load(path: &Path) -> (String, String, Program) {
-    let name = rel(path);
-    let src = std::fs::read_to_string(path).unwrap();
-    let prog = parse(&name, &src, Lang::from_path(path)).unwrap_or_else(|d| panic!("{d}"));
-    (name, src, prog)
+    parse_fixture(path).unwrap_or_else(|d| panic!("{d}"))
 }
 
 /// The model and limits a fixture's expectations ask for (`--model`, `--unroll`,

@@ -12,17 +12,13 @@ mod common;
 use common::*;
 use fensyn::checker::{self, CheckOptions, Limits, Model};
 use fensyn::cli::{repair, Repair};
-use fensyn::frontend::parse;
-use fensyn::ir::{Lang, MemOrder, Program};
+use fensyn::ir::{MemOrder, Program};
 use fensyn::rewrite;
 use fensyn::synth::{self, Mode, Outcome};
 use fensyn::trace::{candidate_sites, requirements, Assignment, Candidate, Site};
 
 fn load(path: &std::path::Path) -> (String, String, Program) {
-    let name = rel(path);
-    let src = std::fs::read_to_string(path).unwrap();
-    let prog = parse(&name, &src, Lang::from_path(path)).unwrap_or_else(|d| panic!("{d}"));
-    (name, src, prog)
+    parse_fixture(path).unwrap_or_else(|d| panic!("{d}"))
 }
 
 /// The loop bound a fixture's expectations ask for (`"args": ["--unroll", "N"]`), if any.
@@ -73,7 +69,9 @@ fn buggy_with(
 ) -> u64 {
     let (edits, _) = rewrite::fence_edits(src, prog, fences).unwrap();
     let text = rewrite::apply(src, &edits).unwrap();
-    let p = parse(name, &text, prog.lang).unwrap_or_else(|d| panic!("{d}\n{text}"));
+    let (pp, loader) = (&prog.sources.options, fensyn::frontend::preprocess::Disk);
+    let p = fensyn::frontend::parse_unit(name, &text, prog.lang, &prog.defines, pp, &loader)
+        .unwrap_or_else(|d| panic!("{d}\n{text}"));
     let opts = CheckOptions {
         model,
         limits: limits.clone(),
@@ -389,7 +387,12 @@ fn buggy_rc11_fixtures() -> Vec<(String, Program, checker::CheckResult)> {
         if model_of(&path) != Model::Rc11 || rel(&path).starts_with("fixtures/bench/") {
             continue;
         }
-        let (name, _src, prog) = load(&path);
+        // A fixture of an input error (`fixtures/preprocessor/`) has no expectations.
+        let (name, _src, prog) = match parse_fixture(&path) {
+            Ok(p) => p,
+            Err(_) if expect_of(&path).is_none() => continue,
+            Err(d) => panic!("{d}"),
+        };
         let opts = CheckOptions {
             model: Model::Rc11,
             limits: limits_of(&path),

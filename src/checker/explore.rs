@@ -1609,11 +1609,20 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             let (first, second) = if la <= lb { (la, lb) } else { (lb, la) };
             // Report the race at the later source line, whatever order the events came in.
             let at = if la <= lb { eb } else { ea };
+            // An object's allocation is a write of the allocating statement: say so.
+            let allocation = st.g.object_of(loc).map(|(_, d)| d.event);
+            let message = match allocation {
+                Some(w) if w == a || w == b => {
+                    let (l, other) = if w == a { (la, lb) } else { (lb, la) };
+                    format!("race on `{name}` between its allocation (line {l}) and line {other}")
+                }
+                _ => format!("race on `{name}` between line {first} and line {second}"),
+            };
             st.g.bugs.push(Bug {
                 kind: BugKind::Race,
                 stmt: at.stmt.unwrap_or(0),
                 thread: at.thread,
-                message: format!("race on `{name}` between line {first} and line {second}"),
+                message,
                 witness: vec![a, b],
                 race: Some((a, b)),
                 related: None,

@@ -16,6 +16,7 @@
 //!
 //! **Invariant:** the report goes to stdout or `--output FILE` only; diagnostics go to stderr.
 
+use super::compdb;
 use super::config::{self, Config, Settings};
 use super::files;
 use super::{FileArgs, Format, EXIT_INPUT, EXIT_INTERNAL};
@@ -140,6 +141,7 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
     let mut json_items: Vec<String> = Vec::new();
     let mut sarif_runs: Vec<sarif::FileRun> = Vec::new();
     let mut reported_configs: Vec<PathBuf> = Vec::new();
+    let mut compdbs = compdb::Databases::default();
     let mut sections = 0usize;
     for file in &inputs.files {
         let name = file.to_string_lossy().into_owned();
@@ -188,6 +190,7 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
             equiv: settings.equiv,
             jobs: settings.jobs,
             defines: settings.defines.clone(),
+            pp: compdb::options_for(file, &settings, &mut compdbs),
         };
         let mut out = Vec::new();
         let mut err = Tee {

@@ -7,7 +7,8 @@
 //!
 //! Keys are the long option names with `_` for `-`: `model`, `lang`, `mode`, `cost`, `unroll`,
 //! `max_executions`, `timeout`, `optimal_timeout`, `collect_limit`, `spurious_cas`, `leaks`, `comments`,
-//! `equiv`, `jobs`.
+//! `equiv`, `jobs`, and `include` (a list of directories searched for `#include`, relative to
+//! the file's directory; after the command line's `-I`).
 //! An unknown key, a
 //! value of the wrong type or a value outside the option's choices is an error at its
 //! `file:line:column` (exit code 3), never ignored.
@@ -45,6 +46,12 @@ pub struct Config {
     pub jobs: Option<usize>,
     /// `-D NAME=VALUE` macros (command line only).
     pub defines: Vec<(String, i64)>,
+    /// `-I DIR` (command line) / `include = [...]` (file, resolved against its directory).
+    pub include: Vec<PathBuf>,
+    /// `-U NAME` (command line only).
+    pub undefs: Vec<String>,
+    /// `--compile-commands PATH` (command line only).
+    pub compile_commands: Option<PathBuf>,
 }
 
 /// A bad configuration file: printed `path:line:column: error: message`.
@@ -85,6 +92,7 @@ struct Raw {
     comments: Option<bool>,
     equiv: Option<Spanned<String>>,
     jobs: Option<Spanned<usize>>,
+    include: Option<Vec<String>>,
 }
 
 /// 1-based line and (byte) column of byte offset `at` of `text`.
@@ -167,6 +175,16 @@ pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
             j => j.map(|j| *j.get_ref()),
         },
         defines: Vec::new(),
+        include: {
+            let dir = Path::new(path).parent().unwrap_or(Path::new(""));
+            raw.include
+                .unwrap_or_default()
+                .iter()
+                .map(|d| dir.join(d))
+                .collect()
+        },
+        undefs: Vec::new(),
+        compile_commands: None,
     })
 }
 
@@ -286,6 +304,9 @@ pub struct Settings {
     pub jobs: usize,
     /// `-D NAME=VALUE` macros (command line only).
     pub defines: Vec<(String, i64)>,
+    /// `-I` (command line, then the file's `include`) and `-U`.
+    pub pp: crate::ir::PpOptions,
+    pub compile_commands: Option<PathBuf>,
 }
 
 impl Settings {
@@ -321,6 +342,12 @@ impl Settings {
                 .or(cfg.jobs)
                 .unwrap_or_else(crate::checker::default_jobs),
             defines: cli.defines.clone(),
+            pp: crate::ir::PpOptions {
+                include_dirs: cli.include.iter().chain(&cfg.include).cloned().collect(),
+                defines: Vec::new(),
+                undefs: cli.undefs.clone(),
+            },
+            compile_commands: cli.compile_commands.clone(),
         }
     }
 }

@@ -59,7 +59,12 @@ pub(super) fn cmd_explain(args: &ExplainArgs, common: &FileArgs, out: Out, err: 
     ) {
         return code;
     }
-    let (src, prog) = match load(&common.file, common.lang, &common.defines, err) {
+    let (src, prog) = match load(
+        &common.file,
+        common.lang,
+        (&common.defines, &common.pp),
+        err,
+    ) {
         Ok(x) => x,
         Err(code) => return code,
     };

@@ -18,6 +18,7 @@
 //! `fensyn.toml`, `man` writes the manual pages.
 
 mod batch;
+mod compdb;
 pub mod config;
 pub mod files;
 mod man;
@@ -194,6 +195,18 @@ pub struct CommonArgs {
     /// `#ifndef N` / `#define N 2` / `#endif`
     #[arg(short = 'D', long = "define", value_name = "NAME[=VALUE]", value_parser = parse_define)]
     pub define: Vec<(String, i64)>,
+    /// Search DIR for `#include "..."` and `<...>` headers after the including file's
+    /// directory (repeatable; before the `include` directories of fensyn.toml)
+    #[arg(short = 'I', long = "include-dir", value_name = "DIR")]
+    pub include_dir: Vec<PathBuf>,
+    /// Undefine the macro NAME (after -D and the predefined macros), as a C compiler's -U
+    #[arg(short = 'U', long = "undefine", value_name = "NAME")]
+    pub undefine: Vec<String>,
+    /// Take each file's -I, -D, -U from this compile_commands.json (default: the first found
+    /// in the file's directory or its parents, or in their build/ subdirectory); files not
+    /// in it get the command line's
+    #[arg(long, value_name = "PATH")]
+    pub compile_commands: Option<PathBuf>,
     /// The values `__VERIFIER_nondet_int()` and the other `__VERIFIER_nondet_*` calls may
     /// return (every one is explored; `__VERIFIER_nondet_bool()` needs none), e.g. `0..2`
     #[arg(long, value_name = "LO..HI", value_parser = parse_nondet)]
@@ -261,6 +274,9 @@ impl CommonArgs {
                 .chain(self.nondet.into_iter().flat_map(frontend::nondet_defines))
                 .collect(),
             jobs: self.jobs.map(|j| j as usize),
+            include: self.include_dir.clone(),
+            undefs: self.undefine.clone(),
+            compile_commands: self.compile_commands.clone(),
             ..config::Config::default()
         }
     }
@@ -294,6 +310,8 @@ pub struct FileArgs {
     pub jobs: usize,
     /// `-D NAME=VALUE` macros.
     pub defines: Vec<(String, i64)>,
+    /// `-I`, `-D NAME=TEXT` (from compile_commands.json), `-U`.
+    pub pp: crate::ir::PpOptions,
 }
 
 #[derive(Subcommand, Debug)]
@@ -454,7 +472,7 @@ fn display_path(p: &Path) -> String {
 fn load(
     path: &Path,
     lang: LangArg,
-    defines: &[(String, i64)],
+    (defines, pp): (&[(String, i64)], &crate::ir::PpOptions),
     err: Out,
 ) -> Result<(String, Program), i32> {
     let name = display_path(path);
@@ -483,7 +501,8 @@ fn load(
             return Err(EXIT_INPUT);
         }
     };
-    match frontend::parse_with(&name, &src, lang.resolve(path), defines) {
+    let loader = frontend::preprocess::Disk;
+    match frontend::parse_unit(&name, &src, lang.resolve(path), defines, pp, &loader) {
         Ok(p) => {
             for n in &p.notes {
                 let _ = writeln!(
@@ -611,7 +630,12 @@ fn cmd_check(
         );
         return EXIT_INPUT;
     }
-    let (src, prog) = match load(&common.file, common.lang, &common.defines, err) {
+    let (src, prog) = match load(
+        &common.file,
+        common.lang,
+        (&common.defines, &common.pp),
+        err,
+    ) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -804,6 +828,9 @@ pub enum Repair {
         why: checker::Incomplete,
         executions: u64,
     },
+    /// Fences were found, but one belongs where fensyn does not write (a header, inside a
+    /// macro use): the reason.
+    NotWritable(String),
     /// The fix did not re-parse or did not re-check clean: never shown as a fix.
     Internal(String),
 }
@@ -887,8 +914,8 @@ pub fn prove_minimal(
                 .map_err(|e| format!("cannot place the fences of a variant: {e}"))?;
             let text = rewrite::apply(src, &edits)
                 .map_err(|e| format!("cannot apply the edits of a variant: {e}"))?;
-            let variant = frontend::parse_with(name, &text, prog.lang, &prog.defines)
-                .map_err(|d| format!("a variant does not parse: {d}"))?;
+            let variant =
+                reparse(name, &text, prog).map_err(|d| format!("a variant does not parse: {d}"))?;
             let res = checker::check(
                 &variant,
                 &CheckOptions {
@@ -969,6 +996,10 @@ pub fn repair_commented(
             }
             Err(Recheck::Internal(why)) => {
                 failure = Some(Repair::Internal(why));
+                synth::fast::Verdict::Stop
+            }
+            Err(Recheck::NotWritable(why)) => {
+                failure = Some(Repair::NotWritable(why));
                 synth::fast::Verdict::Stop
             }
         };
@@ -1123,6 +1154,7 @@ pub fn repair_commented(
         None => match write_and_recheck(name, src, prog, model, &lim, &solution, comments) {
             Ok(done) => done,
             Err(Recheck::Internal(why)) => return Repair::Internal(why),
+            Err(Recheck::NotWritable(why)) => return Repair::NotWritable(why),
             Err(Recheck::Incomplete(why, executions)) => {
                 return Repair::Incomplete { why, executions }
             }
@@ -1160,6 +1192,8 @@ enum Recheck {
     Incomplete(checker::Incomplete, u64),
     /// It could not be written or parsed.
     Internal(String),
+    /// A fence belongs in a header or inside a macro use (`rewrite::placement`).
+    NotWritable(String),
 }
 
 /// Writes `solution`'s fences into `src`, re-parses the result and re-checks it (stopping at
@@ -1173,12 +1207,19 @@ fn write_and_recheck(
     solution: &synth::Solution,
     comments: bool,
 ) -> Result<(String, Vec<Position>, Verified), Recheck> {
+    let sites = solution.fences.iter().map(|f| f.site);
+    if let Some(why) = sites
+        .filter_map(|s| rewrite::placement::unwritable(prog, s))
+        .next()
+    {
+        return Err(Recheck::NotWritable(why));
+    }
     let (fixed_source, positions) =
         match rewrite::rewrite(src, prog, &rewrite::plan(solution), comments) {
             Ok(r) => (r.text, r.positions),
             Err(e) => return Err(Recheck::Internal(format!("cannot write the fences: {e}"))),
         };
-    let fixed_prog = match frontend::parse_with(name, &fixed_source, prog.lang, &prog.defines) {
+    let fixed_prog = match reparse(name, &fixed_source, prog) {
         Ok(p) => p,
         Err(d) => {
             return Err(Recheck::Internal(format!(
@@ -1232,7 +1273,12 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         comments,
     } = opts;
     let started = clock::cpu_seconds();
-    let (src, prog) = match load(&common.file, common.lang, &common.defines, err) {
+    let (src, prog) = match load(
+        &common.file,
+        common.lang,
+        (&common.defines, &common.pp),
+        err,
+    ) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -1372,6 +1418,11 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         Repair::Internal(msg) => {
             let _ = writeln!(err, "{name}: internal error: {msg}");
             return EXIT_INTERNAL;
+        }
+        Repair::NotWritable(msg) => {
+            let _ = writeln!(err, "{name}: fix not written: {msg}");
+            j.status = "not_written";
+            EXIT_UNFIXABLE
         }
         Repair::Fixed {
             solution,
@@ -1568,6 +1619,13 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
 /// Replaces `path` with `new` through a temporary file in the same directory, keeping its
 /// permissions. Refuses when the file no longer holds `old` (it changed since it was read).
 /// Refuses a read-only file: `--write` never replaces what its owner protected.
+/// Parses `text`, a rewritten version of `prog`'s source `name`, as `prog` was parsed.
+fn reparse(name: &str, text: &str, prog: &Program) -> Result<Program, frontend::Diagnostic> {
+    let loader = frontend::preprocess::Disk;
+    let pp = &prog.sources.options;
+    frontend::parse_unit(name, text, prog.lang, &prog.defines, pp, &loader)
+}
+
 pub fn write_atomically(path: &Path, old: &str, new: &str) -> std::io::Result<()> {
     if std::fs::metadata(path)?.permissions().readonly() {
         return Err(std::io::Error::new(

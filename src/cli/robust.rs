@@ -54,7 +54,12 @@ pub(super) fn cmd_robust(common: &FileArgs, out: Out, err: Out) -> i32 {
     {
         return code;
     }
-    let (src, prog) = match load(&common.file, common.lang, &common.defines, err) {
+    let (src, prog) = match load(
+        &common.file,
+        common.lang,
+        (&common.defines, &common.pp),
+        err,
+    ) {
         Ok(x) => x,
         Err(code) => return code,
     };

@@ -62,16 +62,12 @@
 //!   `int` (GCC's and Clang's choice). An enumerator's value must fit `int`. Enums defined
 //!   inside a function, tags used before their definition and C++ `enum class` / `enum E :
 //!   T` are unsupported.
-//! * **Macros** (`macros.rs`): top-level object-like macros `#define N VALUE` whose value is an
-//!   integer constant expression over literals and earlier macros (evaluated once, in 64-bit
-//!   arithmetic; a later use of `N` is that constant, of type `int` if it fits, else `long`, also
-//!   where an integer constant expression is needed: array sizes, `case` labels, counting loop
-//!   bounds), `#define N` without a value (for `#ifdef` only), and top-level `#ifdef N` /
-//!   `#ifndef N` with an optional `#else`, whose chosen branch may hold only `#define`s (the
-//!   other is ignored). A declared name (variable, parameter, function, field, type) or
-//!   assignment target spelled like a macro after its `#define` is an error. Function-like
-//!   macros, other values, `#if`, `#elif`, `#undef` and directives inside functions are
-//!   unsupported.
+//! * **Preprocessing** (`preprocess/`): the file is preprocessed first (macros of every kind,
+//!   conditionals, includes searched next to the file and in `-I` directories, the system
+//!   headers fensyn knows never read, `#error` an error at its line); the lowering sees the
+//!   expanded text, and every span and diagnostic is mapped back to the user's files (see
+//!   `preprocess/mod.rs`). `-D NAME=VALUE` integers also reach the lowering as constants
+//!   (`macros.rs`, with GCC's `__ATOMIC_*`), which only fensyn's own names still use.
 //! * **Functions**: `main` and the thread functions — those passed to `pthread_create` or
 //!   `thrd_create` in `main`, in the functions it calls, and transitively in the thread
 //!   functions found (threads may create threads), found with `queries/c/threads.scm`; a
@@ -528,6 +524,7 @@ mod initializers;
 mod literal;
 mod lower;
 mod macros;
+pub mod preprocess;
 mod types;
 
 #[cfg(test)]
@@ -541,11 +538,13 @@ mod expr_tests;
 #[cfg(test)]
 mod goto_tests;
 #[cfg(test)]
+mod heap_tests;
+#[cfg(test)]
 mod sync_tests;
 #[cfg(test)]
 mod tests;
 
-pub use crate::ir::Lang;
+pub use crate::ir::{Lang, PpOptions};
 
 use crate::ir::{Function, Global, Loc, Program, Slot, Span, Stmt};
 use std::collections::{HashMap, HashSet};
@@ -617,14 +616,32 @@ pub(crate) type R<T> = Result<T, Diagnostic>;
 #[derive(Clone, Copy)]
 pub(crate) struct Src<'a> {
     file: &'a str,
+    /// The text tree-sitter parsed (the preprocessed text).
     text: &'a str,
     lang: Lang,
+    /// Where that text came from, when it is not the file's own text.
+    unit: Option<&'a preprocess::Unit>,
 }
 
 impl<'a> Src<'a> {
     /// The original source text of `n` ("" if the range is somehow not a valid slice).
     pub(crate) fn text(&self, n: Node) -> &'a str {
         self.text.get(n.start_byte()..n.end_byte()).unwrap_or("")
+    }
+
+    /// The line and column (1-based) of `n`'s start in the file the user wrote (the parsed
+    /// text's own when it was not preprocessed into something else).
+    pub(crate) fn user_position(&self, n: Node) -> (usize, usize) {
+        match self.unit {
+            Some(unit) => {
+                let (file, offset) = unit.start(n.start_byte());
+                unit.files[file as usize].line_col(offset)
+            }
+            None => {
+                let p = n.start_position();
+                (p.row + 1, p.column + 1)
+            }
+        }
     }
 
     pub(crate) fn span(&self, n: Node) -> Span {
@@ -656,14 +673,48 @@ impl<'a> Src<'a> {
         }
     }
 
+    /// The text of `n` as the user wrote it: the macro uses rather than their expansions
+    /// (for messages quoting the source, and the dialect's `__FILE__, __LINE__`).
+    pub(crate) fn user_text(&self, n: Node) -> &'a str {
+        let Some(unit) = self.unit else {
+            return self.text(n);
+        };
+        let (f, start) = unit.start(n.start_byte());
+        let (g, end) = unit.end(n.end_byte());
+        match unit.files.get(f as usize) {
+            Some(file) if f == g && start <= end => file.text.get(start..end).unwrap_or(""),
+            _ => self.text(n),
+        }
+    }
+
     pub(crate) fn diag(&self, n: Node, kind: DiagKind, message: &str) -> Diagnostic {
         let p = n.start_position();
+        let Some(unit) = self.unit else {
+            return Diagnostic {
+                file: self.file.to_string(),
+                line: p.row + 1,
+                column: p.column + 1,
+                kind,
+                message: message.to_string(),
+            };
+        };
+        let (f, at) = unit.diag_position(n.start_byte());
+        let file = &unit.files[f as usize];
+        let (line, column) = file.line_col(at);
+        let message = match unit.expansion_note(n.start_byte()) {
+            Some(note) => format!("{message} ({note})"),
+            None => message.to_string(),
+        };
         Diagnostic {
-            file: self.file.to_string(),
-            line: p.row + 1,
-            column: p.column + 1,
+            file: if f == 0 {
+                self.file.to_string()
+            } else {
+                file.name.clone()
+            },
+            line,
+            column,
             kind,
-            message: message.to_string(),
+            message,
         }
     }
 
@@ -934,10 +985,50 @@ pub fn parse_with(
     lang: Lang,
     defines: &[(String, i64)],
 ) -> Result<Program, Diagnostic> {
+    parse_unit(
+        file,
+        source,
+        lang,
+        defines,
+        &PpOptions::default(),
+        &preprocess::Disk,
+    )
+}
+
+/// [`parse_with`] with the preprocessor's options (`-I`, `-D NAME=TEXT`, `-U`) and the loader
+/// of the headers `#include` names (the disk, or edited texts). The program's spans are those
+/// of the user's files ([`Program::sources`]); the options are recorded there for re-parses.
+pub fn parse_unit(
+    file: &str,
+    source: &str,
+    lang: Lang,
+    defines: &[(String, i64)],
+    pp: &PpOptions,
+    loader: &dyn preprocess::Loader,
+) -> Result<Program, Diagnostic> {
+    let unit = preprocess::preprocess(file, source, lang, defines, pp, loader)?;
+    let identity = unit.is_identity();
+    let mut program = lower_text(file, &unit, lang, defines)?;
+    if !identity {
+        preprocess::spans::map_program(&mut program, &unit);
+    }
+    program.sources.options = pp.clone();
+    Ok(program)
+}
+
+/// Parses and lowers the preprocessed text of `unit` (spans of that text).
+fn lower_text(
+    file: &str,
+    unit: &preprocess::Unit,
+    lang: Lang,
+    defines: &[(String, i64)],
+) -> Result<Program, Diagnostic> {
+    let source = unit.text.as_str();
     let src = Src {
         file,
         text: source,
         lang,
+        unit: (!unit.is_identity()).then_some(unit),
     };
     let (prepared, atomic_pointer_at) = prepare_source(source);
     let (prepared, refused) = attributes::blank(&prepared);
@@ -1176,6 +1267,7 @@ pub fn parse_with(
         lang,
         defines: defines.to_vec(),
         layouts: cx.layouts,
+        sources: Default::default(),
     };
     // Inlined copies of a function share its source places: one slot each.
     program.merge_duplicate_slots();

@@ -708,6 +708,64 @@ pub struct Program {
     pub defines: Vec<(String, i64)>,
     /// The objects [`Instr::Alloc`] allocates, by layout index.
     pub layouts: Vec<Layout>,
+    /// How the source was preprocessed, and the headers and macro uses its spans point into.
+    pub sources: Sources,
+}
+
+/// The preprocessor's options for a translation unit (`-I`, `-D NAME=TEXT`, `-U`); a source
+/// rewritten with fences is preprocessed again with the same ones.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct PpOptions {
+    pub include_dirs: Vec<std::path::PathBuf>,
+    /// Macros with any replacement text (the integer `-D`s are [`Program::defines`]).
+    pub defines: Vec<(String, String)>,
+    pub undefs: Vec<String>,
+}
+
+/// Where a program's spans point when it was read from several files or through macros.
+///
+/// A span in the main file is a byte range of it; a span in header `h` is `h.base` plus a
+/// byte range of `h.text` (bases lie past the end of the main file, in the order the headers
+/// were first included), with the line and column of that header.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Sources {
+    pub options: PpOptions,
+    pub headers: Vec<Header>,
+    /// The top-level macro uses of the main file: byte ranges and what they expand.
+    pub macro_uses: Vec<MacroUse>,
+}
+
+/// A header of the user's, read through `#include`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// As shown in messages.
+    pub name: String,
+    pub base: usize,
+    pub text: String,
+}
+
+/// A macro use `start..end` of the main file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MacroUse {
+    pub start: usize,
+    pub end: usize,
+    /// `in expansion of LOAD, defined at algo.h:7:1`.
+    pub note: String,
+}
+
+impl Sources {
+    /// The header holding `span`, if it is not in the main file.
+    pub fn header(&self, span: &Span) -> Option<&Header> {
+        self.headers.iter().rev().find(|h| span.start >= h.base)
+    }
+
+    /// The macro use of the main file that strictly contains `offset` (an edit there would
+    /// land inside the use, not before or after it).
+    pub fn macro_use_around(&self, offset: usize) -> Option<&MacroUse> {
+        self.macro_uses
+            .iter()
+            .find(|u| u.start < offset && offset < u.end)
+    }
 }
 
 /// The most cells one allocation may have: a larger (or negative) size is an error of the
@@ -1039,6 +1097,7 @@ mod tests {
             lang: Lang::C,
             defines: vec![],
             layouts: vec![],
+            sources: Default::default(),
         };
         p.merge_duplicate_slots();
         assert_eq!(p.functions[1].body, vec![Instr::Slot(0), Instr::Slot(2)]);

@@ -27,6 +27,9 @@ pub struct ErrorEntry {
     pub message: String,
     pub line: usize,
     pub column: usize,
+    /// The header the error is in (absent: the checked file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// A second position the error involves (the `free` of a use after free, the first
     /// `free` of a double free).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -49,7 +52,7 @@ impl ErrorEntry {
             return String::new();
         };
         let what = match self.detail {
-            Some("use-after-return") => "its lifetime ended",
+            Some("use-after-return") => "lifetime ended",
             Some("double-free") => "first freed",
             _ => "freed",
         };
@@ -97,6 +100,7 @@ fn error_entry(prog: &Program, b: &Bug) -> ErrorEntry {
                 column: span.column,
             }
         }),
+        file: prog.sources.header(&span).map(|h| h.name.clone()),
     }
 }
 
@@ -151,6 +155,25 @@ impl ExploredAs {
     }
 }
 
+/// Statement `s`'s line as the reports name it: `12`, or `ring.h:12` in a header.
+fn stmt_ref(prog: &Program, s: crate::ir::StmtId) -> String {
+    let span = prog.stmts[s].span;
+    match prog.sources.header(&span) {
+        Some(h) => {
+            let base = h.name.rsplit(['/', '\\']).next().unwrap_or(&h.name);
+            format!("{base}:{}", span.line)
+        }
+        None => span.line.to_string(),
+    }
+}
+
+/// Statement `s`'s source line (from its header when it is in one), as [`source_line`].
+fn stmt_text(prog: &Program, src: &str, s: crate::ir::StmtId, width: usize) -> String {
+    let span = prog.stmts[s].span;
+    let text = prog.sources.header(&span).map_or(src, |h| h.text.as_str());
+    source_line(text, span.line, width)
+}
+
 /// Source line `line`, trimmed, shortened to at most `width` characters.
 fn source_line(src: &str, line: usize, width: usize) -> String {
     let text = src.lines().nth(line.saturating_sub(1)).unwrap_or("").trim();
@@ -169,16 +192,27 @@ fn event_label(prog: &Program, g: &ExecutionGraph, e: usize) -> String {
     match ev.kind {
         EventKind::Init => format!("init {} = {}", loc(ev.loc), ev.value),
         EventKind::Read => format!("R{} {} = {}", ev.order.short(), loc(ev.loc), ev.value),
-        EventKind::Write => format!("W{} {} = {}", ev.order.short(), loc(ev.loc), ev.value),
+        EventKind::Write => match ev.loc.and_then(|l| g.object_of(l)) {
+            // An allocation's first write: the cell's initial value, or none.
+            Some((_, d)) if d.event == e => {
+                if prog.layouts[d.layout].indeterminate {
+                    format!("alloc {} (uninitialised)", loc(ev.loc))
+                } else {
+                    format!("alloc {} = {}", loc(ev.loc), ev.value)
+                }
+            }
+            _ => format!("W{} {} = {}", ev.order.short(), loc(ev.loc), ev.value),
+        },
         EventKind::Fence => format!("F{}", ev.order.short()),
         EventKind::Spawn { child } => format!("spawn T{child}"),
         EventKind::Join { child } => format!("join T{child}"),
         EventKind::Choice => format!("choose {}", ev.value),
         EventKind::Free { first, .. } => {
-            let name = g.loc_name(prog, first);
-            // The object's name: its first cell's without a member or index.
-            let object = name.split(['.', '[']).next().unwrap_or(&name).to_string();
-            format!("end of {object}")
+            let object = g.object_name(prog, first);
+            match g.object_of(first) {
+                Some((_, d)) if prog.layouts[d.layout].kind.is_heap() => format!("free {object}"),
+                _ => format!("end of {object}"),
+            }
         }
     }
 }
@@ -189,7 +223,7 @@ fn event_ref(prog: &Program, g: &ExecutionGraph, e: usize) -> String {
     if ev.thread == INIT_THREAD {
         return "init".into();
     }
-    let line = ev.stmt.map(|s| prog.stmt_line(s)).unwrap_or(0);
+    let line = ev.stmt.map_or("0".to_string(), |s| stmt_ref(prog, s));
     format!("T{}:{}", ev.thread, line)
 }
 
@@ -233,7 +267,9 @@ fn render_columns(prog: &Program, src: &str, g: &ExecutionGraph) -> Option<Strin
         return None;
     }
     let cell = |e: usize| {
-        let line = g.events[e].stmt.map(|s| prog.stmt_line(s)).unwrap_or(0);
+        let line = g.events[e]
+            .stmt
+            .map_or("0".to_string(), |s| stmt_ref(prog, s));
         let note = event_note(prog, g, e);
         let text = format!("{line:>3} {} {note}", event_label(prog, g, e));
         text.trim_end().to_string()
@@ -278,18 +314,25 @@ fn render_columns(prog: &Program, src: &str, g: &ExecutionGraph) -> Option<Strin
         let _ = writeln!(out, "{}", line_of(cells));
     }
     // The source lines the table mentions.
-    let mut lines: Vec<usize> = (0..g.len())
+    // Main file first, then each header, by line.
+    let key = |s: crate::ir::StmtId| {
+        let span = prog.stmts[s].span;
+        let base = prog.sources.header(&span).map_or(0, |h| h.base);
+        (base, span.line, s)
+    };
+    let mut lines: Vec<(usize, usize, crate::ir::StmtId)> = (0..g.len())
         .filter(|&e| shown(e))
-        .filter_map(|e| g.events[e].stmt.map(|s| prog.stmt_line(s)))
+        .filter_map(|e| g.events[e].stmt.map(key))
         .collect();
     lines.sort_unstable();
-    lines.dedup();
+    lines.dedup_by_key(|k| (k.0, k.1));
     let _ = writeln!(out);
-    for l in lines {
-        let _ = writeln!(out, "  {l:>4} | {}", source_line(src, l, 90));
+    for (_, _, s) in lines {
+        let l = stmt_ref(prog, s);
+        let _ = writeln!(out, "  {l:>4} | {}", stmt_text(prog, src, s, 90));
     }
     for b in &g.bugs {
-        let line = prog.stmt_line(b.stmt);
+        let line = stmt_ref(prog, b.stmt);
         let _ = writeln!(out, "  -> {} (line {line})", b.message);
     }
     Some(out)
@@ -313,7 +356,10 @@ fn render_blocks(prog: &Program, src: &str, g: &ExecutionGraph) -> String {
             if matches!(ev.kind, EventKind::Spawn { .. } | EventKind::Join { .. }) {
                 continue;
             }
-            let line = ev.stmt.map(|s| prog.stmt_line(s)).unwrap_or(0);
+            let line = ev.stmt.map_or("0".to_string(), |s| stmt_ref(prog, s));
+            let text = ev
+                .stmt
+                .map_or(String::new(), |s| stmt_text(prog, src, s, 44));
             let mut label = event_label(prog, g, e);
             if let Some(w) = g.rf[e] {
                 let _ = write!(label, "  (reads from {})", event_ref(prog, g, w));
@@ -324,16 +370,11 @@ fn render_blocks(prog: &Program, src: &str, g: &ExecutionGraph) -> String {
                     let _ = write!(label, "  (mo #{pos} of {})", g.mo[l].len() - 1);
                 }
             }
-            let _ = writeln!(
-                out,
-                "    {line:>4} | {:<44} {}",
-                source_line(src, line, 44),
-                label
-            );
+            let _ = writeln!(out, "    {line:>4} | {text:<44} {}", label);
         }
     }
     for b in &g.bugs {
-        let line = prog.stmt_line(b.stmt);
+        let line = stmt_ref(prog, b.stmt);
         let _ = writeln!(out, "  -> {} (line {line})", b.message);
     }
     out
@@ -358,12 +399,13 @@ pub fn check_text(
         let plural = if count == 1 { "" } else { "s" };
         let _ = writeln!(
             out,
-            "{file}:{}:{}: {}: {}{} (in {count} execution{plural})",
+            "{}:{}:{}: {}: {}{} (in {count} execution{plural})",
+            e.file.as_deref().unwrap_or(file),
             e.line,
             e.column,
             e.label(),
             e.message,
-            e.related_text(file)
+            e.related_text(e.file.as_deref().unwrap_or(file))
         );
     }
     if let Some(g) = buggy.first() {

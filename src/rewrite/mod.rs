@@ -27,6 +27,7 @@
 //! **Architecture invariant:** `rewrite` is the only stage that produces source text.
 
 pub mod include;
+pub mod placement;
 pub mod reason;
 pub mod spelling;
 

@@ -89,3 +89,29 @@ pub fn rel(p: &Path) -> String {
         .to_string_lossy()
         .replace('\\', "/")
 }
+
+/// Parses fixture `path` as the binary would with its expectations' `-I DIR` and
+/// `-D NAME[=INT]` arguments: its name (relative to the crate root), source and program.
+pub fn parse_fixture(
+    path: &Path,
+) -> Result<(String, String, fensyn::ir::Program), fensyn::frontend::Diagnostic> {
+    let name = rel(path);
+    let src = std::fs::read_to_string(path).unwrap();
+    let args = expect_of(path).map(|e| expect_args(&e)).unwrap_or_default();
+    let mut pp = fensyn::frontend::PpOptions::default();
+    let mut defines = Vec::new();
+    for w in args.windows(2) {
+        match w[0].as_str() {
+            "-I" => pp.include_dirs.push(w[1].clone().into()),
+            "-D" => {
+                let (n, v) = w[1].split_once('=').unwrap_or((&w[1], "1"));
+                defines.push((n.to_string(), v.parse().unwrap()));
+            }
+            _ => {}
+        }
+    }
+    let lang = fensyn::ir::Lang::from_path(path);
+    let loader = fensyn::frontend::preprocess::Disk;
+    let prog = fensyn::frontend::parse_unit(&name, &src, lang, &defines, &pp, &loader)?;
+    Ok((name, src, prog))
+}

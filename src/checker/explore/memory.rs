@@ -136,7 +136,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     }
 
     /// The bug an invalid address is: out of bounds (of an array, past a heap object's end,
-    /// or nowhere) is a memory error; null and a division by zero are undefined behaviour.
+    /// or nowhere) and null are memory errors (as other checkers report them: an access to
+    /// memory not allocated); a division by zero in the address is undefined behaviour.
     pub(super) fn address_error(
         &self,
         g: &ExecutionGraph,
@@ -145,7 +146,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         use crate::ir::AddrError;
         let oob = BugKind::Memory(MemoryError::OutOfBounds);
         match e {
-            AddrError::OutOfBounds { ptr, hi, .. } => {
+            AddrError::OutOfBounds { ptr, .. } => {
                 let zone = usize::try_from(ptr - 1)
                     .ok()
                     .and_then(|l| g.object_of(l))
@@ -159,13 +160,13 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                         );
                         (oob, msg)
                     }
-                    // Outside a known array: out of bounds; an address of no object at all
-                    // (made from an integer, ...): undefined behaviour.
-                    None if hi < usize::MAX / 2 => (oob, e.to_string()),
-                    None => (BugKind::Ub, e.to_string()),
+                    // Outside a known array, or an address of no object at all (made from an
+                    // integer, run off a local object): memory that is not allocated.
+                    None => (oob, e.to_string()),
                 }
             }
-            AddrError::Null | AddrError::DivisionByZero => (BugKind::Ub, e.to_string()),
+            AddrError::Null => (BugKind::Memory(MemoryError::NullDereference), e.to_string()),
+            AddrError::DivisionByZero => (BugKind::Ub, e.to_string()),
         }
     }
 

@@ -1,0 +1,218 @@
+//! `#include`: finding a header, include guards, `#pragma once`, cycles.
+
+use super::lex::{self, Kind, Tok};
+use super::{normalize, system, DiagKind, Macro, MacroKind, Pp, SourceFile, MAX_INCLUDE_DEPTH, R};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+impl Pp<'_> {
+    /// `#include "name"` / `<name>` (or a macro expanding to one) at `line` of file `fid`.
+    pub(super) fn include(&mut self, fid: u32, line: &[Tok], pos: &mut usize) -> R<()> {
+        let at = line[0].start;
+        let (name, quoted) = self.header_name(fid, &line[2..], at)?;
+        // The header's text starts on the line after the directive.
+        let text = &self.files[fid as usize].text;
+        let eol = text
+            .get(*pos..)
+            .and_then(|r| r.find('\n'))
+            .map_or(text.len(), |k| *pos + k + 1);
+        self.copy_to(fid, pos, eol);
+        let found = if quoted || system::known(&name).is_none() {
+            self.find_header(fid, &name, quoted)
+        } else {
+            None
+        };
+        let Some((path, text)) = found else {
+            if let Some(macros) = system::known(&name) {
+                for m in macros {
+                    self.macros.entry(m.to_string()).or_insert(Macro {
+                        kind: MacroKind::PassThrough,
+                        params: None,
+                        variadic: false,
+                        body: Vec::new(),
+                        def: None,
+                    });
+                }
+                return Ok(());
+            }
+            if quoted && system::dialect(&name) {
+                return Ok(());
+            }
+            let msg = if quoted {
+                format!(
+                    "cannot find header \"{name}\" (searched the including file's directory{})",
+                    self.dirs_said()
+                )
+            } else {
+                format!(
+                    "unknown system header <{name}> (fensyn knows {}; a header of yours is found through -I{})",
+                    system::names(),
+                    self.dirs_said()
+                )
+            };
+            return Err(self.diag(fid, at, DiagKind::Error, &msg));
+        };
+        if self.once.contains(&path) {
+            return Ok(());
+        }
+        if let Some(g) = self.guards.get(&path) {
+            if self.macros.contains_key(g) {
+                return Ok(());
+            }
+        }
+        if let Some(k) = self
+            .stack
+            .iter()
+            .position(|&f| self.files[f as usize].path == path)
+        {
+            let chain: Vec<&str> = self.stack[k..]
+                .iter()
+                .map(|&f| self.files[f as usize].name.as_str())
+                .chain([self.files[self.stack[k] as usize].name.as_str()])
+                .collect();
+            let msg = format!("include cycle: {}", chain.join(" -> "));
+            return Err(self.diag(fid, at, DiagKind::Error, &msg));
+        }
+        if self.stack.len() >= MAX_INCLUDE_DEPTH {
+            return Err(self.diag(
+                fid,
+                at,
+                DiagKind::Error,
+                &format!("includes nested deeper than {MAX_INCLUDE_DEPTH}"),
+            ));
+        }
+        let hid = self.read_header(path, text)?;
+        self.stack.push(hid);
+        self.run_file(hid)?;
+        self.stack.pop();
+        if !self.out.ends_with('\n') {
+            let end = self.files[hid as usize].text.len();
+            self.push_seg(hid, end, 0);
+            self.out.push('\n');
+        }
+        Ok(())
+    }
+
+    /// ` -I dirs` for messages.
+    fn dirs_said(&self) -> String {
+        let dirs: Vec<String> = self
+            .opts
+            .include_dirs
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect();
+        if dirs.is_empty() {
+            String::new()
+        } else {
+            format!(" and -I {}", dirs.join(", "))
+        }
+    }
+
+    /// The header an `#include` names, and whether it was quoted.
+    fn header_name(&mut self, fid: u32, args: &[Tok], at: usize) -> R<(String, bool)> {
+        let text = &self.files[fid as usize].text;
+        let spelled = match (args.first(), args.last()) {
+            (Some(a), Some(b)) if a.kind == Kind::Str || a.is("<") => {
+                text.get(a.start..b.end).unwrap_or("").to_string()
+            }
+            (Some(_), Some(_)) => {
+                // `#include HEADER`: the macro's expansion names the header.
+                let toks: Vec<_> = args.iter().map(|t| super::PTok::of(t, fid)).collect();
+                let mut input = toks.into();
+                let e = self.expand(&mut input, None, false, 0)?;
+                e.iter()
+                    .map(|t| t.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join("")
+            }
+            _ => String::new(),
+        };
+        let spelled = spelled.trim();
+        if let Some(q) = spelled.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+            return Ok((q.to_string(), true));
+        }
+        if let Some(a) = spelled.strip_prefix('<').and_then(|s| s.strip_suffix('>')) {
+            return Ok((a.trim().to_string(), false));
+        }
+        Err(self.diag(
+            fid,
+            at,
+            DiagKind::Error,
+            "`#include` expects \"FILE\" or <FILE>",
+        ))
+    }
+
+    /// The path and text of header `name`: next to file `fid` (quoted only), then in the
+    /// `-I` directories in order.
+    pub(super) fn find_header(
+        &self,
+        fid: u32,
+        name: &str,
+        quoted: bool,
+    ) -> Option<(PathBuf, String)> {
+        let here = self.files[fid as usize]
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let candidates = quoted
+            .then(|| here.join(name))
+            .into_iter()
+            .chain(self.opts.include_dirs.iter().map(|d| d.join(name)));
+        for c in candidates {
+            let c = normalize(&c);
+            if let Some(f) = self.files.iter().find(|f| f.path == c) {
+                return Some((c, f.text.clone()));
+            }
+            if let Ok(text) = self.loader.load(&c) {
+                return Some((c, text));
+            }
+        }
+        None
+    }
+
+    /// Adds a header to the files (once per path), with its tokens and include guard.
+    fn read_header(&mut self, path: PathBuf, text: String) -> R<u32> {
+        if let Some(k) = self.files.iter().position(|f| f.path == path) {
+            return Ok(k as u32);
+        }
+        let file = SourceFile::new(path.display().to_string(), path.clone(), text);
+        let toks = lex::lex(&file.text).map_err(|e| self.unterminated(&file, e.0))?;
+        if let Some(g) = guard(&toks) {
+            self.guards.insert(path, g);
+        }
+        self.files.push(file);
+        self.toks.push(Rc::new(toks));
+        Ok(self.files.len() as u32 - 1)
+    }
+}
+
+/// The include-guard macro of a file whose tokens are `#ifndef G` `#define G` ... `#endif`
+/// with nothing outside the group.
+fn guard(toks: &[Tok]) -> Option<String> {
+    let directive = |i: usize| {
+        toks.get(i)
+            .filter(|t| t.bol && t.is("#"))
+            .and_then(|_| toks.get(i + 1))
+            .map(|t| t.text.as_str())
+    };
+    if directive(0) != Some("ifndef") {
+        return None;
+    }
+    let g = toks.get(2).filter(|t| t.kind == Kind::Ident)?;
+    let mut depth = 0usize;
+    for i in 0..toks.len() {
+        match directive(i) {
+            Some("if" | "ifdef" | "ifndef") => depth += 1,
+            Some("endif") => {
+                depth -= 1;
+                if depth == 0 {
+                    let last_line = toks[i + 2..].iter().all(|t| !t.bol);
+                    return last_line.then(|| g.text.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}

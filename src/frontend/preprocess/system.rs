@@ -1,0 +1,140 @@
+//! The system headers fensyn knows. They are never read from disk: what they declare is
+//! built into the front end (types in `types.rs`, functions in the lowering), so including one
+//! adds no text. The macros they define that the front end reads as identifiers (`NULL`,
+//! `assert`, `ATOMIC_VAR_INIT`, ...) are *pass-through* macros: `defined`/`#ifdef` see them,
+//! but they are not replaced, so the lowering still sees the name it knows.
+
+/// The C headers, and the pass-through macros each defines.
+const C_HEADERS: &[(&str, &[&str])] = &[
+    (
+        "stdatomic.h",
+        &["ATOMIC_VAR_INIT", "ATOMIC_FLAG_INIT", "kill_dependency"],
+    ),
+    (
+        "pthread.h",
+        &[
+            "PTHREAD_MUTEX_INITIALIZER",
+            "PTHREAD_COND_INITIALIZER",
+            "PTHREAD_RWLOCK_INITIALIZER",
+            "PTHREAD_BARRIER_SERIAL_THREAD",
+            "PTHREAD_MUTEX_NORMAL",
+            "PTHREAD_MUTEX_RECURSIVE",
+            "PTHREAD_MUTEX_ERRORCHECK",
+            "PTHREAD_MUTEX_DEFAULT",
+            "PTHREAD_CREATE_JOINABLE",
+            "PTHREAD_CREATE_DETACHED",
+        ],
+    ),
+    (
+        "threads.h",
+        &[
+            "thrd_success",
+            "thrd_error",
+            "thrd_busy",
+            "thrd_nomem",
+            "thrd_timedout",
+            "mtx_plain",
+            "mtx_recursive",
+            "mtx_timed",
+        ],
+    ),
+    ("assert.h", &["assert", "static_assert"]),
+    ("stdlib.h", &["NULL", "EXIT_SUCCESS", "EXIT_FAILURE"]),
+    ("stdio.h", &["NULL", "stdout", "stderr", "EOF"]),
+    ("stddef.h", &["NULL", "offsetof"]),
+    ("string.h", &["NULL"]),
+    (
+        "stdbool.h",
+        &["bool", "true", "false", "__bool_true_false_are_defined"],
+    ),
+    ("stdint.h", &[]),
+    ("inttypes.h", &[]),
+    ("limits.h", &[]),
+    ("stdalign.h", &["alignas", "alignof"]),
+    ("stdnoreturn.h", &["noreturn"]),
+    ("unistd.h", &["NULL"]),
+    ("sched.h", &[]),
+    ("time.h", &["NULL"]),
+    ("errno.h", &[]),
+    ("uchar.h", &[]),
+    ("stdarg.h", &[]),
+    ("sys/types.h", &[]),
+    // GenMC's header: it declares the `__VERIFIER_*` functions, which fensyn knows.
+    ("genmc.h", &[]),
+];
+
+/// The C++ headers (every `<cxxx>` form of a C header above is known too).
+const CPP_HEADERS: &[&str] = &[
+    "atomic",
+    "thread",
+    "mutex",
+    "shared_mutex",
+    "condition_variable",
+    "iostream",
+    "functional",
+];
+
+/// Headers of the test dialects fensyn reads (CDSChecker's): included with quotes, known when
+/// no such file exists; `MODEL_ASSERT` and the `load_32` family are built in.
+const DIALECT_HEADERS: &[&str] = &["model-assert.h", "librace.h"];
+
+/// The pass-through macros of the system header `name` if fensyn knows it.
+pub(crate) fn known(name: &str) -> Option<&'static [&'static str]> {
+    if let Some((_, m)) = C_HEADERS.iter().find(|(h, _)| *h == name) {
+        return Some(m);
+    }
+    if CPP_HEADERS.contains(&name) {
+        return Some(&[]);
+    }
+    // `<cstdlib>` is `<stdlib.h>`.
+    let c = name.strip_prefix('c').map(|n| format!("{n}.h"))?;
+    C_HEADERS.iter().find(|(h, _)| *h == c).map(|(_, m)| *m)
+}
+
+/// Whether `name`, included with quotes and not found, is a test-dialect header.
+pub(crate) fn dialect(name: &str) -> bool {
+    DIALECT_HEADERS.contains(&name)
+}
+
+/// The names of the known headers, for the message about an unknown one.
+pub(crate) fn names() -> String {
+    let mut v: Vec<&str> = C_HEADERS.iter().map(|(h, _)| *h).collect();
+    v.extend(CPP_HEADERS);
+    v.join(", ")
+}
+
+/// GCC's predefined memory-order macros: the front end reads them as names (see
+/// `lower/builtins.rs`); `#if` sees their values.
+pub(crate) const ORDER_VALUES: [(&str, i64); 6] = [
+    ("__ATOMIC_RELAXED", 0),
+    ("__ATOMIC_CONSUME", 1),
+    ("__ATOMIC_ACQUIRE", 2),
+    ("__ATOMIC_RELEASE", 3),
+    ("__ATOMIC_ACQ_REL", 4),
+    ("__ATOMIC_SEQ_CST", 5),
+];
+
+/// The predefined macros of an LP64 Linux target with GCC's atomics, for C or C++.
+pub(crate) fn predefined(cpp: bool) -> Vec<(&'static str, &'static str)> {
+    let mut v = vec![
+        ("__STDC__", "1"),
+        ("__STDC_HOSTED__", "1"),
+        ("__GNUC__", "4"),
+        ("__GNUC_MINOR__", "2"),
+        ("__LP64__", "1"),
+        ("_LP64", "1"),
+        ("__x86_64__", "1"),
+        ("__linux__", "1"),
+        ("__CHAR_BIT__", "8"),
+        ("__SIZEOF_INT__", "4"),
+        ("__SIZEOF_LONG__", "8"),
+        ("__SIZEOF_POINTER__", "8"),
+        ("__fensyn__", "1"),
+    ];
+    if cpp {
+        v.push(("__cplusplus", "201703L"));
+    } else {
+        v.push(("__STDC_VERSION__", "201710L"));
+    }
+    v
+}

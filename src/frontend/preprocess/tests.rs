@@ -1,0 +1,214 @@
+//! Unit tests of the preprocessor: replacement, conditionals, includes, provenance.
+
+use super::*;
+use crate::frontend::{parse_unit, DiagKind};
+
+/// Files in memory.
+struct Mem(Vec<(&'static str, &'static str)>);
+
+impl Loader for Mem {
+    fn load(&self, path: &Path) -> std::io::Result<String> {
+        self.0
+            .iter()
+            .find(|(p, _)| normalize(Path::new(p)) == path)
+            .map(|(_, t)| t.to_string())
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+    }
+}
+
+fn run_with(
+    text: &str,
+    files: Vec<(&'static str, &'static str)>,
+    opts: &PpOptions,
+) -> Result<Unit, Diagnostic> {
+    preprocess("dir/main.c", text, Lang::C, &[], opts, &Mem(files))
+}
+
+fn run(text: &str) -> Unit {
+    run_with(text, vec![], &PpOptions::default()).unwrap_or_else(|d| panic!("{d}\n{text}"))
+}
+
+fn err(text: &str, files: Vec<(&'static str, &'static str)>) -> Diagnostic {
+    match run_with(text, files, &PpOptions::default()) {
+        Ok(u) => panic!("expected an error, got\n{}", u.text),
+        Err(d) => d,
+    }
+}
+
+/// The tokens of the output, one space apart.
+fn words(u: &Unit) -> String {
+    let toks = lex::lex(&u.text).unwrap_or_default();
+    toks.iter()
+        .map(|t| t.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn a_file_without_directives_is_its_own_text() {
+    let src = "int x; /* c */\nint main() { return x; }\n";
+    let u = run(src);
+    assert!(u.is_identity());
+    // Directives are blanked in place: offsets before the first expansion are kept.
+    let u = run("#include <stdatomic.h>\nint x;\n");
+    assert_eq!(u.text.len(), "#include <stdatomic.h>\nint x;\n".len());
+    assert_eq!(u.origin(23), (0, 23));
+}
+
+#[test]
+fn object_and_function_like_macros() {
+    let u = run("#define mo_rlx memory_order_relaxed\n#define LOAD(p) atomic_load_explicit(p, mo_rlx)\nint r = LOAD(&x);\n");
+    assert_eq!(
+        words(&u),
+        "int r = atomic_load_explicit ( & x , memory_order_relaxed ) ;"
+    );
+    let u = run("#define STR(a) #a\n#define CAT(a, b) a ## b\n#define V(f, ...) f(0, ## __VA_ARGS__)\nSTR(x \"y\") CAT(fo, o) V(g) V(h, 1, 2)\n");
+    assert_eq!(words(&u), "\"x \\\"y\\\"\" foo g ( 0 ) h ( 0 , 1 , 2 )");
+    // Self-reference stops (hide sets); arguments are expanded first.
+    let u = run("#define x x + 1\n#define F(a) a * 2\nF(x)\n");
+    assert_eq!(words(&u), "x + 1 * 2");
+    // A function-like macro's name alone is no use; arguments may follow the expansion.
+    let u = run("#define F(a) [a]\n#define G F\nint F; G(3)\n");
+    assert_eq!(words(&u), "int F ; [ 3 ]");
+    // __LINE__ and __FILE__.
+    let u = run("\n\nint l = __LINE__; const char *f = __FILE__;\n");
+    assert_eq!(words(&u), "int l = 3 ; const char * f = \"dir/main.c\" ;");
+}
+
+#[test]
+fn conditionals_with_full_expressions() {
+    let src = "#define V 2\n#if V > 3 || defined(NOPE)\nint a;\n#elif (V << 2) == 8 && defined V\nint b;\n#else\nint c;\n#endif\n#ifdef V\n#undef V\n#endif\n#ifndef V\nint d;\n#endif\n";
+    assert_eq!(words(&run(src)), "int b ; int d ;");
+    // Unknown identifiers are 0, GCC's memory orders have their values.
+    assert_eq!(
+        words(&run(
+            "#if UNKNOWN + __ATOMIC_ACQUIRE == 2\nint y;\n#endif\n"
+        )),
+        "int y ;"
+    );
+    // Directives inside a function.
+    let u = run("int main() {\n#if 0\n  x = 1;\n#endif\n  return 0;\n}\n");
+    assert_eq!(words(&u), "int main ( ) { return 0 ; }");
+    let d = err("#if 1\n#else\n#else\n#endif\n", vec![]);
+    assert_eq!((d.line, d.message.as_str()), (3, "`#else` after `#else`"));
+    let d = err("#if 1 / 0\n#endif\n", vec![]);
+    assert_eq!(d.message, "division by zero in `#if`");
+}
+
+#[test]
+fn includes_guards_once_and_cycles() {
+    let files = vec![
+        (
+            "dir/a.h",
+            "#ifndef A_H\n#define A_H\n#include \"b.h\"\nint a;\n#endif\n",
+        ),
+        ("dir/b.h", "#pragma once\n#include \"a.h\"\nint b;\n"),
+        ("inc/lib/c.h", "int c;\n"),
+    ];
+    let opts = PpOptions {
+        include_dirs: vec!["inc".into()],
+        ..PpOptions::default()
+    };
+    let u = run_with("#include \"a.h\"\n#include \"a.h\"\n#include \"b.h\"\n#include <lib/c.h>\n#include <stdio.h>\n", files.clone(), &opts).unwrap();
+    assert_eq!(words(&u), "int b ; int a ; int c ;");
+    assert_eq!(u.files.len(), 4);
+    assert_eq!(u.files[2].name, "dir/b.h");
+    // A cycle without guards.
+    let cyc = vec![
+        ("dir/x.h", "#include \"y.h\"\n"),
+        ("dir/y.h", "\n#include \"x.h\"\n"),
+    ];
+    let d = err("#include \"x.h\"\n", cyc);
+    assert_eq!((d.file.as_str(), d.line), ("dir/y.h", 2));
+    assert_eq!(d.message, "include cycle: dir/x.h -> dir/y.h -> dir/x.h");
+    let d = err("int x;\n#include \"nothere.h\"\n", vec![]);
+    assert_eq!((d.line, d.column), (2, 1));
+    assert!(
+        d.message.starts_with("cannot find header \"nothere.h\""),
+        "{}",
+        d.message
+    );
+    let d = err("#include <lib/c.h>\n", files);
+    assert!(
+        d.message.starts_with("unknown system header <lib/c.h>"),
+        "{}",
+        d.message
+    );
+    let d = err("\n  #error stop here\n", vec![]);
+    assert_eq!(
+        (d.line, d.column, d.kind, d.message.as_str()),
+        (2, 3, DiagKind::Error, "#error stop here")
+    );
+}
+
+#[test]
+fn spans_map_to_the_macro_use() {
+    let src = "#define LOAD(p) atomic_load_explicit(p, 0)\nint r = LOAD(&x);\n";
+    let u = run(src);
+    let use_start = src.find("LOAD(&x)").unwrap_or(0);
+    let out = u.text.find("atomic_load_explicit").unwrap_or(0);
+    assert_eq!(u.start(out), (0, use_start));
+    let out_end = u.text.rfind(')').unwrap_or(0) + 1;
+    assert_eq!(u.end(out_end), (0, use_start + "LOAD(&x)".len()));
+    assert_eq!(
+        u.expansion_note(out).as_deref(),
+        Some("in expansion of LOAD, defined at dir/main.c:1:1")
+    );
+    // A diagnostic at an argument names the argument.
+    let amp = u.text.find("& x").unwrap_or(0);
+    assert_eq!(u.diag_position(amp), (0, use_start + 5));
+}
+
+#[test]
+fn programs_from_headers_have_spans_in_the_headers() {
+    let files = vec![(
+        "dir/algo.h",
+        "#define mo_rel memory_order_release\n#define STORE(p, v) atomic_store_explicit(p, v, mo_rel)\natomic_int x;\nvoid *t(void *a) {\n  STORE(&x, 1);\n  return NULL;\n}\n",
+    )];
+    let main = "#include <pthread.h>\n#include <stdatomic.h>\n#include \"algo.h\"\nint main() {\n  pthread_t h;\n  pthread_create(&h, NULL, t, NULL);\n  pthread_join(h, NULL);\n  return 0;\n}\n";
+    let p = parse_unit(
+        "dir/main.c",
+        main,
+        Lang::C,
+        &[],
+        &PpOptions::default(),
+        &Mem(files),
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(p.sources.headers.len(), 1);
+    let h = &p.sources.headers[0];
+    assert_eq!(h.name, "dir/algo.h");
+    let store = p
+        .stmts
+        .iter()
+        .find(|s| {
+            s.span.start >= h.base
+                && h.text
+                    .get(s.span.start - h.base..)
+                    .is_some_and(|t| t.starts_with("STORE"))
+        })
+        .map(|s| s.span);
+    let store = store.unwrap_or_else(|| panic!("no statement at the STORE use: {:?}", p.stmts));
+    assert_eq!((store.line, store.column), (5, 3));
+    assert_eq!(
+        p.sources.header(&store).map(|h| h.name.as_str()),
+        Some("dir/algo.h")
+    );
+    // An error inside a header names the header, the use and the definition.
+    let bad = vec![("dir/algo.h", "#define LOAD(p) atomic_load_explicit(p, memory_order_release)\nint main() {\n  int r = LOAD(&x);\n}\n")];
+    let d = parse_unit(
+        "dir/main.c",
+        "atomic_int x;\n#include \"algo.h\"\n",
+        Lang::C,
+        &[],
+        &PpOptions::default(),
+        &Mem(bad),
+    )
+    .err()
+    .unwrap_or_else(|| panic!("expected an error"));
+    assert_eq!((d.file.as_str(), d.line, d.column), ("dir/algo.h", 3, 11));
+    assert_eq!(
+        d.message,
+        "memory_order_release is not valid for a load (in expansion of LOAD, defined at dir/algo.h:1:1)"
+    );
+}

@@ -1,0 +1,173 @@
+//! The preprocessor on the command line: `fixtures/preprocessor/` (the fixtures with an
+//! `expect.json` also run in `tests/fixtures.rs`), `-I`, `-D`, `-U`, fensyn.toml's
+//! `include`, compile_commands.json, and the fixes fensyn does not write.
+
+mod common;
+
+use common::*;
+use std::path::Path;
+
+const DIR: &str = "fixtures/preprocessor";
+
+/// `fensyn ARGS` from the crate root: exit code and stderr.
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = fensyn(args);
+    (out.status.code(), stdout(&out), stderr(&out))
+}
+
+#[test]
+fn input_errors_name_their_file_and_line() {
+    let cases = [
+        (
+            "error_branch.c",
+            "error_branch.c:5:1: error: #error \"NTHREADS must be set (e.g. -DNTHREADS=2)\"",
+        ),
+        (
+            "include_cycle.c",
+            "include/cycle_b.h:1:1: error: include cycle: fixtures/preprocessor/include/cycle_a.h -> fixtures/preprocessor/include/cycle_b.h -> fixtures/preprocessor/include/cycle_a.h",
+        ),
+        (
+            "missing_header.c",
+            "missing_header.c:2:1: error: cannot find header \"queue_impl.h\"",
+        ),
+        (
+            "sb_variants.c",
+            "sb_variants.c:7:1: error: #error \"compile with -DVARIANT=1",
+        ),
+    ];
+    for (file, want) in cases {
+        let path = format!("{DIR}/{file}");
+        let (code, _, err) = run(&["check", &path]);
+        assert_eq!(code, Some(3), "{file}: {err}");
+        assert!(err.contains(want), "{file}: {err}");
+    }
+    // The #error branch is left with -DNTHREADS; -U takes it back.
+    let (code, _, err) = run(&[
+        "check",
+        "-D",
+        "NTHREADS=2",
+        &format!("{DIR}/error_branch.c"),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, _, _) = run(&[
+        "check",
+        "-D",
+        "NTHREADS=2",
+        "-U",
+        "NTHREADS",
+        &format!("{DIR}/error_branch.c"),
+    ]);
+    assert_eq!(code, Some(3));
+}
+
+#[test]
+fn variants_are_selected_by_defines() {
+    let path = format!("{DIR}/sb_variants.c");
+    let (code, out, err) = run(&["check", "--format", "json", "-D", "VARIANT=2", &path]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("\"buggy\": 0"), "{out}");
+    let (code, _, err) = run(&["check", "-D", "VARIANT=3", &path]);
+    assert_eq!(code, Some(3));
+    assert!(
+        err.contains("sb_variants.c:13:1: error: #error \"unknown VARIANT\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn fences_in_headers_and_between_macro_statements_are_not_written() {
+    let (code, out, err) = run(&["fix", &format!("{DIR}/header_fence.c")]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains(
+            "fix not written: a fence is needed in fixtures/preprocessor/include/ring.h:11:2"
+        ),
+        "{err}"
+    );
+    let (code, _, err) = run(&["fix", "--write", &format!("{DIR}/macro_statements.c")]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("between statements of the macro use at line 16:2 (in expansion of PUBLISH, defined at fixtures/preprocessor/macro_statements.c:7:1)"),
+        "{err}"
+    );
+}
+
+/// A directory holding `compdb/mp_compdb.c` and `include/algo.h` as in the fixtures.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("src")).unwrap();
+    std::fs::create_dir_all(d.join("include")).unwrap();
+    std::fs::create_dir_all(d.join("build")).unwrap();
+    let copy = |from: &str, to: &Path| std::fs::copy(root().join(DIR).join(from), to).unwrap();
+    copy("compdb/mp_compdb.c", &d.join("src/mp.c"));
+    copy("include/algo.h", &d.join("include/algo.h"));
+    dir
+}
+
+#[test]
+fn compile_commands_give_a_files_include_directories() {
+    let dir = project();
+    let d = dir.path();
+    // Without -I the header is not found.
+    let out = fensyn_in(d, &["check", "src/mp.c"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cannot find header \"algo.h\""));
+    // Found by discovery in build/, as clang-tidy does.
+    let db = format!(
+        "[{{\"directory\": {:?}, \"command\": \"cc -std=c11 -I ../include -DPAYLOAD=7 -c ../src/mp.c\", \"file\": \"../src/mp.c\"}}]",
+        d.join("build").display().to_string()
+    );
+    std::fs::write(d.join("build/compile_commands.json"), db).unwrap();
+    let out = fensyn_in(d, &["fix", "src/mp.c"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let diff = stdout(&out);
+    assert!(
+        diff.contains("+\tatomic_thread_fence(memory_order_release);"),
+        "{diff}"
+    );
+    // The same through --compile-commands, from another directory.
+    std::fs::rename(d.join("build/compile_commands.json"), d.join("db.json")).unwrap();
+    let out = fensyn_in(
+        &d.join("src"),
+        &["check", "--compile-commands", "../db.json", "mp.c"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
+
+#[test]
+fn fensyn_toml_include_directories() {
+    let dir = project();
+    let d = dir.path();
+    std::fs::write(d.join("fensyn.toml"), "include = [\"include\"]\n").unwrap();
+    let out = fensyn_in(d, &["check", "--format", "json", "src/mp.c"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains("\"buggy\": 1"), "{}", stdout(&out));
+}
+
+#[test]
+fn a_written_fix_reparses_with_the_same_include_directories() {
+    let dir = project();
+    let d = dir.path();
+    let out = fensyn_in(d, &["fix", "--write", "-I", "include", "src/mp.c"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let fixed = std::fs::read_to_string(d.join("src/mp.c")).unwrap();
+    assert!(
+        fixed.contains("atomic_thread_fence(memory_order_acquire);"),
+        "{fixed}"
+    );
+    let out = fensyn_in(d, &["check", "-I", "include", "src/mp.c"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn traces_show_header_lines_from_the_header() {
+    let (code, out, err) = run(&["check", &format!("{DIR}/header_fence.c")]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        out.contains("ring.h:11 | atomic_store_explicit(&full, 1, memory_orde"),
+        "{out}"
+    );
+    assert!(out.contains("(reads from T1:ring.h:11)"), "{out}");
+}
