@@ -340,6 +340,13 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 if !inside || ev.thread == INIT_THREAD || views.hb_eq(g, e, f) {
                     continue;
                 }
+                // The allocation's own first writes are not accesses of the program: a free
+                // unordered with them is judged by the accesses that follow them.
+                if g.object_of(ev.loc.unwrap_or(first))
+                    .is_some_and(|(_, d)| d.event == e)
+                {
+                    continue;
+                }
                 let name = g.loc_name(self.prog, ev.loc.unwrap_or(first));
                 let (message, race) = if views.hb_eq(g, f, e) {
                     (format!("access to `{name}` after {what}"), None)

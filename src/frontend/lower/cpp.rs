@@ -67,6 +67,12 @@ const STD_C_FUNCTIONS: &[&str] = &[
     "exit",
     "_Exit",
     "quick_exit",
+    // <cstdlib>: the heap (see `lower/heap.rs`).
+    "malloc",
+    "calloc",
+    "realloc",
+    "aligned_alloc",
+    "free",
 ];
 
 /// The message for a `std::thread` that no handle holds.
