@@ -138,8 +138,11 @@ pub enum MemoryError {
     InvalidFree,
     /// A read of a cell never written (`malloc`ed memory, a C local without initialiser).
     UninitialisedRead,
-    /// An access outside the object the pointer or index addresses.
+    /// An access outside the object the pointer or index addresses (or through a pointer
+    /// that addresses no object at all).
     OutOfBounds,
+    /// An access through the null pointer.
+    NullDereference,
     /// A heap object never freed (reported only when asked: `--leaks`).
     Leak,
 }
@@ -153,6 +156,7 @@ impl MemoryError {
             MemoryError::InvalidFree => "invalid-free",
             MemoryError::UninitialisedRead => "uninitialised-read",
             MemoryError::OutOfBounds => "out-of-bounds",
+            MemoryError::NullDereference => "null-dereference",
             MemoryError::Leak => "leak",
         }
     }

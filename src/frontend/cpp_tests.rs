@@ -659,19 +659,19 @@ fn refused_constructs() {
         1,
         "using namespace std",
     );
+    // Heap forms are in `heap_tests.rs`; these stay refused.
     refused(
-        "int main() {\n    int *p = new int;\n    return 0;\n}\n",
+        "int g;\nint main() {\n    int *p = new (&g) int;\n    return 0;\n}\n",
+        3,
+        18,
+        "placement `new`",
+    );
+    refused(
+        "int main() {\n    int *p = new int(1, 2);\n    return 0;\n}\n",
         2,
         14,
-        "`new`",
+        "constructors",
     );
-    refused(
-        "int main() {\n    int r = 1 + new int;\n    return 0;\n}\n",
-        2,
-        17,
-        "`new`",
-    );
-    refused("int g;\nint main() {\n    delete g;\n}\n", 3, 5, "`delete`");
     refused(
         "int g;\nint main() {\n    int &r = g;\n}\n",
         3,

@@ -19,11 +19,14 @@ mod cpp_sync;
 mod effects;
 pub(crate) mod funptr;
 mod goto;
+mod heap;
+mod heap_cpp;
 mod inline;
 mod locals;
 mod memory;
 mod mutex;
 mod rwlock;
+mod sizeof;
 pub(crate) mod sync;
 mod threads;
 
@@ -136,6 +139,8 @@ struct FnLower<'c, 'a> {
     /// This thread's copies of the thread-local variables (see `locals.rs`), visible in the
     /// function and every function inlined into it.
     thread_locals: Vec<(String, Binding)>,
+    /// The pointee types allocations are used as (`src/frontend/lower/heap.rs`).
+    heap: heap::State,
 }
 
 /// Evaluates the initialiser of a global: a constant integer expression.
@@ -404,6 +409,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             local_tys: Vec::new(),
             taken: Vec::new(),
             thread_locals: Vec::new(),
+            heap: heap::State::default(),
         }
     }
 
@@ -900,81 +906,102 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 return Err(src.unsupported(d, "function declaration inside a function"));
             }
             let decl = types::declarator(&src, &spec, d, &mut |n| const_eval(self.cx, n))?;
-            let (name_node, init) = (decl.name, decl.init);
-            let name = src.text(name_node).to_string();
-            let redefined = self
-                .scopes
-                .last()
-                .is_some_and(|s| s.iter().any(|(n, _)| *n == name));
-            if redefined {
-                return Err(src.error(name_node, &format!("redefinition of `{name}`")));
-            }
-            if is_static {
-                let b = self.static_local(d, name_node, &name, &decl.ty, init)?;
+            let name = src.text(decl.name).to_string();
+            self.heap.declaring.push((name.clone(), decl.ty.clone()));
+            let declared = self.local_declarator(d, &spec, is_static, decl, &name);
+            self.heap.declaring.pop();
+            declared?;
+        }
+        Ok(())
+    }
+
+    /// One declarator `d` of a local declaration (see [`Self::local_decl`]).
+    fn local_declarator(
+        &mut self,
+        d: Node,
+        spec: &types::DeclSpec,
+        is_static: bool,
+        decl: types::Declared,
+        name: &str,
+    ) -> R<()> {
+        let src = self.src;
+        let (name_node, init) = (decl.name, decl.init);
+        let name = name.to_string();
+        let redefined = self
+            .scopes
+            .last()
+            .is_some_and(|s| s.iter().any(|(n, _)| *n == name));
+        if redefined {
+            return Err(src.error(name_node, &format!("redefinition of `{name}`")));
+        }
+        if is_static {
+            let b = self.static_local(d, name_node, &name, &decl.ty, init)?;
+            self.bind(&name, b);
+            return Ok(());
+        }
+        let ty = match decl.ty {
+            Ty::Int { ty, .. } if spec.atomic => Ty::Int { ty, atomic: true },
+            ref t => t.clone(),
+        };
+        if self.local_in_memory(&name, &ty) {
+            let b = self.local_object(name_node, &name, &ty, init)?;
+            self.bind(&name, b);
+            return Ok(());
+        }
+        match decl.ty {
+            Ty::Thread | Ty::Array(..)
+                if matches!(&decl.ty, Ty::Array(t, _) if **t == Ty::Thread)
+                    || decl.ty == Ty::Thread =>
+            {
+                if let Some(v) = init {
+                    return Err(src.unsupported(v, "initialiser for a thread handle"));
+                }
+                let len = match decl.ty {
+                    Ty::Array(_, n) => Some(n),
+                    _ => None,
+                };
+                let b = self.handle_regs(&name, len);
                 self.bind(&name, b);
-                continue;
             }
-            let ty = match decl.ty {
-                Ty::Int { ty, .. } if spec.atomic => Ty::Int { ty, atomic: true },
-                ref t => t.clone(),
-            };
-            if self.local_in_memory(&name, &ty) {
-                let b = self.local_object(name_node, &name, &ty, init)?;
-                self.bind(&name, b);
-                continue;
+            Ty::Int { ty, atomic } => {
+                if atomic || spec.atomic {
+                    return Err(
+                        src.unsupported(name_node, &format!("atomic local variable `{name}`"))
+                    );
+                }
+                let val = match init {
+                    Some(v) => self.expr(v)?,
+                    None => Expr::Const(0),
+                };
+                let val = self.convert(val, ty);
+                let r = self.new_reg(&name, ty);
+                self.emit(Instr::Assign { dst: r, val });
+                self.bind(&name, Binding::Var(r));
             }
-            match decl.ty {
-                Ty::Thread | Ty::Array(..)
-                    if matches!(&decl.ty, Ty::Array(t, _) if **t == Ty::Thread)
-                        || decl.ty == Ty::Thread =>
-                {
-                    if let Some(v) = init {
-                        return Err(src.unsupported(v, "initialiser for a thread handle"));
+            Ty::Ptr { to, atomic } => {
+                if atomic {
+                    return Err(
+                        src.unsupported(name_node, &format!("atomic local variable `{name}`"))
+                    );
+                }
+                let val = match init {
+                    Some(v) => {
+                        self.expect_pointee(v, &to);
+                        self.ptr_value(v)?.0
                     }
-                    let len = match decl.ty {
-                        Ty::Array(_, n) => Some(n),
-                        _ => None,
-                    };
-                    let b = self.handle_regs(&name, len);
-                    self.bind(&name, b);
-                }
-                Ty::Int { ty, atomic } => {
-                    if atomic || spec.atomic {
-                        return Err(
-                            src.unsupported(name_node, &format!("atomic local variable `{name}`"))
-                        );
-                    }
-                    let val = match init {
-                        Some(v) => self.expr(v)?,
-                        None => Expr::Const(0),
-                    };
-                    let val = self.convert(val, ty);
-                    let r = self.new_reg(&name, ty);
-                    self.emit(Instr::Assign { dst: r, val });
-                    self.bind(&name, Binding::Var(r));
-                }
-                Ty::Ptr { to, atomic } => {
-                    if atomic {
-                        return Err(
-                            src.unsupported(name_node, &format!("atomic local variable `{name}`"))
-                        );
-                    }
-                    let val = match init {
-                        Some(v) => self.ptr_value(v)?.0,
-                        None => Expr::Const(0),
-                    };
-                    let r = self.new_reg(&name, IntTy::I64);
-                    self.set_pointee(r, *to);
-                    self.emit(Instr::Assign { dst: r, val });
-                    self.bind(&name, Binding::Var(r));
-                }
-                Ty::Mutex | Ty::Sync(_) | Ty::Array(..) | Ty::Struct(_) => {
-                    // `local_in_memory` puts these in memory.
-                    return Err(src.internal("aggregate local not in memory"));
-                }
-                Ty::Void | Ty::Thread => {
-                    return Err(src.error(name_node, &format!("variable `{name}` has type void")));
-                }
+                    None => Expr::Const(0),
+                };
+                let r = self.new_reg(&name, IntTy::I64);
+                self.set_pointee(r, *to);
+                self.emit(Instr::Assign { dst: r, val });
+                self.bind(&name, Binding::Var(r));
+            }
+            Ty::Mutex | Ty::Sync(_) | Ty::Array(..) | Ty::Struct(_) => {
+                // `local_in_memory` puts these in memory.
+                return Err(src.internal("aggregate local not in memory"));
+            }
+            Ty::Void | Ty::Thread => {
+                return Err(src.error(name_node, &format!("variable `{name}` has type void")));
             }
         }
         Ok(())
@@ -1064,7 +1091,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
             Name::Local(r) => {
                 let ty = self.reg_tys.get(r).copied().unwrap_or(IntTy::I64);
                 let pointee = self.reg_ptr.get(r).cloned().flatten();
-                let (v, tv) = rhs(self)?;
+                self.set_pending_pointee(pointee.clone());
+                let rhs = rhs(self);
+                self.set_pending_pointee(None);
+                let (v, tv) = rhs?;
                 let v = match (op, pointee) {
                     (Some((op @ (BinOp::Add | BinOp::Sub), _)), Some(to)) => {
                         // Pointer arithmetic moves by whole elements.
@@ -1135,11 +1165,16 @@ impl<'c, 'a> FnLower<'c, 'a> {
             let name = src.text(target);
             return Err(src.unsupported(target, &format!("`{text}` on pointer `{name}`")));
         }
+        if let (Ty::Ptr { to, .. }, None) = (&p.ty, op) {
+            self.set_pending_pointee(Some((**to).clone()));
+        }
         if p.ty.is_atomic() {
             if let Some((op, text)) = op {
                 return self.atomic_compound(target, p, op, text, false, rhs);
             }
-            let (v, _) = rhs(self)?;
+            let v = rhs(self);
+            self.set_pending_pointee(None);
+            let (v, _) = v?;
             let val = self.convert(v, ty);
             self.emit(Instr::Store {
                 loc: p.addr.clone(),
@@ -1149,7 +1184,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
             Ok((val, promote(ty)))
         } else {
             let old = op.map(|_| self.load_place(p, MemOrder::NonAtomic));
-            let (v, tv) = rhs(self)?;
+            let v = rhs(self);
+            self.set_pending_pointee(None);
+            let (v, tv) = v?;
             let v = match (op, old) {
                 (Some((op, _)), Some(old)) => self.arith(op, old, ty, v, tv).0,
                 _ => v,
@@ -1192,12 +1229,18 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 return Err(src.unsupported(left, "assignment to this expression"));
             };
             if !matches!(dst.ty, Ty::Struct(_)) {
-                return self.write_place(left, &dst, op, &mut |l: &mut Self| l.texpr(right));
+                return self.write_place(left, &dst, op, &mut |l: &mut Self| {
+                    l.expect_pending(right);
+                    l.texpr(right)
+                });
             }
             self.struct_copy(e, &dst, right)?;
             return Ok((Expr::Const(0), IntTy::I32));
         }
-        self.write(left, op, &mut |l: &mut Self| l.texpr(right))
+        self.write(left, op, &mut |l: &mut Self| {
+            l.expect_pending(right);
+            l.texpr(right)
+        })
     }
 
     /// `++x` / `x++` / `--x` / `x--` as `x += 1` / `x -= 1`; returns the new value.
@@ -1388,11 +1431,17 @@ impl<'c, 'a> FnLower<'c, 'a> {
         if self.builtin_call(call, name, &args, false)?.is_some() {
             return Ok(false);
         }
+        if self.heap_call(call, name, &args, false)?.is_some() {
+            return Ok(false);
+        }
         match name {
             "atomic_store" | "atomic_store_explicit" => {
                 let explicit = name == "atomic_store_explicit";
                 self.arity(call, name, &args, if explicit { 3 } else { 2 })?;
                 let cell = self.atomic_place(args[0])?;
+                if let Ty::Ptr { to, .. } = &cell.ty {
+                    self.expect_pointee(args[1], to);
+                }
                 let v = self.expr(args[1])?;
                 let order = if explicit {
                     let (o, oname) = self.mem_order(args[2])?;
@@ -1544,6 +1593,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
         if let Some(v) = self.builtin_call(call, name, &args, true)? {
             return Ok(v);
         }
+        if let Some(v) = self.heap_call(call, name, &args, true)? {
+            return Ok(v);
+        }
         match name {
             "ATOMIC_VAR_INIT" => {
                 self.arity(call, name, &args, 1)?;
@@ -1617,13 +1669,6 @@ impl<'c, 'a> FnLower<'c, 'a> {
             | "MODEL_ASSERT"
             | "__VERIFIER_assume"
             | "assume" => Err(src.unsupported(call, &format!("`{name}` used as a value"))),
-            "malloc" | "calloc" | "realloc" | "free" | "aligned_alloc" => Err(src.unsupported(
-                call,
-                &format!(
-                    "call to `{name}` (dynamic allocation is not supported: use a global array \
-                     or a static pool of objects)"
-                ),
-            )),
             _ => Err(src.unsupported(
                 call,
                 &format!(
@@ -1796,6 +1841,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 let alt = field("alternative")?;
                 self.ternary(n, cond, cons, alt)
             }
+            "cast_expression" if self.mode != Mode::Const && self.is_pointer_cast(n) => {
+                self.ptr_value(n).map(|(e, _)| (e, IntTy::I64))
+            }
             "cast_expression" => {
                 let ty = field("type")?;
                 let value = field("value")?;
@@ -1838,7 +1886,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     None => Err(src.unsupported(n, &format!("expression `{}`", n.kind()))),
                 }
             }
-            "sizeof_expression" => Err(src.unsupported(n, "sizeof")),
+            "sizeof_expression" => self.sizeof_value(n),
             "alignof_expression" => Err(src.unsupported(n, "alignof")),
             "offsetof_expression" => Err(src.unsupported(n, "offsetof")),
             "compound_literal_expression" => Err(src.unsupported(n, "compound literal")),

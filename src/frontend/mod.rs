@@ -541,6 +541,8 @@ mod expr_tests;
 #[cfg(test)]
 mod goto_tests;
 #[cfg(test)]
+mod heap_tests;
+#[cfg(test)]
 mod sync_tests;
 #[cfg(test)]
 mod tests;

@@ -703,7 +703,7 @@ fn diagnostics_positions() {
         ("double d;\nint main() { }", (1, 1, Unsupported, "type `double`")),
         ("int main() { int r = 1.5; }", (1, 22, Unsupported, "floating-point literal `1.5`")),
         ("int g;\nint main() { int r = *g; }", (2, 23, Error, "`g` is not a pointer")),
-        ("int main() { int r = sizeof(int); }", (1, 22, Unsupported, "sizeof")),
+        ("int main() { long r = sizeof(void); }", (1, 23, Error, "sizeof of `void` (an incomplete type)")),
         ("atomic_int x;\nint main() { atomic_exchange(&x); }", (2, 14, Error, "`atomic_exchange` expects 2 arguments, got 1")),
         (
             "int main() { pthread_t p; pthread_join(p, 0); }",

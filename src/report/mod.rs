@@ -49,7 +49,7 @@ impl ErrorEntry {
             return String::new();
         };
         let what = match self.detail {
-            Some("use-after-return") => "its lifetime ended",
+            Some("use-after-return") => "lifetime ended",
             Some("double-free") => "first freed",
             _ => "freed",
         };
@@ -169,16 +169,27 @@ fn event_label(prog: &Program, g: &ExecutionGraph, e: usize) -> String {
     match ev.kind {
         EventKind::Init => format!("init {} = {}", loc(ev.loc), ev.value),
         EventKind::Read => format!("R{} {} = {}", ev.order.short(), loc(ev.loc), ev.value),
-        EventKind::Write => format!("W{} {} = {}", ev.order.short(), loc(ev.loc), ev.value),
+        EventKind::Write => match ev.loc.and_then(|l| g.object_of(l)) {
+            // An allocation's first write: the cell's initial value, or none.
+            Some((_, d)) if d.event == e => {
+                if prog.layouts[d.layout].indeterminate {
+                    format!("alloc {} (uninitialised)", loc(ev.loc))
+                } else {
+                    format!("alloc {} = {}", loc(ev.loc), ev.value)
+                }
+            }
+            _ => format!("W{} {} = {}", ev.order.short(), loc(ev.loc), ev.value),
+        },
         EventKind::Fence => format!("F{}", ev.order.short()),
         EventKind::Spawn { child } => format!("spawn T{child}"),
         EventKind::Join { child } => format!("join T{child}"),
         EventKind::Choice => format!("choose {}", ev.value),
         EventKind::Free { first, .. } => {
-            let name = g.loc_name(prog, first);
-            // The object's name: its first cell's without a member or index.
-            let object = name.split(['.', '[']).next().unwrap_or(&name).to_string();
-            format!("end of {object}")
+            let object = g.object_name(prog, first);
+            match g.object_of(first) {
+                Some((_, d)) if prog.layouts[d.layout].kind.is_heap() => format!("free {object}"),
+                _ => format!("end of {object}"),
+            }
         }
     }
 }

@@ -49,14 +49,15 @@ pub const RULES: &[(&str, &str, &str)] = &[
         "memory",
         "MemoryError",
         "A memory-safety error: an object used after its free or its function's return (or \
-         racing with it), a double or invalid free, a read of memory never written, or an \
-         access out of an object's bounds (the result's `properties.detail` says which).",
+         racing with it), a double or invalid free, a read of memory never written, an access \
+         out of an object's bounds or through a null pointer (the result's \
+         `properties.detail` says which).",
     ),
     (
         "ub",
         "UndefinedBehaviour",
-        "Undefined behaviour: division by zero, an access through a null, out-of-bounds or \
-         wrongly-typed pointer, or a bad thread handle.",
+        "Undefined behaviour: division by zero, a bad thread handle, or a call through a \
+         pointer to no function.",
     ),
 ];
 

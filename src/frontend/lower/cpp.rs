@@ -322,8 +322,8 @@ impl<'a> FnLower<'_, 'a> {
                     None => unsupported("condition"),
                 }
             }
-            "new_expression" => unsupported("`new` (dynamic memory is not supported)"),
-            "delete_expression" => unsupported("`delete` (dynamic memory is not supported)"),
+            "new_expression" => self.new_expr(n),
+            "delete_expression" => self.delete_expr(n),
             "lambda_expression" => {
                 unsupported("lambda (a lambda is supported only as the function of a std::thread)")
             }

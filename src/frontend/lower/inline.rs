@@ -106,7 +106,10 @@ impl<'a> FnLower<'_, 'a> {
         let mut bound = Vec::with_capacity(params.len());
         for ((pname, ty, pointee), a) in params.iter().zip(args) {
             let val = match pointee {
-                Some(_) => self.ptr_value(*a)?.0,
+                Some(to) => {
+                    self.expect_pointee(*a, to);
+                    self.ptr_value(*a)?.0
+                }
                 None => {
                     let v = self.expr(*a)?;
                     self.convert(v, *ty)
@@ -169,9 +172,12 @@ impl<'a> FnLower<'_, 'a> {
             return Err(src.internal("return outside an inlined call"));
         };
         let (name, result, ret) = (frame.name.clone(), frame.result, frame.ret);
-        let pointer = frame.ret_pointee.is_some();
+        let pointer = frame.ret_pointee.clone();
         match (named_children(s).first().copied(), result, ret) {
-            (Some(e), Some(r), Some(_)) if pointer => {
+            (Some(e), Some(r), Some(_)) if pointer.is_some() => {
+                if let Some(to) = &pointer {
+                    self.expect_pointee(e, to);
+                }
                 let val = self.any_value(e)?;
                 self.emit(Instr::Assign { dst: r, val });
             }

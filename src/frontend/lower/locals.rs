@@ -344,7 +344,7 @@ impl FnLower<'_, '_> {
     /// struct copied from another, or a `{ ... }` list (with designators, by C's rules as for
     /// globals, `frontend/initializers.rs`): every scalar it names is evaluated and stored, in
     /// the order of the cells.
-    fn init_stores(&mut self, place: &Place, v: Node) -> R<()> {
+    pub(super) fn init_stores(&mut self, place: &Place, v: Node) -> R<()> {
         let src = self.src;
         match &place.ty {
             Ty::Array(..) | Ty::Struct(_) if v.kind() == "initializer_list" => {
@@ -377,6 +377,9 @@ impl FnLower<'_, '_> {
                 Ok(())
             }
             Ty::Int { .. } | Ty::Ptr { .. } | Ty::Thread => {
+                if let Ty::Ptr { to, .. } = &place.ty {
+                    self.expect_pointee(v, to);
+                }
                 let val = self.any_value(v)?;
                 let val = self.convert(val, place.ty.int_ty());
                 let order = if place.ty.is_atomic() {

@@ -375,6 +375,7 @@ impl FnLower<'_, '_> {
                     let text = src.text(ty);
                     return Err(src.error(n, &format!("cast to `{text}` is not a pointer")));
                 };
+                self.expect_pointee(value, &to);
                 let e = match self.ptr_value(value) {
                     Ok((e, _)) => e,
                     Err(_) => self.expr(value)?,
@@ -477,6 +478,12 @@ impl FnLower<'_, '_> {
             }
             _ => None,
         }
+    }
+
+    /// Whether `n` is a cast to a pointer type (`(T *)e`).
+    pub(super) fn is_pointer_cast(&self, n: Node) -> bool {
+        n.child_by_field_name("type")
+            .is_some_and(|t| matches!(self.pointer_cast_type(t), Ok(Some(_))))
     }
 
     /// The pointee of a cast's type name if it is a pointer type (`(T *)`), else `None`.
