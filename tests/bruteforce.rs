@@ -1282,9 +1282,10 @@ thread_local! {
 /// Where an access goes: a fixed location, or a computed pointer value (location + 1) that
 /// must lie in the bounds the address gives (an array, an object, or anything for a plain
 /// pointer) and address a location that exists (a global, or a cell of an allocated object);
-/// else the thread fails: null or a division by zero is undefined behaviour, the red zone just
-/// past a heap object is out of bounds of that object, and anything else is out of bounds of
-/// the array or object the address gives (undefined behaviour for a plain pointer). `tid` and
+/// else the thread fails: a division by zero is undefined behaviour, null a null dereference,
+/// the red zone just past a heap object is out of bounds of that object, and anything else is
+/// out of bounds of the array or object the address gives (or of all memory, for a plain
+/// pointer: memory that is not allocated). `tid` and
 /// `allocs`: the accessing thread and its objects. Atomicity belongs to the access: an atomic
 /// access to a location declared plain, or a plain access to one declared atomic, is an
 /// ordinary access of its own kind.
@@ -1301,18 +1302,22 @@ fn target(a: &Addr, regs: &[i64], prog: &Program, tid: usize, allocs: &[OAlloc])
         },
     };
     if p == 0 {
-        return Target::Fault(None);
+        let msg = "null pointer dereference".to_string();
+        return Target::Fault(Some((MemoryError::NullDereference, msg)));
     }
     let (l, lo, hi) = (p - 1, lo.max(0), hi.max(0));
     let in_bounds = l >= lo && l < hi;
-    let oob = (hi < i64::MAX).then(|| {
-        let msg = format!(
+    // Out of the array or object the address gives, or (a plain pointer) of every object.
+    let msg = if hi < i64::MAX {
+        format!(
             "out-of-bounds access (index {} of {} elements)",
             p - (lo + 1),
             hi - lo
-        );
-        (MemoryError::OutOfBounds, msg)
-    });
+        )
+    } else {
+        "invalid pointer (it addresses no object of the program)".to_string()
+    };
+    let oob = Some((MemoryError::OutOfBounds, msg));
     if (0..prog.globals.len() as i64).contains(&l) {
         return if in_bounds {
             Target::Loc(l as usize)
@@ -3592,12 +3597,65 @@ fn inline_programs_agree_with_the_oracle() {
     check_all(&progs);
 }
 
-/// Small C programs whose objects are allocated at run time (local arrays, address-taken and
-/// uninitialised locals, compound literals, locals escaping their function), each with the
-/// memory errors (details) the oracle must find in some execution: the oracle and the
-/// explorer agree on them under rc11 and sc, and the oracle finds exactly those errors.
+/// Small C programs whose objects are allocated at run time (`malloc`ed nodes published or
+/// freed by another thread, local arrays, address-taken and uninitialised locals, compound
+/// literals, locals escaping their function), each with the memory errors (details) the
+/// oracle must find in some execution under rc11: the oracle and the explorer agree on them
+/// under rc11 and sc, and the oracle finds exactly those errors.
 fn allocating_programs() -> Vec<(&'static str, String, &'static [&'static str])> {
+    let heap = "#include <stdlib.h>\nstruct node { int val; struct node *next; };\n\
+                _Atomic(struct node *) top;\n";
     vec![
+        (
+            "malloc_publish_release",
+            format!(
+                "{HEADER}{heap}void *w(void *a) {{ struct node *n = malloc(sizeof *n); \
+                 n->val = 42; n->next = NULL; \
+                 atomic_store_explicit(&top, n, memory_order_release); return NULL; }}\n\
+                 void *r(void *a) {{ struct node *n = \
+                 atomic_load_explicit(&top, memory_order_acquire); \
+                 if (n) assert(n->val == 42); return NULL; }}\n\
+                 int main(void) {{\n pthread_t p1, p2;\n\
+                 pthread_create(&p1, NULL, w, NULL);\n pthread_create(&p2, NULL, r, NULL);\n\
+                 pthread_join(p1, NULL);\n pthread_join(p2, NULL);\n free(top);\n return 0;\n}}\n"
+            ),
+            &[],
+        ),
+        (
+            "malloc_publish_relaxed",
+            format!(
+                "{HEADER}{heap}void *w(void *a) {{ struct node *n = malloc(sizeof *n); \
+                 n->val = 42; atomic_store_explicit(&top, n, memory_order_relaxed); \
+                 return NULL; }}\n\
+                 void *r(void *a) {{ struct node *n = \
+                 atomic_load_explicit(&top, memory_order_relaxed); \
+                 if (n) assert(n->val == 42); return NULL; }}\n\
+                 int main(void) {{\n pthread_t p1, p2;\n\
+                 pthread_create(&p1, NULL, w, NULL);\n pthread_create(&p2, NULL, r, NULL);\n\
+                 pthread_join(p1, NULL);\n pthread_join(p2, NULL);\n free(top);\n return 0;\n}}\n"
+            ),
+            &["uninitialised-read"],
+        ),
+        (
+            "free_by_child_then_read",
+            format!(
+                "{HEADER}{heap}void *f(void *a) {{ free(a); return NULL; }}\n\
+                 int main(void) {{\n pthread_t p1;\n int *b = calloc(2, sizeof(int));\n\
+                 pthread_create(&p1, NULL, f, b);\n pthread_join(p1, NULL);\n\
+                 return b[1];\n}}\n"
+            ),
+            &["use-after-free"],
+        ),
+        (
+            "double_free_by_two_threads",
+            format!(
+                "{HEADER}{heap}void *f(void *a) {{ free(a); return NULL; }}\n\
+                 int main(void) {{\n pthread_t p1, p2;\n int *b = malloc(sizeof(int));\n\
+                 pthread_create(&p1, NULL, f, b);\n pthread_create(&p2, NULL, f, b);\n\
+                 pthread_join(p1, NULL);\n pthread_join(p2, NULL);\n return 0;\n}}\n"
+            ),
+            &["double-free"],
+        ),
         (
             "local_array_passed_and_joined",
             format!(
@@ -3704,6 +3762,9 @@ fn allocating_programs_agree_with_the_oracle() {
             match compare(name, &prog, model) {
                 Ok(n) => eprintln!("{name} [{model}]: {n} executions agree"),
                 Err(e) => failures.push(e),
+            }
+            if model != Model::Rc11 {
+                continue;
             }
             let found: BTreeSet<&str> = oracle(&prog, model)
                 .values()
