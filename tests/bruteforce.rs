@@ -22,9 +22,20 @@
 //!    kept if the oracle's own axioms of the model accept it (atomicity included; release
 //!    sequences run through `rf ; rmw` chains only — C++20's rule — except under `c11`, where
 //!    a later store of the head's thread to its location continues them too). Its key is
-//!    `ExecutionGraph::canonical_key()` and it is buggy if a thread failed or it has a data
-//!    race. Blocked and bounded graphs are compared too, and the explorer's `Stats` against
-//!    the oracle's classification of them.
+//!    `sym_key` (`ExecutionGraph::canonical_key` with allocated locations named by thread,
+//!    allocation and offset, and without values) and it is buggy if a thread failed, it has a
+//!    data race, a deadlock or a memory error. Blocked and bounded graphs are compared too,
+//!    and the explorer's `Stats` against the oracle's classification of them; for a graph
+//!    both have, how its threads ended, its values (pointers across the two numberings) and
+//!    its memory errors (detail and message).
+//!
+//! **Allocation** (issue 20) is modelled on its own too: an `Alloc` gives the thread's k-th
+//! object the locations `dyn_loc(thread, k, ·)` (fresh, each first written by the allocating
+//! thread, mo-first; a heap object's red zone just past it never allocated), so a thread's runs
+//! know their own addresses; an access to (or free of) another thread's object branches on what
+//! that thread allocated, checked when runs are combined. `memory_bugs` applies the issue's
+//! rules (use after free / return, racing with the end, double free, uninitialised read);
+//! out-of-bounds and invalid frees stop the thread, as null dereferences do.
 //!
 //! The relations are bit matrices with a hand-written transitive closure; the axioms are written
 //! from the doc, not from `src/checker/model.rs`. The explorer's own axioms are only ever called
@@ -6328,7 +6339,7 @@ fn compare_coarse(name: &str, prog: &Program) -> Result<(), String> {
             if !seen.insert(k.clone()) {
                 let _ = writeln!(msg, "{equiv:?}: class visited twice:\n{k}");
             }
-            match oracle_graphs.get(&g.canonical_key()) {
+            match oracle_graphs.get(&sym_key(g)) {
                 None => {
                     let _ = writeln!(msg, "{equiv:?}: not an SC graph:\n{}", g.canonical_key());
                 }
