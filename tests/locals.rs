@@ -245,7 +245,28 @@ int main(void) { pthread_t h; pthread_create(&h, NULL, t, NULL); pthread_join(h,
         messages.extend(g.bugs.iter().map(|b| b.message.clone()));
         Control::Continue
     });
-    assert_eq!(messages, ["out-of-bounds access (index 2 of 2 elements)"]);
+    // Index 2 of a 2-element local array is its red zone.
+    assert_eq!(
+        messages,
+        ["out-of-bounds access (just past the end of `t::a`, 2 cells)"]
+    );
+}
+
+/// Running off a local array through a pointer reaches its red zone, never the object
+/// allocated after it (found by the brute-force oracle, which numbers objects differently).
+#[test]
+fn a_pointer_running_off_a_local_array_is_out_of_bounds() {
+    let (m, c) = bug_messages(
+        "red_zone",
+        "void *t(void *arg) { int *p = arg; p[1] = 5; return NULL; }
+int main(void) { int a[1] = { 0 }; int b[1] = { 0 }; pthread_t h;
+  pthread_create(&h, NULL, t, a); pthread_join(h, NULL); assert(b[0] == 0); return 0; }",
+    );
+    assert_eq!(c, [1, 0, 0, 1]);
+    assert_eq!(
+        m,
+        ["out-of-bounds access (just past the end of `main::a`, 1 cells)"]
+    );
 }
 
 /// The messages of the bugs of every execution of `src` (with every step verified).

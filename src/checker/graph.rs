@@ -242,8 +242,8 @@ pub struct ExecutionGraph {
 /// A location allocated at run time: cell `cell` of an object of layout `layout`
 /// ([`crate::ir::Program::layouts`]), `offset` cells after the object's first and in an object
 /// of `len` cells (an array allocation repeats the layout's cells), allocated by event `event`
-/// (its first write; `usize::MAX` when not allocated: removed by a revisit, or a heap
-/// object's red zone, see [`DynLoc::red_zone`]).
+/// (its first write; `usize::MAX` when not allocated: removed by a revisit, or an object's
+/// red zone, see [`DynLoc::red_zone`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DynLoc {
     pub layout: usize,
@@ -254,9 +254,9 @@ pub struct DynLoc {
 }
 
 impl DynLoc {
-    /// The location just past a heap object: never allocated, so that an access one past its
-    /// end (or through a pointer running off it) is out of bounds instead of reaching the next
-    /// object. `offset == len`.
+    /// The location just past an allocated object (local or heap): never allocated, so that an
+    /// access one past its end (or through a pointer running off it) is out of bounds instead
+    /// of reaching the next object. `offset == len`.
     pub fn red_zone(self) -> bool {
         self.offset == self.len
     }

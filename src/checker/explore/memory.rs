@@ -173,7 +173,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     /// Adds thread `t`'s pending [`Instr::Alloc`]: one location per cell of its layout (times
     /// its count), each with a first (non-atomic) write of the cell's initial value by `t`,
     /// numbered from `at` (a replay keeps the locations the replayed graph had) or after the
-    /// last location; a heap object is followed by its red zone ([`DynLoc::red_zone`]).
+    /// last location; every object is followed by its red zone ([`DynLoc::red_zone`]).
     /// Returns the id of the last write.
     pub(super) fn apply_alloc(&self, next: &mut State, t: usize, at: Option<usize>) -> EventId {
         let Instr::Alloc {
@@ -212,7 +212,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             next.views.add(&next.g, id);
             last = id;
         }
-        if lay.kind.is_heap() {
+        {
             let zone = DynLoc {
                 layout,
                 cell: 0,
