@@ -231,3 +231,72 @@ fn cpp_new_and_delete() {
             .collect()
     );
 }
+
+const UNIQUE: &str = "#include <memory>
+#include <atomic>
+#include <thread>
+struct Node { int v; int w; };
+std::atomic<Node *> pub{nullptr};
+void reader() {
+  Node *n = pub.load(std::memory_order_acquire);
+  if (n) { int x = n->v; (void)x; } }
+int main() {
+  std::thread t(reader);
+  JOIN_FIRST
+  { auto p = std::make_unique<Node>(1, 2);
+    pub.store(p.get(), std::memory_order_release); }
+  JOIN_LAST
+  return 0; }";
+
+/// A `std::make_unique`d node's raw pointer published to a reader while its owner's scope
+/// ends: the reader misses it (1 execution) or reads it, racing with the delete of the
+/// owner's scope end (1 buggy). Joined before the scope ends: the reader sees null, clean.
+#[test]
+fn a_unique_ptr_is_deleted_at_its_scope_end() {
+    let racy = UNIQUE
+        .replace("JOIN_FIRST", "")
+        .replace("JOIN_LAST", "t.join();");
+    let (kinds, counts) = verdict("unique_racy.cpp", &racy, true);
+    assert_eq!(counts, [2, 1]);
+    assert!(
+        kinds.contains(&memory(MemoryError::UseAfterFree)),
+        "{kinds:?}"
+    );
+    let joined = UNIQUE
+        .replace("JOIN_FIRST", "t.join();")
+        .replace("JOIN_LAST", "");
+    assert_eq!(
+        verdict("unique_joined.cpp", &joined, true),
+        (HashSet::new(), [1, 0])
+    );
+}
+
+/// `release()` gives ownership up (the scope end deletes nothing; the explicit `delete` is
+/// the only one); a second `delete` is a double free. `reset`, move and `make_unique<T[]>`
+/// delete exactly once.
+#[test]
+fn unique_ptr_ownership_moves_are_exact() {
+    let body = |extra: &str| {
+        format!(
+            "#include <memory>\n#include <cassert>\nstruct Node {{ int v; Node *next; }};
+int main() {{ Node *r;
+  {{ auto p = std::make_unique<Node>(); r = p.release(); assert(!p); }}
+  delete r; {extra}
+  std::unique_ptr<Node> a(new Node{{3, nullptr}});
+  std::unique_ptr<Node> b = std::move(a);
+  assert(!a && b->v == 3);
+  b.reset(new Node{{4, nullptr}}); b = std::make_unique<Node>(5); assert(b->v == 5);
+  auto arr = std::make_unique<int[]>(3); arr[2] = 1; assert(arr[0] == 0);
+  return 0; }}"
+        )
+    };
+    assert_eq!(
+        verdict("release.cpp", &body(""), true),
+        (HashSet::new(), [1, 0])
+    );
+    let (kinds, _) = verdict("release_twice.cpp", &body("delete r;"), true);
+    assert!(
+        kinds.contains(&memory(MemoryError::DoubleFree)),
+        "{kinds:?}"
+    );
+}

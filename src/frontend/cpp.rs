@@ -399,7 +399,15 @@ pub(crate) fn ctor_args<'t>(src: &Src, d: Node<'t>) -> R<(Node<'t>, Vec<CtorArg<
                     }
                     _ => {
                         let text = src.text(p);
-                        return Err(src.unsupported(p, &format!("constructor argument `{text}`")));
+                        let why = if text.starts_with("std::move(") || text.starts_with("move(") {
+                            " (moving a std::unique_ptr into a thread or a function is not \
+                             supported: pass `p.get()` and keep `p` alive until the join)"
+                        } else {
+                            ""
+                        };
+                        return Err(
+                            src.unsupported(p, &format!("constructor argument `{text}`{why}"))
+                        );
                     }
                 }
             }

@@ -29,6 +29,7 @@ mod rwlock;
 mod sizeof;
 pub(crate) mod sync;
 mod threads;
+mod unique_ptr;
 
 pub(crate) use builtins::ORDER_MACROS;
 pub(crate) use goto::syntax_error as goto_syntax_error;

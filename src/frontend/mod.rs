@@ -543,6 +543,8 @@ mod heap_tests;
 mod sync_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod unique_ptr_tests;
 
 pub use crate::ir::{Lang, PpOptions};
 

@@ -580,7 +580,18 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
         }
         _ => {
             let text = src.text(ty_node);
-            return Err(src.unsupported(ty_node, &format!("type `{text}`")));
+            let what = match crate::frontend::cpp::std_name(src, ty_node) {
+                Some("unique_ptr") => format!(
+                    "`{text}`: a std::unique_ptr is supported only as a local variable of a \
+                     block (not as a global, struct member, parameter or return type)"
+                ),
+                Some(name @ ("shared_ptr" | "weak_ptr" | "auto_ptr")) => format!(
+                    "`std::{name}` is not supported: use `new`/`delete` or `std::unique_ptr` \
+                     (plain ownership)"
+                ),
+                _ => format!("type `{text}`"),
+            };
+            return Err(src.unsupported(ty_node, &what));
         }
     };
     if atomic && !matches!(ty, BaseTy::Int(_)) {

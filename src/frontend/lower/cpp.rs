@@ -30,7 +30,7 @@ use super::{
 use crate::frontend::cpp::{ctor_args, std_name, CtorArg};
 use crate::frontend::types::{self, BaseTy, IntTy, Ty};
 use crate::frontend::{Lang, SpawnedBy};
-use crate::ir::{Addr, Expr, FuncId, Function, Instr, MemOrder, RmwOp, StmtId};
+use crate::ir::{Addr, Expr, FuncId, Function, Instr, MemOrder, Reg, RmwOp, StmtId};
 use tree_sitter::Node;
 
 /// At most this many nodes of a lambda body are scanned for the locals it captures.
@@ -102,31 +102,43 @@ const UNSUPPORTED_STD_TYPES: &[&str] = &[
 /// The C++ state of one function being lowered.
 #[derive(Default)]
 pub(super) struct State {
-    /// Lock guards in scope, in declaration order (innermost last).
-    guards: Vec<Guard>,
+    /// Lock guards and `std::unique_ptr`s in scope, in declaration order (innermost last).
+    pub(super) guards: Vec<Guard>,
     /// Enclosing loops and switches, innermost last: where `break` / `continue` leave to.
     marks: Vec<Mark>,
 }
 
-/// A lock guard in scope: its mutex is unlocked (a release store of 0) wherever control leaves
-/// the block that declares it.
-struct Guard {
+/// A lock guard or a `std::unique_ptr` in scope: its destructor (the mutex unlocked, the owned
+/// object deleted) runs wherever control leaves the block that declares it.
+pub(super) struct Guard {
     /// `scopes.len()` in the declaring block.
-    depth: usize,
+    pub(super) depth: usize,
     /// `inlines.len()` where it was declared (guards of an inlined body are its own).
-    inline: usize,
-    /// The mutex (a computed address is held in a register of its own, so that it still
-    /// names the locked mutex at the unlock).
-    addr: Addr,
-    /// The declaration: the unlock instructions belong to it (its destructor).
-    stmt: StmtId,
-    name: String,
-    /// What it locked, and how (see `cpp_sync.rs`).
-    held: super::cpp_sync::Held,
-    /// A `std::unique_lock` (the guard a `std::condition_variable` waits with).
-    unique: bool,
-    /// The locked object, for messages (`mutex `m``).
-    what: String,
+    pub(super) inline: usize,
+    /// The declaration: the destructor's instructions belong to it.
+    pub(super) stmt: StmtId,
+    pub(super) name: String,
+    pub(super) release: Release,
+}
+
+/// What a [`Guard`]'s destructor does.
+#[derive(Clone)]
+pub(super) enum Release {
+    /// A lock guard's unlock.
+    Unlock {
+        /// The mutex (a computed address is held in a register of its own, so that it still
+        /// names the locked mutex at the unlock).
+        addr: Addr,
+        /// What it locked, and how (see `cpp_sync.rs`).
+        held: super::cpp_sync::Held,
+        /// A `std::unique_lock` (the guard a `std::condition_variable` waits with).
+        unique: bool,
+        /// The locked object, for messages (`mutex `m``).
+        what: String,
+    },
+    /// A `std::unique_ptr`'s delete of the pointer in register `reg` (null: nothing),
+    /// `delete[]` for an array (`unique_ptr.rs`).
+    Delete { reg: Reg, array: bool },
 }
 
 /// An enclosing loop or switch.
@@ -224,6 +236,9 @@ impl<'a> FnLower<'_, 'a> {
                 if e.kind() != "assignment_expression" || src.text(op) != "=" {
                     return Ok(None);
                 }
+                if let Some(owner) = self.owner_node(left) {
+                    return self.unique_assign(e, owner, right).map(|_| Some(false));
+                }
                 match self.thread_ctor(right) {
                     Some(args) => self.thread_assign(e, left, &args).map(|_| Some(false)),
                     None => Ok(None),
@@ -260,6 +275,9 @@ impl<'a> FnLower<'_, 'a> {
             .map(named_children)
             .unwrap_or_default();
         let text = src.text(f);
+        if let Some(what) = smart_pointer_call(&src, call, f) {
+            return Err(src.unsupported(call, &what));
+        }
         match f.kind() {
             "field_expression" => self.member_call(call, f, &args, used).map(Some),
             "qualified_identifier" | "identifier" => match std_name(&src, f) {
@@ -362,7 +380,7 @@ impl<'a> FnLower<'_, 'a> {
                 break;
             };
             if !returned {
-                self.emit_unlock(&g);
+                self.emit_release(g.stmt, &g.release);
             }
         }
     }
@@ -545,6 +563,11 @@ impl<'a> FnLower<'_, 'a> {
             Some("lock_guard" | "unique_lock" | "scoped_lock" | "shared_lock") => {
                 self.guard_decl(s, ty, sid).map(|_| Some(false))
             }
+            Some("unique_ptr") => self.unique_decl(s, Some(ty), sid).map(|_| Some(false)),
+            Some(name @ ("shared_ptr" | "weak_ptr" | "auto_ptr")) => {
+                Err(src.unsupported(ty, &format!("`std::{name}` {}", super::unique_ptr::SHARED)))
+            }
+            _ if src.text(ty) == "auto" => self.auto_decl(s, sid),
             Some(name) if UNSUPPORTED_STD_TYPES.contains(&name) => {
                 let text = src.text(ty);
                 Err(src.unsupported(ty, &format!("`{text}` is not supported")))
@@ -553,8 +576,51 @@ impl<'a> FnLower<'_, 'a> {
         }
     }
 
+    /// `auto p = std::make_unique<T>(...)` / `auto q = std::move(p)` declare a
+    /// `std::unique_ptr`; `auto` with `std::make_shared` is refused by name; other `auto`
+    /// declarations are lowered (and refused) as C.
+    fn auto_decl(&mut self, s: Node, sid: StmtId) -> R<Option<bool>> {
+        let src = self.src;
+        let mut c = s.walk();
+        let values: Vec<Node> = s
+            .children_by_field_name("declarator", &mut c)
+            .filter_map(|d| d.child_by_field_name("value"))
+            .collect();
+        let Some(&v) = values.first() else {
+            return Ok(None);
+        };
+        if let Some(name) = shared_maker(&src, v) {
+            return Err(src.unsupported(
+                v,
+                &format!(
+                    "`std::{name}` (`std::shared_ptr`) {}",
+                    super::unique_ptr::SHARED
+                ),
+            ));
+        }
+        let owning = super::unique_ptr::make_unique_parts(&src, v).is_some()
+            || super::unique_ptr::moved_owner(&src, v)
+                .is_some_and(|q| self.owner_node(q).is_some())
+            || self.owner_node(v).is_some();
+        if owning {
+            return self.unique_decl(s, None, sid).map(|_| Some(false));
+        }
+        let callee = strip_parens(v)
+            .child_by_field_name("function")
+            .and_then(|f| self.cx.fn_defs.get(src.text(f)))
+            .and_then(|def| def.child_by_field_name("type"));
+        if callee.is_some_and(|t| std_name(&src, t) == Some("unique_ptr")) {
+            return Err(src.unsupported(
+                v,
+                "a std::unique_ptr returned from a function (return `p.release()` as a raw \
+                 pointer and own it with `std::unique_ptr<T> q(f());`)",
+            ));
+        }
+        Ok(None)
+    }
+
     /// Rejects a redefinition of `name` in the innermost scope.
-    fn check_redefinition(&self, name_node: Node, name: &str) -> R<()> {
+    pub(super) fn check_redefinition(&self, name_node: Node, name: &str) -> R<()> {
         let redefined = self
             .scopes
             .last()
@@ -1232,12 +1298,7 @@ impl<'a> FnLower<'_, 'a> {
     fn guard_decl(&mut self, s: Node, ty: Node, sid: StmtId) -> R<()> {
         let src = self.src;
         let kind = std_name(&src, ty).unwrap_or("lock_guard");
-        // Directly in a block, possibly behind labels (`again: std::lock_guard<...> g(m);`).
-        let mut parent = s.parent();
-        while parent.is_some_and(|p| p.kind() == "labeled_statement") {
-            parent = parent.and_then(|p| p.parent());
-        }
-        if parent.map(|p| p.kind()) != Some("compound_statement") {
+        if !directly_in_block(s) {
             return Err(src.unsupported(
                 s,
                 &format!("std::{kind} that is not directly in a block (put it in braces)"),
@@ -1291,15 +1352,17 @@ impl<'a> FnLower<'_, 'a> {
             self.cpp.guards.push(Guard {
                 depth: self.scopes.len(),
                 inline: self.inlines.len(),
-                addr: place.addr,
                 stmt: sid,
                 name,
-                held: super::cpp_sync::Held {
-                    ty: place.ty,
-                    shared,
+                release: Release::Unlock {
+                    addr: place.addr,
+                    held: super::cpp_sync::Held {
+                        ty: place.ty,
+                        shared,
+                    },
+                    unique: kind == "unique_lock",
+                    what,
                 },
-                unique: kind == "unique_lock",
-                what,
             });
         }
         Ok(())
@@ -1395,24 +1458,22 @@ impl<'a> FnLower<'_, 'a> {
             .filter(|&i| which(&self.cpp.guards[i]))
             .collect();
         for i in selected {
-            let g = &self.cpp.guards[i];
-            let g = Guard {
-                addr: g.addr.clone(),
-                name: g.name.clone(),
-                held: g.held.clone(),
-                what: g.what.clone(),
-                ..*g
-            };
-            self.emit_unlock(&g);
+            let (stmt, release) = (self.cpp.guards[i].stmt, self.cpp.guards[i].release.clone());
+            self.emit_release(stmt, &release);
         }
     }
 
-    /// The unlock of a guard's object, as instructions of the guard's declaration (its
-    /// destructor).
-    fn emit_unlock(&mut self, g: &Guard) {
+    /// A guard's destructor (the unlock of its mutex, the delete of its object), as
+    /// instructions of its declaration `stmt`.
+    fn emit_release(&mut self, stmt: StmtId, release: &Release) {
         let saved = self.cur_stmt;
-        self.cur_stmt = g.stmt;
-        self.guard_unlock(g.addr.clone(), &g.held, &g.what);
+        self.cur_stmt = stmt;
+        match release {
+            Release::Unlock {
+                addr, held, what, ..
+            } => self.guard_unlock(addr.clone(), held, what),
+            Release::Delete { reg, array } => self.unique_delete(*reg, *array),
+        }
         self.cur_stmt = saved;
     }
 
@@ -1420,7 +1481,15 @@ impl<'a> FnLower<'_, 'a> {
     /// innermost of that name).
     pub(super) fn unique_guard(&self, name: &str) -> Option<(Addr, Ty)> {
         let g = self.cpp.guards.iter().rev().find(|g| g.name == name)?;
-        (g.unique && !g.held.shared).then(|| (g.addr.clone(), g.held.ty.clone()))
+        match &g.release {
+            Release::Unlock {
+                addr,
+                held,
+                unique: true,
+                ..
+            } if !held.shared => Some((addr.clone(), held.ty.clone())),
+            _ => None,
+        }
     }
 
     // ----- member calls ---------------------------------------------------------------------
@@ -1452,6 +1521,9 @@ impl<'a> FnLower<'_, 'a> {
         let name = src.text(obj);
         if self.thread_ctor(obj).is_some() {
             return Err(src.unsupported(obj, TEMPORARY_THREAD));
+        }
+        if let Some(owner) = self.owner_node(obj).filter(|_| op == ".") {
+            return self.unique_member(call, owner, method, args, used);
         }
         if op == "." {
             // Thread handles, lock guards and locals are not in memory: by name.
@@ -1782,4 +1854,52 @@ impl<'a> FnLower<'_, 'a> {
 fn is_using_namespace_std(text: &str) -> bool {
     let words: Vec<&str> = text.trim_end_matches(';').split_whitespace().collect();
     words == ["using", "namespace", "std"]
+}
+
+/// Whether declaration `s` is directly in a block, possibly behind labels (`again:
+/// std::lock_guard<...> g(m);`): where a destructor at the block's exits is well placed.
+pub(super) fn directly_in_block(s: Node) -> bool {
+    let mut parent = s.parent();
+    while parent.is_some_and(|p| p.kind() == "labeled_statement") {
+        parent = parent.and_then(|p| p.parent());
+    }
+    parent.map(|p| p.kind()) == Some("compound_statement")
+}
+
+/// `make_shared` / `allocate_shared` if `n` is a call to one.
+fn shared_maker<'a>(src: &crate::frontend::Src<'a>, n: Node) -> Option<&'a str> {
+    let f = strip_parens(n).child_by_field_name("function")?;
+    let inner = crate::frontend::cpp::unqualify(src, f).unwrap_or(f);
+    let name = match inner.kind() {
+        "template_function" => inner.child_by_field_name("name")?,
+        _ => inner,
+    };
+    let name = src.text(name);
+    matches!(name, "make_shared" | "allocate_shared").then_some(name)
+}
+
+/// The refusal of a call of `f` that is a smart-pointer function in a place it is not
+/// supported: `std::make_unique` and `std::move` outside a `std::unique_ptr`'s initialiser or
+/// assignment, `std::make_shared`.
+fn smart_pointer_call(src: &crate::frontend::Src, call: Node, f: Node) -> Option<String> {
+    if let Some(name) = shared_maker(src, call) {
+        return Some(format!(
+            "`std::{name}` (`std::shared_ptr`) {}",
+            super::unique_ptr::SHARED
+        ));
+    }
+    if super::unique_ptr::make_unique_parts(src, call).is_some() {
+        return Some(
+            "`std::make_unique` whose result does not initialise or is not assigned to a \
+             std::unique_ptr local (`auto p = std::make_unique<T>(...);`, \
+             `p = std::make_unique<T>(...);`)"
+                .to_string(),
+        );
+    }
+    (std_name(src, f) == Some("move") && f.kind() == "qualified_identifier").then(|| {
+        "`std::move` other than of a std::unique_ptr local into another \
+         (`auto q = std::move(p);`, `q = std::move(p);`): moving into a thread's argument \
+         or a function is not supported"
+            .to_string()
+    })
 }

@@ -100,19 +100,25 @@ impl FnLower<'_, '_> {
         let Some(len) = d.child_by_field_name("length") else {
             return Err(src.unsupported(d, "`new[]` without a length"));
         };
-        let count = match self.expr(len)? {
-            Expr::Const(k) if k < 0 => {
-                return Err(src.error(len, &format!("`new[]` of a negative length ({k})")));
-            }
-            Expr::Const(k) => Count::Const(k, 0),
-            e => Count::Runtime(e),
-        };
+        let count = self.array_count(len, "new[]")?;
         let fill = Fill {
             kind: ObjectKind::NewArray,
             indeterminate: args.is_none(),
             how: Initial::Constructed,
         };
         self.alloc_elements(n, "new", to, count, fill)
+    }
+
+    /// The number of elements `len` of an array allocation by `func` (`new[]`).
+    pub(super) fn array_count(&mut self, len: Node, func: &str) -> R<Count> {
+        Ok(match self.expr(len)? {
+            Expr::Const(k) if k < 0 => {
+                let msg = format!("`{func}` of a negative length ({k})");
+                return Err(self.src.error(len, &msg));
+            }
+            Expr::Const(k) => Count::Const(k, 0),
+            e => Count::Runtime(e),
+        })
     }
 
     /// `delete p` / `delete[] p`.
