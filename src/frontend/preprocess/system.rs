@@ -72,6 +72,9 @@ const CPP_HEADERS: &[&str] = &[
     "condition_variable",
     "iostream",
     "functional",
+    "memory",
+    "new",
+    "utility",
 ];
 
 /// Headers of the test dialects fensyn reads (CDSChecker's): included with quotes, known when
