@@ -2301,7 +2301,8 @@ fn graphs_of_combination(
 
 /// The memory errors of a complete consistent graph besides the threads' own failures (the
 /// rules of issue 20 and docs/supported.md, not the explorer's code): an access to a cell of
-/// an object hb-after the end of its lifetime uses the object after its end, and one
+/// an object (not the allocation's own write) hb-after the end of its lifetime uses the object
+/// after its end, and one
 /// unordered with the end by hb races with it (`use-after-free` for a heap object,
 /// `use-after-return` for a function's local one; not under the hardware models, which have
 /// no C-level hb); every end of an object already ended (earlier in the graph's event order)
@@ -2346,6 +2347,9 @@ fn memory_bugs(prog: &Program, g: &ExecutionGraph, d: &Derived, hardware: bool) 
             };
             if ev.thread == INIT_THREAD || a == f || d.hb.has(a, f) {
                 continue;
+            }
+            if g.dynamic[l - inits].event == a {
+                continue; // the allocation's own write: not an access of the program
             }
             let msg = if d.hb.has(f, a) {
                 format!("access to `{}` after {after}", name(l))
