@@ -36,6 +36,7 @@ fn settings(path: &Path) -> (Model, Limits, String) {
     let limits = Limits {
         unroll: value("--unroll").map(|u| u.parse().unwrap()),
         spurious_cas: args.iter().any(|a| a == "--spurious-cas"),
+        leaks: args.iter().any(|a| a == "--leaks"),
         jobs: 1,
         ..Limits::default()
     };
