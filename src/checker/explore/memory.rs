@@ -1,6 +1,6 @@
 //! Objects allocated at run time: allocation and deallocation steps, and the memory errors
 //! found on them (see ARCHITECTURE.md, "Allocated locations"). Local objects (a function's
-//! arrays, structs, address-taken variables) and heap objects (`malloc`, `new`) alike: a heap
+//! arrays, structs, address-taken variables) and heap objects (`malloc`, `new`) alike: every
 //! object is followed by a red zone, a deallocation must be valid when it runs, and a complete
 //! graph's accesses are judged against the frees hb-before or unordered with them.
 
@@ -36,7 +36,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                     }
                     Ok(n) => {
                         let msg = format!(
-                            "allocation of {n} elements of {} cells: not a size fensyn can model                              (at most {} cells)",
+                            "allocation of {n} elements of {} cells: not a size fensyn can model \
+                             (at most {} cells)",
                             cells,
                             crate::ir::MAX_OBJECT_CELLS
                         );
