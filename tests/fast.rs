@@ -187,7 +187,7 @@ fn fast_agrees_with_optimal_on_a_single_buggy_class() {
         }
         let Repair::Fixed {
             solution: fast,
-            fixed_source,
+            files: fixed_source,
             ..
         } = repair(&name, &src, &prog, model, Mode::Fast, limits.clone())
         else {
@@ -198,7 +198,7 @@ fn fast_agrees_with_optimal_on_a_single_buggy_class() {
         assert_eq!(fences(&fast), fences(&opt), "{name}");
         assert_eq!(fast.iterations, 1, "{name}");
         let Repair::Fixed {
-            fixed_source: opt_source,
+            files: opt_source,
             ..
         } = repair(&name, &src, &prog, model, Mode::Optimal, limits)
         else {

@@ -68,10 +68,9 @@ fn buggy_with(
     model: Model,
 ) -> u64 {
     let (edits, _) = rewrite::fence_edits(src, prog, fences).unwrap();
-    let text = rewrite::apply(src, &edits).unwrap();
-    let (pp, loader) = (&prog.sources.options, fensyn::frontend::preprocess::Disk);
-    let p = fensyn::frontend::parse_unit(name, &text, prog.lang, &prog.defines, pp, &loader)
-        .unwrap_or_else(|d| panic!("{d}\n{text}"));
+    let files = rewrite::files::apply_all(src, prog, &edits).unwrap();
+    let p = fensyn::cli::reparse(name, src, prog, &files)
+        .unwrap_or_else(|d| panic!("{d}\n{files:?}"));
     let opts = CheckOptions {
         model,
         limits: limits.clone(),

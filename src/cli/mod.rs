@@ -26,6 +26,9 @@ mod man;
 mod clock;
 mod prove;
 mod robust;
+mod write;
+
+pub use write::write_atomically;
 
 use crate::checker::{self, CheckOptions, Equiv, Goal, Limits, Model};
 use crate::frontend;
@@ -35,7 +38,6 @@ use crate::rewrite::{self, Position};
 use crate::synth::{self, Cost, Mode, Outcome};
 use crate::trace;
 use clap::{Parser, Subcommand, ValueEnum};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -729,7 +731,12 @@ fn cmd_check(
                 )),
                 None => None,
             };
-            let run = sarif::check_run(&name, &src, &errors, why);
+            let unit = sarif::UnitFiles {
+                main: &name,
+                src: &src,
+                sources: &prog.sources,
+            };
+            let run = sarif::check_run(&unit, &errors, why);
             let _ = writeln!(out, "{}", serde_json::to_string(&run).unwrap_or_default());
         }
         Format::Dot => match res.buggy.first() {
@@ -809,7 +816,9 @@ pub enum Repair {
     Fixed {
         solution: synth::Solution,
         positions: Vec<Position>,
-        fixed_source: String,
+        /// The changed files (main file first, then headers in include order), each
+        /// rewritten in full.
+        files: Vec<rewrite::FileRewrite>,
         verified: Verified,
         executions: u64,
         buggy: u64,
@@ -828,8 +837,8 @@ pub enum Repair {
         why: checker::Incomplete,
         executions: u64,
     },
-    /// Fences were found, but one belongs where fensyn does not write (a header, inside a
-    /// macro use): the reason.
+    /// Fences were found, but one belongs where fensyn does not write (inside a macro use):
+    /// the reason.
     NotWritable(String),
     /// The fix did not re-parse or did not re-check clean: never shown as a fix.
     Internal(String),
@@ -912,10 +921,10 @@ pub fn prove_minimal(
             }
             let (edits, _) = rewrite::fence_edits(src, prog, &set)
                 .map_err(|e| format!("cannot place the fences of a variant: {e}"))?;
-            let text = rewrite::apply(src, &edits)
+            let files = rewrite::files::apply_all(src, prog, &edits)
                 .map_err(|e| format!("cannot apply the edits of a variant: {e}"))?;
-            let variant =
-                reparse(name, &text, prog).map_err(|d| format!("a variant does not parse: {d}"))?;
+            let variant = reparse(name, src, prog, &files)
+                .map_err(|d| format!("a variant does not parse: {d}"))?;
             let res = checker::check(
                 &variant,
                 &CheckOptions {
@@ -928,7 +937,7 @@ pub fn prove_minimal(
             let pos = positions
                 .get(i)
                 .copied()
-                .unwrap_or(Position { line: 0, column: 0 });
+                .unwrap_or_default();
             entries.push(report::ProofEntry {
                 line: pos.line,
                 column: pos.column,
@@ -979,7 +988,7 @@ pub fn repair_commented(
     // The rounds of the lazy and fast searches write their fences into the source and
     // re-check it there before exploring the program in memory: the round that ends the
     // search is then checked once, by the re-check every fix gets, not twice.
-    let mut checked: Option<(String, Vec<Position>, Verified)> = None;
+    let mut checked: Option<(Vec<rewrite::FileRewrite>, Vec<Position>, Verified)> = None;
     let mut failure: Option<Repair> = None;
     let mut verify_seconds = 0.0;
     let mut hook = |candidate: &synth::Solution| {
@@ -1149,7 +1158,7 @@ pub fn repair_commented(
         return stopped;
     }
     let synthesised = clock::cpu_seconds();
-    let (fixed_source, positions, verified) = match checked.take() {
+    let (files, positions, verified) = match checked.take() {
         Some(done) => done,
         None => match write_and_recheck(name, src, prog, model, &lim, &solution, comments) {
             Ok(done) => done,
@@ -1168,7 +1177,7 @@ pub fn repair_commented(
     Repair::Fixed {
         solution,
         positions,
-        fixed_source,
+        files,
         verified,
         executions,
         buggy,
@@ -1192,7 +1201,7 @@ enum Recheck {
     Incomplete(checker::Incomplete, u64),
     /// It could not be written or parsed.
     Internal(String),
-    /// A fence belongs in a header or inside a macro use (`rewrite::placement`).
+    /// A fence belongs inside a macro use (`rewrite::placement`).
     NotWritable(String),
 }
 
@@ -1206,7 +1215,7 @@ fn write_and_recheck(
     lim: &Limits,
     solution: &synth::Solution,
     comments: bool,
-) -> Result<(String, Vec<Position>, Verified), Recheck> {
+) -> Result<(Vec<rewrite::FileRewrite>, Vec<Position>, Verified), Recheck> {
     let sites = solution.fences.iter().map(|f| f.site);
     if let Some(why) = sites
         .filter_map(|s| rewrite::placement::unwritable(prog, s))
@@ -1214,12 +1223,12 @@ fn write_and_recheck(
     {
         return Err(Recheck::NotWritable(why));
     }
-    let (fixed_source, positions) =
-        match rewrite::rewrite(src, prog, &rewrite::plan(solution), comments) {
-            Ok(r) => (r.text, r.positions),
-            Err(e) => return Err(Recheck::Internal(format!("cannot write the fences: {e}"))),
-        };
-    let fixed_prog = match reparse(name, &fixed_source, prog) {
+    let (files, positions) = match rewrite::rewrite(src, prog, &rewrite::plan(solution), comments)
+    {
+        Ok(r) => (r.files, r.positions),
+        Err(e) => return Err(Recheck::Internal(format!("cannot write the fences: {e}"))),
+    };
+    let fixed_prog = match reparse(name, src, prog, &files) {
         Ok(p) => p,
         Err(d) => {
             return Err(Recheck::Internal(format!(
@@ -1256,7 +1265,7 @@ fn write_and_recheck(
         bounded: re.stats.bounded,
         equiv: recheck_equiv,
     };
-    Ok((fixed_source, positions, verified))
+    Ok((files, positions, verified))
 }
 
 fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
@@ -1286,7 +1295,7 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
     // JSON and SARIF: nothing but the document on stdout, no summary on stderr.
     let json = matches!(common.format, Format::Json | Format::Sarif);
     let mut sarif_errors: Vec<report::ErrorEntry> = Vec::new();
-    let mut sarif_edits: Option<Vec<rewrite::Edit>> = None;
+    let mut sarif_edits: Option<Vec<rewrite::FileRewrite>> = None;
     let mut j = FixJson {
         file: &name,
         model: common.model,
@@ -1302,6 +1311,7 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         errors: Vec::new(),
         reason: None,
         diff: None,
+        files: Vec::new(),
         cost: cost.name(),
         price: None,
         proof: None,
@@ -1427,7 +1437,7 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         Repair::Fixed {
             solution,
             positions,
-            fixed_source,
+            files,
             verified,
             executions,
             buggy,
@@ -1437,14 +1447,7 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
             j.status = "fixed";
             if common.format == Format::Sarif {
                 // The same edits `--write` applies: fences, comments and a missing include.
-                match rewrite::rewrite(&src, &prog, &rewrite::plan(&solution), comments) {
-                    Ok(r) => sarif_edits = Some(r.edits),
-                    Err(e) => {
-                        let _ =
-                            writeln!(err, "{name}: internal error: cannot place the fences: {e}");
-                        return EXIT_INTERNAL;
-                    }
-                }
+                sarif_edits = Some(files.clone());
                 sarif_errors = errors;
             }
             j.iterations = Some(solution.iterations);
@@ -1477,7 +1480,11 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                     if solution.iterations == 1 { "" } else { "s" }
                 );
             }
-            j.fences = report::fence_entries(&solution, &positions);
+            j.fences = report::fence_entries(&solution, &positions, &prog.sources);
+            j.files = files
+                .iter()
+                .map(|f| prog.sources.name_of(f.file, &name).to_string())
+                .collect();
             if let Some(m) = common.model.machine() {
                 for (f, fj) in solution.fences.iter().zip(&mut j.fences) {
                     fj.instruction = Some(m.fence_instruction(f.order).unwrap_or("none"));
@@ -1492,18 +1499,20 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
             j.verified = Some(verified);
             j.executions = executions;
             j.buggy = buggy;
-            let diff = rewrite::unified_diff(&src, &fixed_source, &name);
+            let cwd = std::env::current_dir().ok();
+            let diff = rewrite::files::unified_diff(&src, &name, &prog, &files, cwd.as_deref());
             if !json {
                 let _ = write!(
                     err,
                     "{}",
-                    report::fix_summary(&name, &solution, &positions, verified)
+                    report::fix_summary((&name, &prog.sources), &solution, &positions, verified)
                 );
                 if let Some(m) = common.model.machine() {
                     for fj in &j.fences {
                         let _ = writeln!(
                             err,
-                            "  {name}:{}:{}: memory_order_{} fence = {} on {}",
+                            "  {}:{}:{}: memory_order_{} fence = {} on {}",
+                            fj.file.as_deref().unwrap_or(&name),
                             fj.line,
                             fj.column,
                             fj.order,
@@ -1573,10 +1582,12 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
             timings.total = clock::cpu_seconds() - started;
             j.timings = want_timings.then_some(timings);
             if write {
-                match write_atomically(&common.file, &src, &fixed_source) {
+                match write_fix(&common.file, &src, &prog, &files) {
                     Ok(()) => {
                         if !json {
-                            let _ = writeln!(err, "{name}: written");
+                            for f in &j.files {
+                                let _ = writeln!(err, "{f}: written");
+                            }
                         }
                         j.diff = Some(diff);
                         if exit_non_zero_on_fix {
@@ -1586,7 +1597,13 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                         }
                     }
                     Err(e) => {
-                        let _ = writeln!(err, "{name}:1:1: error: not written: {e}");
+                        let none = if files.len() > 1 {
+                            "; no file was written"
+                        } else {
+                            ""
+                        };
+                        let at = display_path(&e.path);
+                        let _ = writeln!(err, "{at}:1:1: error: not written: {}{none}", e.error);
                         return EXIT_INPUT;
                     }
                 }
@@ -1608,7 +1625,12 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
             );
         }
         Format::Sarif => {
-            let run = sarif::fix_run(&name, &src, &j, &sarif_errors, sarif_edits.as_deref());
+            let unit = sarif::UnitFiles {
+                main: &name,
+                src: &src,
+                sources: &prog.sources,
+            };
+            let run = sarif::fix_run(&unit, &j, &sarif_errors, sarif_edits.as_deref());
             let _ = writeln!(out, "{}", serde_json::to_string(&run).unwrap_or_default());
         }
         Format::Text | Format::Dot => {}
@@ -1616,55 +1638,41 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
     code
 }
 
-/// Replaces `path` with `new` through a temporary file in the same directory, keeping its
-/// permissions. Refuses when the file no longer holds `old` (it changed since it was read).
-/// Refuses a read-only file: `--write` never replaces what its owner protected.
-/// Parses `text`, a rewritten version of `prog`'s source `name`, as `prog` was parsed.
-fn reparse(name: &str, text: &str, prog: &Program) -> Result<Program, frontend::Diagnostic> {
-    let loader = frontend::preprocess::Disk;
-    let pp = &prog.sources.options;
-    frontend::parse_unit(name, text, prog.lang, &prog.defines, pp, &loader)
+/// Writes the rewritten `files` of `prog`'s unit (main file `path`, read as `src`), all or
+/// none ([`write::write_all`]).
+fn write_fix(
+    path: &Path,
+    src: &str,
+    prog: &Program,
+    files: &[rewrite::FileRewrite],
+) -> Result<(), write::WriteError> {
+    let changes: Vec<write::Change> = files
+        .iter()
+        .filter_map(|f| match f.file.checked_sub(1) {
+            None => Some(write::Change {
+                path,
+                old: src,
+                new: &f.text,
+            }),
+            Some(k) => prog.sources.headers.get(k).map(|h| write::Change {
+                path: &h.path,
+                old: &h.text,
+                new: &f.text,
+            }),
+        })
+        .collect();
+    write::write_all(&changes)
 }
 
-pub fn write_atomically(path: &Path, old: &str, new: &str) -> std::io::Result<()> {
-    if std::fs::metadata(path)?.permissions().readonly() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::PermissionDenied,
-            "the file is read-only",
-        ));
-    }
-    let current = std::fs::read(path)?;
-    if current != old.as_bytes() {
-        return Err(std::io::Error::other(
-            "the file changed since it was read; run fensyn again",
-        ));
-    }
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let perms = std::fs::metadata(path)?.permissions();
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{file_name}.fensyn-{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(new.as_bytes())?;
-        f.sync_all()?;
-        std::fs::set_permissions(&tmp, perms)?;
-        // Last check just before the rename: the window in which a concurrent edit is lost is
-        // as small as a rename.
-        if std::fs::read(path)? != old.as_bytes() {
-            return Err(std::io::Error::other(
-                "the file changed since it was read; run fensyn again",
-            ));
-        }
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+/// Parses the rewritten `files` of `prog`'s unit (main file `name`, originally `src`) as
+/// `prog` was parsed, the rewritten headers read from memory.
+pub fn reparse(
+    name: &str,
+    src: &str,
+    prog: &Program,
+    files: &[rewrite::FileRewrite],
+) -> Result<Program, frontend::Diagnostic> {
+    let text = rewrite::files::main_text(src, files);
+    let headers = rewrite::files::header_texts(prog, files);
+    frontend::reparse(name, text, prog, &headers)
 }

@@ -4,7 +4,7 @@
 use crate::checker::CheckResult;
 use crate::ir::Program;
 use crate::report::ProofBug;
-use crate::rewrite::Edit;
+use crate::rewrite::{Edit, FileEdits};
 
 /// The offset in the original text of offset `at` of the text `edits` produced, or `None` when
 /// `at` lies inside the text an edit wrote.
@@ -28,16 +28,23 @@ pub(super) fn original_offset(edits: &[Edit], at: usize) -> Option<usize> {
 
 /// The first bug of a variant's first buggy execution, with its statement's place in the
 /// input (the statement of `prog` that starts where the variant's does, once the variant's
-/// `edits` are undone).
+/// `edits` of that statement's file are undone).
 pub(super) fn first_bug(
     prog: &Program,
     variant: &Program,
-    edits: &[Edit],
+    edits: &[FileEdits],
     res: &CheckResult,
 ) -> Option<ProofBug> {
     let bug = res.buggy.first()?.bugs.first()?;
-    let at = variant.stmts.get(bug.stmt)?.span.start;
-    let place = original_offset(edits, at)
+    let span = variant.stmts.get(bug.stmt)?.span;
+    let k = variant.sources.file_index(&span);
+    let own: &[Edit] = edits
+        .iter()
+        .find(|e| e.file == k)
+        .map_or(&[], |e| &e.edits);
+    let local = span.start - variant.sources.base_of(k);
+    let place = original_offset(own, local)
+        .map(|o| o + prog.sources.base_of(k))
         .and_then(|o| prog.stmts.iter().find(|s| s.span.start == o))
         .map(|s| (s.span.line, s.span.column));
     Some(ProofBug {

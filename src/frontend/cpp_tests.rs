@@ -517,7 +517,7 @@ fn await_loops_on_member_loads() {
 
 #[test]
 fn cpp_fences_are_rewritten_in_cpp() {
-    use crate::rewrite::{apply, fence_edits};
+    use crate::rewrite::{files, fence_edits};
     use crate::trace::Site;
     let src = format!(
         "{HEAD_CPP}std::atomic<int> x;\nvoid t() {{\n    x.store(1, std::memory_order_relaxed);\n    if (x.load() == 1)\n        x.store(2);\n    std::atomic_thread_fence(std::memory_order::acquire);\n}}\nint main() {{ std::thread h(t); h.join(); }}\n"
@@ -543,7 +543,8 @@ fn cpp_fences_are_rewritten_in_cpp() {
         (Site::Existing(fence), MemOrder::SeqCst),
     ];
     let (edits, _) = fence_edits(&src, &p, &fences).unwrap();
-    let out = apply(&src, &edits).unwrap();
+    let changed = files::apply_all(&src, &p, &edits).unwrap();
+    let out = files::main_text(&src, &changed).to_string();
     assert!(out.contains(
         "    std::atomic_thread_fence(std::memory_order_release);\n    if (x.load() == 1)\n        { std::atomic_thread_fence(std::memory_order_seq_cst); x.store(2); }\n    std::atomic_thread_fence(std::memory_order::seq_cst);\n"
     ), "{out}");

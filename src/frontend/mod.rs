@@ -1018,6 +1018,26 @@ pub fn parse_unit(
     Ok(program)
 }
 
+/// Parses a rewritten version of `prog`'s unit as `prog` was parsed (same language, `-D`s and
+/// preprocessor options): the main file `name` with text `text`, and the headers in
+/// `headers` (path as read, lexically normalised → new text) instead of their text on disk.
+pub fn reparse(
+    name: &str,
+    text: &str,
+    prog: &crate::ir::Program,
+    headers: &[(std::path::PathBuf, String)],
+) -> Result<crate::ir::Program, Diagnostic> {
+    let loader = preprocess::Overlay {
+        files: headers
+            .iter()
+            .map(|(p, t)| (preprocess::normalize(p), t.clone()))
+            .collect(),
+        fallback: &preprocess::Disk,
+    };
+    let pp = &prog.sources.options;
+    parse_unit(name, text, prog.lang, &prog.defines, pp, &loader)
+}
+
 /// Parses and lowers the preprocessed text of `unit` (spans of that text).
 fn lower_text(
     file: &str,

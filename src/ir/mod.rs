@@ -731,20 +731,27 @@ pub struct PpOptions {
 pub struct Sources {
     pub options: PpOptions,
     pub headers: Vec<Header>,
-    /// The top-level macro uses of the main file: byte ranges and what they expand.
+    /// The top-level macro uses of every file: byte ranges and what they expand.
     pub macro_uses: Vec<MacroUse>,
 }
 
-/// A header of the user's, read through `#include`.
+/// A header of the user's, read through `#include` (never a system header fensyn knows:
+/// those are not read).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
-    /// As shown in messages.
+    /// As shown in messages (the path as it was found).
     pub name: String,
+    /// The path it was read from (lexically normalised), for writing it and for re-parses.
+    pub path: std::path::PathBuf,
     pub base: usize,
     pub text: String,
+    /// The system headers (`stdatomic.h`, `atomic`, ...) the translation unit had included
+    /// when this header was first read: what its code may use without including it.
+    pub system_before: Vec<String>,
 }
 
-/// A macro use `start..end` of the main file.
+/// A macro use `start..end` of a file of the unit (offsets as [`Span`]s number them: a
+/// header's past its base).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MacroUse {
     pub start: usize,
@@ -759,7 +766,22 @@ impl Sources {
         self.headers.iter().rev().find(|h| span.start >= h.base)
     }
 
-    /// The macro use of the main file that strictly contains `offset` (an edit there would
+    /// The file holding `span`: 0 for the main file, `k` for header `k - 1`.
+    pub fn file_index(&self, span: &Span) -> usize {
+        self.headers.iter().rposition(|h| span.start >= h.base).map_or(0, |k| k + 1)
+    }
+
+    /// The base offset of file `index` ([`Sources::file_index`]).
+    pub fn base_of(&self, index: usize) -> usize {
+        index.checked_sub(1).and_then(|k| self.headers.get(k)).map_or(0, |h| h.base)
+    }
+
+    /// The name of file `index`, with `main` the main file's.
+    pub fn name_of<'a>(&'a self, index: usize, main: &'a str) -> &'a str {
+        index.checked_sub(1).and_then(|k| self.headers.get(k)).map_or(main, |h| h.name.as_str())
+    }
+
+    /// The macro use that strictly contains `offset` (an edit there would
     /// land inside the use, not before or after it).
     pub fn macro_use_around(&self, offset: usize) -> Option<&MacroUse> {
         self.macro_uses

@@ -314,7 +314,8 @@ pub fn explain_text(
         let span = prog.stmts[b.stmt].span;
         let _ = writeln!(
             out,
-            "{file}:{}:{}: {}: {}",
+            "{}:{}:{}: {}: {}",
+            prog.sources.name_of(prog.sources.file_index(&span), file),
             span.line,
             span.column,
             b.kind.as_str(),
@@ -331,7 +332,7 @@ pub fn explain_text(
         sol.inserted,
         sol.strengthened
     );
-    let tree = crate::rewrite::parse_tree(src, prog.lang);
+    let unit = crate::rewrite::files::Parsed::new(src, prog);
     for (f, p) in sol.fences.iter().zip(positions) {
         let action = match (f.site, f.previous) {
             (Site::Existing(_), Some(prev)) => format!(
@@ -345,8 +346,10 @@ pub fn explain_text(
                 format!("insert {article} {o} fence before")
             }
         };
-        let _ = writeln!(out, "\n  {file}:{}:{}: {action}", p.line, p.column);
-        let _ = writeln!(out, "       | {}", source_line(src, p.line, 90));
+        let at = prog.sources.name_of(p.file, file);
+        let _ = writeln!(out, "\n  {at}:{}:{}: {action}", p.line, p.column);
+        let text = unit.frames.get(p.file).map_or(src, |f| f.text);
+        let _ = writeln!(out, "       | {}", source_line(text, p.line, 90));
         match reason::reason(sol, f) {
             Some(Reason::Orders { before, after }) => {
                 let _ = writeln!(
@@ -354,16 +357,20 @@ pub fn explain_text(
                     "    {}",
                     reason::orders_text(
                         prog,
-                        tree.as_ref().map(|t| (src, t.root_node())),
+                        &|at| unit.function_at(prog, at),
                         f.site,
                         before,
                         after,
-                        &|st| prog.stmt_line(st)
+                        &|st| {
+                            let k = prog.sources.file_index(&prog.stmts[st].span);
+                            let other = (k != p.file).then(|| unit.short_name(prog, k));
+                            (prog.stmt_line(st), other)
+                        }
                     )
                 );
             }
             Some(Reason::Bug { stmt }) => {
-                let _ = writeln!(out, "    needed for line {}", prog.stmt_line(stmt));
+                let _ = writeln!(out, "    needed for line {}", super::stmt_ref(prog, stmt));
             }
             None => {}
         }
@@ -378,7 +385,7 @@ pub fn explain_text(
             let bug = format!(
                 "the {} at line {}",
                 r.bug.kind.as_str(),
-                prog.stmt_line(r.bug.stmt)
+                super::stmt_ref(prog, r.bug.stmt)
             );
             let text = match violated_cycle(&g, model, Some(v), race) {
                 Some((kind, steps)) => (

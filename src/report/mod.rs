@@ -156,7 +156,7 @@ impl ExploredAs {
 }
 
 /// Statement `s`'s line as the reports name it: `12`, or `ring.h:12` in a header.
-fn stmt_ref(prog: &Program, s: crate::ir::StmtId) -> String {
+pub(crate) fn stmt_ref(prog: &Program, s: crate::ir::StmtId) -> String {
     let span = prog.stmts[s].span;
     match prog.sources.header(&span) {
         Some(h) => {
@@ -456,6 +456,9 @@ pub struct FenceJson {
     pub order: &'static str,
     pub line: usize,
     pub column: usize,
+    /// The header the fence is in (absent: the checked file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// For a strengthened fence: its order before.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub previous: Option<&'static str>,
@@ -513,6 +516,10 @@ pub struct FixJson<'a> {
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
+    /// For a fixed program: the files the fix changes, as messages name them (the checked
+    /// file first, then headers in include order).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
     /// The cost model minimised (`count`, `weight`, `x86`, `armv8`).
     pub cost: &'static str,
     /// Under `x86` / `armv8`: the price of the fences (see `synth::Cost`).
@@ -636,8 +643,13 @@ pub fn proof_text(file: &str, entries: &[ProofEntry]) -> String {
     out
 }
 
-/// The JSON entries of a solution's fences; `positions[i]` is where fence `i` lands.
-pub fn fence_entries(sol: &Solution, positions: &[Position]) -> Vec<FenceJson> {
+/// The JSON entries of a solution's fences; `positions[i]` is where fence `i` lands (in the
+/// files of `sources`).
+pub fn fence_entries(
+    sol: &Solution,
+    positions: &[Position],
+    sources: &crate::ir::Sources,
+) -> Vec<FenceJson> {
     sol.fences
         .iter()
         .zip(positions)
@@ -652,6 +664,7 @@ pub fn fence_entries(sol: &Solution, positions: &[Position]) -> Vec<FenceJson> {
                 order: f.order.c_name(),
                 line: p.line,
                 column: p.column,
+                file: (p.file > 0).then(|| sources.name_of(p.file, "").to_string()),
                 previous: f.previous.map(|o| o.c_name()),
                 cycles: cycles.into_iter().collect(),
                 instruction: None,
@@ -662,7 +675,7 @@ pub fn fence_entries(sol: &Solution, positions: &[Position]) -> Vec<FenceJson> {
 
 /// A one-paragraph text summary of a fix, for stderr.
 pub fn fix_summary(
-    file: &str,
+    (file, sources): (&str, &crate::ir::Sources),
     sol: &Solution,
     positions: &[Position],
     verified: Verified,
@@ -713,7 +726,8 @@ pub fn fix_summary(
         };
         let _ = writeln!(
             out,
-            "  {file}:{}:{}: {action}: {}",
+            "  {}:{}:{}: {action}: {}",
+            sources.name_of(p.file, file),
             p.line,
             p.column,
             how.into_iter().collect::<Vec<_>>().join("; ")

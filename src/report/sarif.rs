@@ -13,7 +13,7 @@
 //! document. The structs derive `Deserialize` too so that a file's part can travel as JSON.
 
 use super::ErrorEntry;
-use crate::rewrite::Edit;
+use crate::rewrite::{Edit, FileRewrite};
 use serde::{Deserialize, Serialize};
 
 pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -254,16 +254,38 @@ fn rule_index(kind: &str) -> usize {
     RULES.iter().position(|r| r.0 == kind).unwrap_or(0)
 }
 
-/// One result per error of `file`, each with `fix` (when there is one).
-pub fn results(
-    file: &str,
-    src: &str,
-    errors: &[ErrorEntry],
-    fix: Option<&Fix>,
-) -> Vec<SarifResult> {
+/// The files of a translation unit by the names messages give them: the main file `main`
+/// (text `src`) and the headers of `sources`.
+#[derive(Clone, Copy)]
+pub struct UnitFiles<'a> {
+    pub main: &'a str,
+    pub src: &'a str,
+    pub sources: &'a crate::ir::Sources,
+}
+
+impl<'a> UnitFiles<'a> {
+    /// The name and text of the file called `file` (`None`: the main file).
+    fn get(&self, file: Option<&'a str>) -> (&'a str, &'a str) {
+        let header = file.and_then(|f| self.sources.headers.iter().find(|h| h.name == f));
+        header.map_or((self.main, self.src), |h| (h.name.as_str(), h.text.as_str()))
+    }
+
+    /// The name and text of file `index` (0: the main file, `k`: header `k - 1`).
+    fn by_index(&self, index: usize) -> (&'a str, &'a str) {
+        match index.checked_sub(1).and_then(|k| self.sources.headers.get(k)) {
+            Some(h) => (h.name.as_str(), h.text.as_str()),
+            None => (self.main, self.src),
+        }
+    }
+}
+
+/// One result per error of the unit (located in its file, a header's for an error there),
+/// each with `fix` (when there is one).
+pub fn results(unit: &UnitFiles, errors: &[ErrorEntry], fix: Option<&Fix>) -> Vec<SarifResult> {
     errors
         .iter()
-        .map(|e| SarifResult {
+        .map(|e| (e, unit.get(e.file.as_deref())))
+        .map(|(e, (file, src))| SarifResult {
             rule_id: e.kind.to_string(),
             rule_index: rule_index(e.kind),
             level: "error".into(),
@@ -292,16 +314,25 @@ pub fn results(
         .collect()
 }
 
-/// The fix made of `edits` of `file`, described by `description`.
-pub fn fix(file: &str, src: &str, edits: &[Edit], description: String) -> Fix {
-    let mut edits: Vec<&Edit> = edits.iter().collect();
-    edits.sort_by_key(|e| (e.start, e.end));
+/// The fix made of the `edits` of each file of the unit (one artifact change per file, in
+/// file order), described by `description`.
+pub fn fix(unit: &UnitFiles, edits: &[FileRewrite], description: String) -> Fix {
+    let mut files: Vec<&FileRewrite> = edits.iter().collect();
+    files.sort_by_key(|f| f.file);
     Fix {
         description: Message { text: description },
-        artifact_changes: vec![ArtifactChange {
-            artifact_location: artifact(file),
-            replacements: edits.into_iter().map(|e| replacement(src, e)).collect(),
-        }],
+        artifact_changes: files
+            .into_iter()
+            .map(|f| {
+                let (file, src) = unit.by_index(f.file);
+                let mut edits: Vec<&Edit> = f.edits.iter().collect();
+                edits.sort_by_key(|e| (e.start, e.end));
+                ArtifactChange {
+                    artifact_location: artifact(file),
+                    replacements: edits.into_iter().map(|e| replacement(src, e)).collect(),
+                }
+            })
+            .collect(),
     }
 }
 
@@ -448,14 +479,10 @@ pub fn log(files: Vec<FileRun>, src_root: Option<String>, successful: bool) -> L
 
 /// `check --format sarif` for one file: a result per error; a warning when the exploration
 /// was cut (`incomplete`: why).
-pub fn check_run(
-    file: &str,
-    src: &str,
-    errors: &[ErrorEntry],
-    incomplete: Option<String>,
-) -> FileRun {
+pub fn check_run(unit: &UnitFiles, errors: &[ErrorEntry], incomplete: Option<String>) -> FileRun {
+    let file = unit.main;
     FileRun {
-        results: results(file, src, errors, None),
+        results: results(unit, errors, None),
         notifications: incomplete
             .map(|why| {
                 notification(
@@ -474,12 +501,12 @@ pub fn check_run(
 /// `fix --format sarif` for one file. `errors`: the errors the fix removes (or the one an
 /// unfixable program keeps); `edits`: the fix's edits, when there is a fix.
 pub fn fix_run(
-    file: &str,
-    src: &str,
+    unit: &UnitFiles,
     j: &super::FixJson,
     errors: &[ErrorEntry],
-    edits: Option<&[Edit]>,
+    edits: Option<&[FileRewrite]>,
 ) -> FileRun {
+    let file = unit.main;
     let fix = edits.map(|edits| {
         let n = j.fences.len();
         let mut text = format!(
@@ -491,17 +518,18 @@ pub fn fix_run(
             j.model
         );
         for f in &j.fences {
+            let at = f.file.as_deref().map_or(String::new(), |h| format!("{h}:"));
             text.push_str(&format!(
-                " {} {} at {}:{};",
+                " {} {} at {at}{}:{};",
                 f.action, f.order, f.line, f.column
             ));
         }
         text.pop();
         text.push_str(". The fences remove every error of the file together: apply the fix once.");
-        fix(file, src, edits, text)
+        fix(unit, edits, text)
     });
     let mut run = FileRun {
-        results: results(file, src, errors, fix.as_ref()),
+        results: results(unit, errors, fix.as_ref()),
         notifications: Vec::new(),
     };
     if let Some(reason) = &j.reason {

@@ -21,16 +21,22 @@
 //! ([`include`]). Each fence can carry a comment naming the two statements it orders
 //! ([`reason`]; line numbers of the fixed file).
 //!
+//! A fence lands in the file that holds its statement: the main file or one of the user's
+//! headers ([`files`]). Edits are per file, with offsets relative to that file's text; each
+//! file's indentation, braces, spelling and include come from that file's own text.
+//!
 //! Line endings follow the file (LF or CRLF). Edits are sorted and must not overlap; applying
 //! them is a single pass.
 //!
 //! **Architecture invariant:** `rewrite` is the only stage that produces source text.
 
+pub mod files;
 pub mod include;
 pub mod placement;
 pub mod reason;
 pub mod spelling;
 
+pub use files::{FileEdits, FileRewrite, Frame};
 pub use reason::Reason;
 pub use spelling::Spelling;
 
@@ -86,10 +92,12 @@ impl fmt::Display for RewriteError {
 impl std::error::Error for RewriteError {}
 
 /// Where a fence edit lands in the original file (1-based), for reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Position {
     pub line: usize,
     pub column: usize,
+    /// The file: 0 for the main file, `k` for header `k - 1` ([`files`]).
+    pub file: usize,
 }
 
 /// The C spelling of a fence statement.
@@ -179,18 +187,18 @@ fn indent_unit(src: &str) -> String {
     " ".repeat(best.unwrap_or(4))
 }
 
-/// The edit inserting or strengthening one fence, and where it lands in the original file. An
-/// inserted fence is spelled as `spelling` says and followed by `comment` (if any) on its line;
-/// a strengthened fence's edit replaces its order argument only.
+/// The edit inserting or strengthening one fence of `frame`'s file (offsets of its text), and
+/// where it lands in that file. An inserted fence is spelled as `spelling` says and followed by
+/// `comment` (if any) on its line; a strengthened fence's edit replaces its order argument only.
 pub fn fence_edit(
-    src: &str,
+    frame: &Frame,
     prog: &Program,
     site: Site,
     order: MemOrder,
     spelling: &Spelling,
     comment: Option<&str>,
 ) -> Result<(Edit, Position), RewriteError> {
-    let nl = newline(src);
+    let src = frame.text;
     let fence = || match comment {
         Some(c) => format!("{} {c}", spelling.fence(order)),
         None => spelling.fence(order),
@@ -198,16 +206,19 @@ pub fn fence_edit(
     let pos = |span: &Span| Position {
         line: span.line,
         column: span.column,
+        file: frame.index,
     };
     match site {
         Site::Existing(stmt) => {
             let s = &prog.stmts[stmt];
-            let span = s
-                .order_span
-                .ok_or(RewriteError::NoOrderArgument { line: s.span.line })?;
+            let span = frame.local(
+                s.order_span
+                    .ok_or(RewriteError::NoOrderArgument { line: s.span.line })?,
+            );
+            let whole = frame.local(s.span);
             check_range(src, span.start)?;
             check_range(src, span.end)?;
-            let call = &src[s.span.start.min(span.start)..span.start];
+            let call = &src[whole.start.min(span.start)..span.start];
             let builtin = call.contains("__atomic_thread_fence");
             Ok((
                 Edit {
@@ -220,33 +231,15 @@ pub fn fence_edit(
         }
         Site::Slot(slot) => match &prog.slots[slot].place {
             SlotPlace::Before { stmt } => {
-                let span = prog.stmts[*stmt].span;
+                let span = frame.local(prog.stmts[*stmt].span);
                 check_range(src, span.start)?;
-                let text = fence();
-                Ok(match indent_before(src, span.start) {
-                    Some(indent) => (
-                        Edit {
-                            start: line_start(src, span.start),
-                            end: line_start(src, span.start),
-                            text: format!("{indent}{text}{nl}"),
-                        },
-                        pos(&span),
-                    ),
-                    None => (
-                        Edit {
-                            start: span.start,
-                            end: span.start,
-                            text: format!("{text} "),
-                        },
-                        pos(&span),
-                    ),
-                })
+                Ok((line_or_inline(src, span.start, None, &fence()), pos(&span)))
             }
             SlotPlace::BlockEnd { after, close } => {
+                let close = frame.local(*close);
                 check_range(src, close.start)?;
-                let text = fence();
                 let indent = match after {
-                    Some(a) => indent_before(src, prog.stmts[*a].span.start)
+                    Some(a) => indent_before(src, frame.local(prog.stmts[*a].span).start)
                         .map(str::to_string)
                         .unwrap_or_default(),
                     None => format!(
@@ -255,28 +248,30 @@ pub fn fence_edit(
                         indent_unit(src)
                     ),
                 };
-                Ok(match indent_before(src, close.start) {
-                    Some(_) => {
-                        let at = line_start(src, close.start);
-                        (
-                            Edit {
-                                start: at,
-                                end: at,
-                                text: format!("{indent}{text}{nl}"),
-                            },
-                            pos(close),
-                        )
-                    }
-                    None => (
-                        Edit {
-                            start: close.start,
-                            end: close.start,
-                            text: format!("{text} "),
-                        },
-                        pos(close),
-                    ),
-                })
+                let edit = line_or_inline(src, close.start, Some(&indent), &fence());
+                Ok((edit, pos(&close)))
             }
+        },
+    }
+}
+
+/// `text` on a new line before the line of `at` when only whitespace precedes `at` there
+/// (indented like `at`, or by `indent`), else inline just before `at`.
+fn line_or_inline(src: &str, at: usize, indent: Option<&str>, text: &str) -> Edit {
+    let nl = newline(src);
+    match indent_before(src, at) {
+        Some(own) => {
+            let start = line_start(src, at);
+            Edit {
+                start,
+                end: start,
+                text: format!("{}{text}{nl}", indent.unwrap_or(own)),
+            }
+        }
+        None => Edit {
+            start: at,
+            end: at,
+            text: format!("{text} "),
         },
     }
 }
@@ -315,9 +310,9 @@ fn unbraced_bodies(root: tree_sitter::Node) -> std::collections::BTreeSet<(usize
     out
 }
 
-/// The edits for a whole fence solution, and where each fence lands (in the order given),
-/// without comments: fences spelled like the file, and the missing include when a fence is
-/// inserted.
+/// The edits for a whole fence solution, per file, and where each fence lands (in the order
+/// given), without comments: fences spelled like their file, and the missing include when a
+/// fence is inserted.
 ///
 /// Fences next to an unbraced `if`/`else`/loop body are written together with that statement
 /// inside new braces (`{ atomic_thread_fence(…); x = 1; }`), so the body still holds exactly
@@ -326,10 +321,8 @@ pub fn fence_edits(
     src: &str,
     prog: &Program,
     fences: &[(Site, MemOrder)],
-) -> Result<(Vec<Edit>, Vec<Position>), RewriteError> {
-    let tree = parse_tree(src, prog.lang);
-    let root = tree.as_ref().map(|t| t.root_node());
-    build(src, prog, root, fences, &[])
+) -> Result<(Vec<FileEdits>, Vec<Position>), RewriteError> {
+    files::Parsed::new(src, prog).build(prog, fences, &[])
 }
 
 /// One fence of a fix, as the rewriter writes it.
@@ -356,78 +349,95 @@ pub fn plan(sol: &Solution) -> Vec<Planned> {
         .collect()
 }
 
-/// A rewritten file.
+/// The rewritten files of a fix.
 #[derive(Clone, Debug)]
 pub struct Rewritten {
-    pub text: String,
-    /// Where each fence lands in the original file, in the order given.
+    /// The changed files, main file first, then headers in include order.
+    pub files: Vec<FileRewrite>,
+    /// Where each fence lands in the original files, in the order given.
     pub positions: Vec<Position>,
-    pub edits: Vec<Edit>,
 }
 
-/// Writes `fences` into `src`: [`fence_edits`] plus, with `comments`, a comment after each
-/// fence naming why it is there (`/* fensyn: orders line 12 before line 14 */`, lines of the
-/// rewritten file; a strengthened fence's comment, `/* fensyn: was release; … */`, is a separate
-/// insertion after its statement, so the order edit stays an argument-only edit).
+/// Writes `fences` into the files of `prog`'s unit (`src` is the main file's text):
+/// [`fence_edits`] plus, with `comments`, a comment after each fence naming why it is there
+/// (`/* fensyn: orders line 12 before line 14 */`, lines of the rewritten files, `… of f.c`
+/// for a statement of another file; a strengthened fence's comment, `/* fensyn: was release;
+/// … */`, is a separate insertion after its statement, so the order edit stays an
+/// argument-only edit).
 ///
-/// Checks what it produces: the edits may not overlap, and when `src` parses without errors
-/// (tree-sitter), so must the result.
+/// Checks what it produces: the edits may not overlap, and when a file parses without errors
+/// (tree-sitter), so must its result.
 pub fn rewrite(
     src: &str,
     prog: &Program,
     fences: &[Planned],
     comments: bool,
 ) -> Result<Rewritten, RewriteError> {
-    let tree = parse_tree(src, prog.lang);
-    let root = tree.as_ref().map(|t| t.root_node());
+    let unit = files::Parsed::new(src, prog);
     let chosen: Vec<(Site, MemOrder)> = fences.iter().map(|f| (f.site, f.order)).collect();
-    let (mut edits, mut positions) = build(src, prog, root, &chosen, &[])?;
+    let (mut edits, mut positions) = unit.build(prog, &chosen, &[])?;
     if comments {
         // Comments hold no newline, so the plain edits already say where every line ends up.
-        let line = |stmt: crate::ir::StmtId| {
-            let span = prog.stmts[stmt].span;
-            let (at, line) = root
-                .and_then(|r| do_condition(r, span))
-                .unwrap_or((span.start, span.line));
-            shifted_line(src, &edits, at, line)
-        };
         let notes: Vec<Option<String>> = fences
             .iter()
-            .map(|f| {
-                let why = match f.reason {
-                    Some(Reason::Orders { before, after }) => {
-                        let tree = root.map(|r| (src, r));
-                        reason::orders_text(prog, tree, f.site, before, after, &line)
-                    }
-                    Some(Reason::Bug { stmt }) => format!("needed for line {}", line(stmt)),
-                    None => String::new(),
-                };
-                let text = match (f.previous, why.is_empty()) {
-                    (Some(p), false) => format!("was {}; {why}", p.c_name()),
-                    (Some(p), true) => format!("was {}", p.c_name()),
-                    (None, false) => why,
-                    (None, true) => "inserted".into(),
-                };
-                Some(format!("/* fensyn: {text} */"))
-            })
+            .map(|f| Some(comment(&unit, prog, &edits, f)))
             .collect();
-        (edits, positions) = build(src, prog, root, &chosen, &notes)?;
+        (edits, positions) = unit.build(prog, &chosen, &notes)?;
     }
-    let text = apply(src, &edits)?;
-    if let Some(t) = &tree {
-        if !t.root_node().has_error() {
-            if let Some(new) = parse_tree(&text, prog.lang) {
+    let files = files::apply_all(src, prog, &edits)?;
+    for f in &files {
+        let lang = prog.lang;
+        if unit.root(f.file).is_some_and(|r| !r.has_error()) {
+            if let Some(new) = parse_tree(&f.text, lang) {
                 if let Some(line) = first_error_line(new.root_node()) {
                     return Err(RewriteError::Unparsable { line });
                 }
             }
         }
     }
-    Ok(Rewritten {
-        text,
-        positions,
-        edits,
-    })
+    Ok(Rewritten { files, positions })
+}
+
+/// The comment of fence `f`, with lines of the files as `edits` (comment-free) leave them.
+fn comment(unit: &files::Parsed, prog: &Program, edits: &[FileEdits], f: &Planned) -> String {
+    let home = reason::site_offset(prog, f.site).map_or(0, |at| {
+        prog.sources.file_index(&Span {
+            start: at,
+            end: at,
+            line: 0,
+            column: 0,
+        })
+    });
+    let line = |stmt: crate::ir::StmtId| {
+        let span = prog.stmts[stmt].span;
+        let k = prog.sources.file_index(&span);
+        let frame = unit.frames[k];
+        let local = frame.local(span);
+        let (at, line) = unit
+            .root(k)
+            .and_then(|r| do_condition(r, local))
+            .unwrap_or((local.start, span.line));
+        let none = Vec::new();
+        let own = edits.iter().find(|e| e.file == k).map_or(&none, |e| &e.edits);
+        let n = shifted_line(frame.text, own, at, line);
+        let other = (k != home).then(|| unit.short_name(prog, k));
+        (n, other)
+    };
+    let why = match f.reason {
+        Some(Reason::Orders { before, after }) => {
+            let func = |at: usize| unit.function_at(prog, at);
+            reason::orders_text(prog, &func, f.site, before, after, &line)
+        }
+        Some(Reason::Bug { stmt }) => format!("needed for {}", reason::line_text(line(stmt))),
+        None => String::new(),
+    };
+    let text = match (f.previous, why.is_empty()) {
+        (Some(p), false) => format!("was {}; {why}", p.c_name()),
+        (Some(p), true) => format!("was {}", p.c_name()),
+        (None, false) => why,
+        (None, true) => "inserted".into(),
+    };
+    format!("/* fensyn: {text} */")
 }
 
 /// For a `do … while (c);` statement (whose accesses in `c` the IR attributes to the whole
@@ -473,18 +483,17 @@ fn shifted_line(src: &str, edits: &[Edit], at: usize, line: usize) -> usize {
     l.max(1) as usize
 }
 
-/// The edits of `fences` (with `notes[i]`, when given, as fence `i`'s comment) and where each
-/// fence lands.
+/// The edits of `fences` (all in `frame`'s file; with `notes[i]`, when given, as fence `i`'s
+/// comment) and where each fence lands. `root` is the file's tree, `spelling` how it spells
+/// fences.
 fn build(
-    src: &str,
+    frame: &Frame,
     prog: &Program,
-    root: Option<tree_sitter::Node>,
+    (root, spelling): (Option<tree_sitter::Node>, &Spelling),
     fences: &[(Site, MemOrder)],
-    notes: &[Option<String>],
+    notes: &[Option<&str>],
 ) -> Result<(Vec<Edit>, Vec<Position>), RewriteError> {
-    let spelling = root.map_or(Spelling::default_for(prog.lang), |r| {
-        Spelling::detect(src, r, prog.lang)
-    });
+    let src = frame.text;
     let unbraced = root.map(unbraced_bodies).unwrap_or_default();
     // Per unbraced statement (by span): fences before it and after it.
     let mut wrapped: std::collections::BTreeMap<(usize, usize), (Vec<String>, Vec<String>)> =
@@ -492,7 +501,7 @@ fn build(
     let mut edits = Vec::new();
     let mut positions = Vec::new();
     for (i, &(site, order)) in fences.iter().enumerate() {
-        let note = notes.get(i).and_then(|n| n.as_deref());
+        let note = notes.get(i).copied().flatten();
         let anchor = match site {
             Site::Slot(slot) => match &prog.slots[slot].place {
                 SlotPlace::Before { stmt } => Some((prog.stmts[*stmt].span, true)),
@@ -503,7 +512,8 @@ fn build(
             },
             Site::Existing(_) => None,
         };
-        match anchor {
+        let local = anchor.map(|(span, before)| (frame.local(span), before));
+        match local {
             Some((span, before)) if unbraced.contains(&(span.start, span.end)) => {
                 let entry = wrapped.entry((span.start, span.end)).or_default();
                 let list = if before { &mut entry.0 } else { &mut entry.1 };
@@ -514,15 +524,16 @@ fn build(
                 positions.push(Position {
                     line: span.line,
                     column: span.column,
+                    file: frame.index,
                 });
             }
             _ => {
-                let (e, p) = fence_edit(src, prog, site, order, &spelling, note)?;
+                let (e, p) = fence_edit(frame, prog, site, order, spelling, note)?;
                 edits.push(e);
                 positions.push(p);
                 // A strengthened fence's comment goes after its statement.
                 if let (Site::Existing(stmt), Some(c)) = (site, note) {
-                    let end = prog.stmts[stmt].span.end;
+                    let end = frame.local(prog.stmts[stmt].span).end;
                     check_range(src, end)?;
                     if src[..end].ends_with(';') {
                         // First in the list: an insertion at the same point (a fence before
@@ -540,6 +551,24 @@ fn build(
             }
         }
     }
+    edits.extend(wrap_edits(src, wrapped)?);
+    // Builtin fences need no header; nor does a header read after the unit included it.
+    let inserts = fences.iter().any(|(s, _)| matches!(s, Site::Slot(_))) && !spelling.builtin;
+    let want = include::header(prog.lang);
+    let known = frame.system_before.iter().any(|h| h == want);
+    if let (true, false, Some(root)) = (inserts, known, root) {
+        edits.extend(include::include_edit(src, root, prog.lang, newline(src)));
+    }
+    Ok((edits, positions))
+}
+
+/// The braces around unbraced bodies that get fences (`wrapped`: per statement's byte range,
+/// the fences before and after it).
+fn wrap_edits(
+    src: &str,
+    wrapped: std::collections::BTreeMap<(usize, usize), (Vec<String>, Vec<String>)>,
+) -> Result<Vec<Edit>, RewriteError> {
+    let mut edits = Vec::new();
     for ((start, end), (before, after)) in wrapped {
         check_range(src, start)?;
         check_range(src, end)?;
@@ -565,12 +594,7 @@ fn build(
             text: close,
         });
     }
-    // Builtin fences need no header.
-    let inserts = fences.iter().any(|(s, _)| matches!(s, Site::Slot(_))) && !spelling.builtin;
-    if let (true, Some(root)) = (inserts, root) {
-        edits.extend(include::include_edit(src, root, prog.lang, newline(src)));
-    }
-    Ok((edits, positions))
+    Ok(edits)
 }
 
 /// Applies edits (in any order) in one pass. Insertions at the same point keep their given order.

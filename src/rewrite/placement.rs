@@ -1,12 +1,11 @@
-//! Where a fence cannot be written: fensyn writes into the main file only, and never inside
-//! the text of a macro use.
+//! Where a fence cannot be written: never inside the text of a macro use.
 //!
-//! A slot whose statement lies in a header (its span is past the main file, see
-//! [`crate::ir::Sources`]) needs an edit of the header; a slot or a strengthened fence whose
-//! position falls strictly inside a macro use of the main file would land inside the use's
-//! text; and when several statements come from one macro use, a fence before one of them
-//! would be written before the whole use, which orders other statements too. Each is
-//! reported with the reason instead of being written.
+//! A fence lands in the file that holds its statement, the main file or a header of the user's
+//! (see [`super::files`]; the system headers fensyn knows are never read, so no span points
+//! into them). A slot or a strengthened fence whose position falls strictly inside a macro use
+//! (of any file) would land inside the use's text; and when several statements come from one
+//! macro use, a fence before one of them would be written before the whole use, which orders
+//! other statements too. Each is reported with the reason instead of being written.
 
 use crate::ir::{Program, SlotPlace, Span};
 use crate::trace::Site;
@@ -24,18 +23,20 @@ pub fn unwritable(prog: &Program, site: Site) -> Option<String> {
         }
     };
     let sources = &prog.sources;
-    if let Some(h) = sources.header(&span) {
-        return Some(format!(
-            "a fence is needed in {}:{}:{}, and fensyn writes fences into the main file only",
-            h.name, span.line, span.column
-        ));
-    }
+    let file = |span: &Span| {
+        sources
+            .header(span)
+            .map_or(String::new(), |h| format!("{}:", h.name))
+    };
     let inside = |at: usize| sources.macro_use_around(at);
     if let Some(u) = inside(span.start).or_else(|| inside(span.end)) {
         return Some(format!(
-            "a fence is needed inside the macro use at line {}:{} ({}); write it in the \
+            "a fence is needed inside the macro use at line {}{}:{} ({}); write it in the \
              macro's definition",
-            span.line, span.column, u.note
+            file(&span),
+            span.line,
+            span.column,
+            u.note
         ));
     }
     let shares_use = |s: Span| {
@@ -54,9 +55,12 @@ pub fn unwritable(prog: &Program, site: Site) -> Option<String> {
             let u = sources.macro_uses.iter().find(|u| u.start == span.start);
             let note = u.map_or("", |u| u.note.as_str());
             return Some(format!(
-                "a fence is needed between statements of the macro use at line {}:{} ({}); \
+                "a fence is needed between statements of the macro use at line {}{}:{} ({}); \
                  write it in the macro's definition",
-                span.line, span.column, note
+                file(&span),
+                span.line,
+                span.column,
+                note
             ));
         }
     }

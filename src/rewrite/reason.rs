@@ -29,7 +29,7 @@ pub enum Reason {
 }
 
 /// The function definition around byte `at`: its start and its name.
-fn enclosing_function(src: &str, root: tree_sitter::Node, at: usize) -> Option<(usize, String)> {
+pub(crate) fn enclosing_function(src: &str, root: tree_sitter::Node, at: usize) -> Option<(usize, String)> {
     let mut n = root.descendant_for_byte_range(at, at)?;
     while n.kind() != "function_definition" {
         n = n.parent()?;
@@ -42,8 +42,8 @@ fn enclosing_function(src: &str, root: tree_sitter::Node, at: usize) -> Option<(
     Some((n.start_byte(), src[name.byte_range()].to_string()))
 }
 
-/// Where the fence at `site` is written (a byte offset of the original file).
-fn site_offset(prog: &Program, site: Site) -> Option<usize> {
+/// Where the fence at `site` is written (a span offset of the unit, see [`crate::ir::Sources`]).
+pub(crate) fn site_offset(prog: &Program, site: Site) -> Option<usize> {
     match site {
         Site::Slot(s) => match &prog.slots.get(s)?.place {
             SlotPlace::Before { stmt } => Some(prog.stmts[*stmt].span.start),
@@ -53,41 +53,49 @@ fn site_offset(prog: &Program, site: Site) -> Option<usize> {
     }
 }
 
-/// `orders line A before line B`, each line given by `line`. With the file's tree: a statement
-/// outside the function definition that holds the fence (in a helper fensyn inlined) is
-/// followed by `(in NAME)`; when both are in one function and B does not come after A, the
-/// fence orders A before B of a later pass through the code (a loop's next iteration, the
-/// function's next call).
+/// `line N`, or `line N of f.c` for a statement of another file than the fence's.
+pub fn line_text((line, file): (usize, Option<String>)) -> String {
+    match file {
+        Some(f) => format!("line {line} of {f}"),
+        None => format!("line {line}"),
+    }
+}
+
+/// `orders line A before line B`, each line given by `line` (with the file's name when it
+/// is not the fence's, [`line_text`]). `func` gives the function definition around a span
+/// offset (its start and name): a statement outside the function definition that holds the
+/// fence (in a helper fensyn inlined) is followed by `(in NAME)`; when both are in one
+/// function and B does not come after A, the fence orders A before B of a later pass through
+/// the code (a loop's next iteration, the function's next call).
 pub fn orders_text(
     prog: &Program,
-    tree: Option<(&str, tree_sitter::Node)>,
+    func: &dyn Fn(usize) -> Option<(usize, String)>,
     site: Site,
     before: StmtId,
     after: StmtId,
-    line: &dyn Fn(StmtId) -> usize,
+    line: &dyn Fn(StmtId) -> (usize, Option<String>),
 ) -> String {
-    let func = |at: Option<usize>| -> Option<(usize, String)> {
-        let (src, root) = tree?;
-        enclosing_function(src, root, at?)
-    };
-    let home = func(site_offset(prog, site));
-    let fb = func(Some(prog.stmts[before].span.start));
-    let fa = func(Some(prog.stmts[after].span.start));
+    let home = site_offset(prog, site).and_then(func);
+    let fb = func(prog.stmts[before].span.start);
+    let fa = func(prog.stmts[after].span.start);
     let place = |f: &Option<(usize, String)>| match (f, &home) {
         (Some((start, name)), Some((h, _))) if start != h => format!(" (in {name})"),
         _ => String::new(),
     };
     let (a, b) = (line(before), line(after));
     // Two statements on one line: by their source positions.
-    let behind = b < a || (b == a && prog.stmts[after].span.start <= prog.stmts[before].span.start);
-    let later = if fa == fb && behind {
+    let behind = b.0 < a.0
+        || (b.0 == a.0 && prog.stmts[after].span.start <= prog.stmts[before].span.start);
+    let later = if fa == fb && a.1 == b.1 && behind {
         " of a later pass"
     } else {
         ""
     };
     format!(
-        "orders line {a}{} before line {b}{}{later}",
+        "orders {}{} before {}{}{later}",
+        line_text(a),
         place(&fb),
+        line_text(b),
         place(&fa)
     )
 }

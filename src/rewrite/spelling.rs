@@ -194,6 +194,55 @@ impl Spelling {
     pub fn detect(src: &str, root: tree_sitter::Node, lang: Lang) -> Spelling {
         let c = Census::take(src, root);
         let builtin = c.builtin();
+        Spelling::of(&c, builtin, lang)
+    }
+
+    /// The spelling of file `k` of a translation unit (`files`: each file's text and tree, the
+    /// main file first): its own ([`Spelling::detect`]), except that a file with no fence,
+    /// atomic operation or memory order of its own (a harness calling a header's functions)
+    /// uses builtins exactly when the unit's files together do. The qualification of C++
+    /// names still follows the file alone (a `using namespace std;` elsewhere may not reach it).
+    pub fn detect_unit(files: &[(&str, Option<tree_sitter::Node>)], k: usize, lang: Lang) -> Spelling {
+        let census = |(src, root): &(&str, Option<tree_sitter::Node>)| {
+            root.map_or_else(Census::default, |r| Census::take(src, r))
+        };
+        let Some(own) = files.get(k).map(census) else {
+            return Spelling::default_for(lang);
+        };
+        if files[k].1.is_none() {
+            return Spelling::default_for(lang);
+        }
+        let silent = own.fence_kinds.is_empty() && own.ops.is_empty() && own.orders.is_empty();
+        let builtin = if silent {
+            // The unit's counts, occurrences ordered by file, then position.
+            let (mut kinds, mut ops) = (Vec::new(), Vec::new());
+            for (i, f) in files.iter().enumerate() {
+                let c = census(f);
+                let at = |n: usize| i * (1 << 40) + n;
+                kinds.extend(c.fence_kinds.iter().map(|&(key, n, first)| (key, n, at(first))));
+                ops.extend(c.ops.iter().map(|&(key, n, first)| (key, n, at(first))));
+            }
+            let merged = |v: Vec<(bool, usize, usize)>| {
+                let mut out: Vec<(bool, usize, usize)> = Vec::new();
+                for (key, n, first) in v {
+                    match out.iter_mut().find(|e| e.0 == key) {
+                        Some(e) => e.1 += n,
+                        None => out.push((key, n, first)),
+                    }
+                }
+                out
+            };
+            most_used(&merged(kinds))
+                .or_else(|| most_used(&merged(ops)))
+                .unwrap_or(false)
+        } else {
+            own.builtin()
+        };
+        Spelling::of(&own, builtin, lang)
+    }
+
+    /// The spelling a file's census gives, builtins or not as `builtin` says.
+    fn of(c: &Census, builtin: bool, lang: Lang) -> Spelling {
         if lang == Lang::C {
             return Spelling {
                 builtin,

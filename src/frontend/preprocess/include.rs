@@ -24,6 +24,9 @@ impl Pp<'_> {
         };
         let Some((path, text)) = found else {
             if let Some(macros) = system::known(&name) {
+                if let Err(k) = self.system_seen.binary_search(&name) {
+                    self.system_seen.insert(k, name.clone());
+                }
                 for m in macros {
                     self.macros.entry(m.to_string()).or_insert(Macro {
                         kind: MacroKind::PassThrough,
@@ -176,7 +179,8 @@ impl Pp<'_> {
         if let Some(k) = self.files.iter().position(|f| f.path == path) {
             return Ok(k as u32);
         }
-        let file = SourceFile::new(path.display().to_string(), path.clone(), text);
+        let mut file = SourceFile::new(path.display().to_string(), path.clone(), text);
+        file.system_before = self.system_seen.clone();
         let toks = lex::lex(&file.text).map_err(|e| self.unterminated(&file, e.0))?;
         if let Some(g) = guard(&toks) {
             self.guards.insert(path, g);

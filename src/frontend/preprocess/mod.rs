@@ -80,6 +80,9 @@ pub struct SourceFile {
     pub name: String,
     pub path: PathBuf,
     pub text: String,
+    /// The known system headers included before this file was read (see
+    /// [`crate::ir::Header::system_before`]).
+    pub system_before: Vec<String>,
     /// Start offset of every line.
     lines: Vec<usize>,
 }
@@ -92,6 +95,7 @@ impl SourceFile {
             name,
             path,
             text,
+            system_before: Vec::new(),
             lines,
         }
     }
@@ -367,6 +371,8 @@ pub(crate) struct Pp<'a> {
     guards: HashMap<PathBuf, String>,
     /// Tokens produced by expansions so far (bounded).
     pub(crate) produced: usize,
+    /// The known system headers included so far, sorted.
+    system_seen: Vec<String>,
 }
 
 /// Deepest include nesting.
@@ -393,6 +399,7 @@ impl<'a> Pp<'a> {
             once: HashSet::new(),
             guards: HashMap::new(),
             produced: 0,
+            system_seen: Vec::new(),
         }
     }
 

@@ -75,17 +75,18 @@ pub(crate) fn map_program(p: &mut Program, unit: &Unit) {
             .skip(1)
             .map(|(f, &base)| Header {
                 name: f.name.clone(),
+                path: f.path.clone(),
                 base,
                 text: f.text.clone(),
+                system_before: f.system_before.clone(),
             })
             .collect(),
         macro_uses: unit
             .regions
             .iter()
-            .filter(|r| r.file == 0)
             .map(|r| MacroUse {
-                start: r.use_start,
-                end: r.use_end,
+                start: bases[r.file as usize] + r.use_start,
+                end: bases[r.file as usize] + r.use_end,
                 note: unit.expansion_note(r.out_start).unwrap_or_default(),
             })
             .collect(),
