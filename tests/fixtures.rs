@@ -4,6 +4,9 @@
 //!   `detail` of memory errors: `use-after-free`, ...), exit code;
 //! * `fix --format json`: status, fence orders (as a sorted multiset), counts, weight, that the
 //!   fix was re-checked clean, and exit code;
+//! * that the diff has one section per file the JSON's `files` lists (a fence in a header
+//!   changes the header: `fixtures/preprocessor/header_fence.c`, `spsc_harness.c`), in that
+//!   order, and that every fence's `file` is one of them;
 //! * the text diff of `fix` against the snapshot `NAME.fixed.diff` (regenerate with
 //!   `UPDATE_SNAPSHOTS=1` or `FENSYN_BLESS=1 cargo test --test fixtures`; `tests/golden.rs`
 //!   applies every snapshot with `git apply` and `patch -p1`).
@@ -152,6 +155,25 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
         // The text diff, against its snapshot.
         let out = run(with(vec!["fix"]), &name);
         let diff = stdout(&out);
+        // One section per changed file, in the order of the JSON's `files` (the checked file
+        // first, then headers in include order), and every fence in one of them.
+        let sections: Vec<&str> = diff
+            .lines()
+            .filter_map(|l| l.strip_prefix("+++ b/"))
+            .collect();
+        let files: Vec<&str> = j["files"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if sections != files {
+            fail(format!("diff sections {sections:?} != JSON files {files:?}"));
+        }
+        for f in j["fences"].as_array().unwrap() {
+            let file = f["file"].as_str().unwrap_or(&name);
+            if !files.contains(&file) {
+                fail(format!("a fence in {file}, which the fix does not change"));
+            }
+        }
         let snap = c.with_extension("fixed.diff");
         if std::env::var_os("UPDATE_SNAPSHOTS").is_some()
             || std::env::var_os("FENSYN_BLESS").is_some()

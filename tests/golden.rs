@@ -237,22 +237,34 @@ fn golden_stems_are_distinct() {
     assert_eq!(stems.len(), n, "two golden inputs share a stem: {stems:?}");
 }
 
-/// The file a diff patches (its `--- a/PATH` header).
-fn patched_path(diff: &str) -> String {
-    let first = diff.lines().next().unwrap_or("");
-    let second = diff.lines().nth(1).unwrap_or("");
-    assert!(first.starts_with("--- a/"), "no a/ prefix: {first}");
-    assert!(second.starts_with("+++ b/"), "no b/ prefix: {second}");
-    first["--- a/".len()..].to_string()
+/// The files a diff patches (its `--- a/PATH` headers, each followed by `+++ b/PATH`), in
+/// the order of its sections (a fix in a header has one section per file).
+fn patched_paths(diff: &str) -> Vec<String> {
+    let lines: Vec<&str> = diff.lines().collect();
+    assert!(
+        lines.first().is_some_and(|l| l.starts_with("--- a/")),
+        "no a/ prefix: {diff}"
+    );
+    let mut files = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if let Some(path) = l.strip_prefix("--- a/") {
+            let next = lines.get(i + 1).copied().unwrap_or("");
+            assert_eq!(next, format!("+++ b/{path}"), "section of {path}");
+            files.push(path.to_string());
+        }
+    }
+    files
 }
 
-/// Copies `file` (a path relative to the crate root) into a new temporary directory at the same
-/// relative path.
-fn tree_with(file: &str) -> tempfile::TempDir {
+/// Copies `files` (paths relative to the crate root) into a new temporary directory at the
+/// same relative paths.
+fn tree_with(files: &[String]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let dst = dir.path().join(file);
-    std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
-    std::fs::copy(root().join(file), &dst).unwrap();
+    for file in files {
+        let dst = dir.path().join(file);
+        std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
+        std::fs::copy(root().join(file), &dst).unwrap();
+    }
     dir
 }
 
@@ -274,10 +286,9 @@ fn every_expected_diff_applies_with_git_apply_and_patch() {
     let mut problems = Vec::new();
     for d in &diffs {
         let text = read(d);
-        let file = patched_path(&text);
-        let original = read(&root().join(&file));
+        let files = patched_paths(&text);
         // git apply (outside any repository it patches the working tree like patch -p1).
-        let dir = tree_with(&file);
+        let dir = tree_with(&files);
         std::fs::write(dir.path().join("fix.diff"), &text).unwrap();
         let out = Command::new("git")
             .args(["apply", "--whitespace=nowarn", "fix.diff"])
@@ -292,24 +303,29 @@ fn every_expected_diff_applies_with_git_apply_and_patch() {
             ));
             continue;
         }
-        let by_git = read(&dir.path().join(&file));
-        if by_git == original {
-            problems.push(format!("{}: git apply changed nothing", rel(d)));
+        let by_git: Vec<String> = files.iter().map(|f| read(&dir.path().join(f))).collect();
+        for (f, new) in files.iter().zip(&by_git) {
+            if *new == read(&root().join(f)) {
+                problems.push(format!("{}: git apply changed nothing in {f}", rel(d)));
+            }
         }
         // Every added line is in the result, and the fences are there.
+        let all = by_git.concat();
         for l in added(&text) {
-            if !by_git.contains(l.trim_end_matches(['\n', '\r'])) {
+            if !all.contains(l.trim_end_matches(['\n', '\r'])) {
                 problems.push(format!("{}: added line missing after apply: {l:?}", rel(d)));
             }
         }
         if patch {
-            let dir2 = tree_with(&file);
+            let dir2 = tree_with(&files);
             let out = Command::new("patch")
                 .args(["-p1", "--batch", "--silent", "-i"])
                 .arg(dir.path().join("fix.diff"))
                 .current_dir(dir2.path())
                 .output()
                 .expect("run patch");
+            let by_patch: Vec<String> =
+                files.iter().map(|f| read(&dir2.path().join(f))).collect();
             if !out.status.success() {
                 problems.push(format!(
                     "{}: patch -p1 failed: {}{}",
@@ -317,7 +333,7 @@ fn every_expected_diff_applies_with_git_apply_and_patch() {
                     String::from_utf8_lossy(&out.stdout),
                     String::from_utf8_lossy(&out.stderr)
                 ));
-            } else if read(&dir2.path().join(&file)) != by_git {
+            } else if by_patch != by_git {
                 problems.push(format!("{}: patch -p1 and git apply disagree", rel(d)));
             }
         }
@@ -331,7 +347,7 @@ fn applied_golden_diffs_equal_write_and_check_clean() {
     for input in golden_inputs() {
         let file = rel(&input);
         let diff = read(&input.with_extension("diff"));
-        let a = tree_with(&file);
+        let a = tree_with(std::slice::from_ref(&file));
         std::fs::write(a.path().join("fix.diff"), &diff).unwrap();
         let st = Command::new("git")
             .args(["apply", "--whitespace=nowarn", "fix.diff"])
@@ -339,7 +355,7 @@ fn applied_golden_diffs_equal_write_and_check_clean() {
             .status()
             .unwrap();
         assert!(st.success(), "{file}: git apply");
-        let b = tree_with(&file);
+        let b = tree_with(std::slice::from_ref(&file));
         let out = fensyn_in(b.path(), &["fix", &file, "--write"]);
         assert_eq!(out.status.code(), Some(0), "{file}: {}", stderr(&out));
         let patched = read(&a.path().join(&file));

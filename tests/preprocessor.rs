@@ -1,6 +1,7 @@
 //! The preprocessor on the command line: `fixtures/preprocessor/` (the fixtures with an
 //! `expect.json` also run in `tests/fixtures.rs`), `-I`, `-D`, `-U`, fensyn.toml's
-//! `include`, compile_commands.json, and the fixes fensyn does not write.
+//! `include`, compile_commands.json, fixes in headers (one patch, `--write` all or none) and
+//! the fixes fensyn does not write.
 
 mod common;
 
@@ -75,22 +76,136 @@ fn variants_are_selected_by_defines() {
 }
 
 #[test]
-fn fences_in_headers_and_between_macro_statements_are_not_written() {
-    let (code, out, err) = run(&["fix", &format!("{DIR}/header_fence.c")]);
-    assert_eq!(code, Some(2), "{err}");
-    assert!(out.is_empty(), "{out}");
-    assert!(
-        err.contains(
-            "fix not written: a fence is needed in fixtures/preprocessor/include/ring.h:11:2"
-        ),
-        "{err}"
-    );
+fn fences_between_macro_statements_are_not_written() {
     let (code, _, err) = run(&["fix", "--write", &format!("{DIR}/macro_statements.c")]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("between statements of the macro use at line 16:2 (in expansion of PUBLISH, defined at fixtures/preprocessor/macro_statements.c:7:1)"),
         "{err}"
     );
+}
+
+/// A temporary copy of `fixtures/preprocessor/NAME.c` with its header `include/HEADER`.
+fn with_header(name: &str, header: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("include")).unwrap();
+    let copy = |from: &str| std::fs::copy(root().join(DIR).join(from), d.join(from)).unwrap();
+    copy(&format!("{name}.c"));
+    copy(&format!("include/{header}"));
+    dir
+}
+
+fn have(tool: &str) -> bool {
+    std::process::Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn a_fix_in_a_header_is_one_patch_for_git_apply_and_patch() {
+    let dir = with_header("spsc_harness", "spsc.h");
+    let d = dir.path();
+    let out = fensyn_in(d, &["fix", "spsc_harness.c"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let diff = stdout(&out);
+    let sections: Vec<&str> = diff.lines().filter(|l| l.starts_with("--- a/")).collect();
+    assert_eq!(sections, ["--- a/spsc_harness.c", "--- a/include/spsc.h"], "{diff}");
+    assert!(
+        stderr(&out).contains("include/spsc.h:25:2: insert release"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(d.join("fix.diff"), &diff).unwrap();
+    let tool = |cmd: &str, args: &[&str]| {
+        let out = std::process::Command::new(cmd)
+            .args(args)
+            .current_dir(d)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{cmd}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    if have("git") {
+        tool("git", &["apply", "--check", "fix.diff"]);
+    } else {
+        println!("git is not installed: `git apply --check` not run");
+    }
+    if have("patch") {
+        tool("patch", &["-p1", "--dry-run", "--batch", "-i", "fix.diff"]);
+    } else {
+        println!("patch is not installed: `patch -p1 --dry-run` not run");
+    }
+}
+
+#[test]
+fn write_replaces_the_main_file_and_the_header_together() {
+    let dir = with_header("header_fence", "ring.h");
+    let d = dir.path();
+    let out = fensyn_in(d, &["fix", "--write", "header_fence.c"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("header_fence.c: written"), "{err}");
+    assert!(err.contains("include/ring.h: written"), "{err}");
+    let main = std::fs::read_to_string(d.join("header_fence.c")).unwrap();
+    let header = std::fs::read_to_string(d.join("include/ring.h")).unwrap();
+    assert!(main.contains("atomic_thread_fence(memory_order_acquire);"), "{main}");
+    assert!(header.contains("atomic_thread_fence(memory_order_release);"), "{header}");
+    let out = fensyn_in(d, &["check", "header_fence.c"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(std::fs::read_dir(d).unwrap().count(), 2, "a temporary file was left");
+}
+
+#[test]
+fn a_read_only_header_leaves_every_file_unwritten() {
+    let dir = with_header("header_fence", "ring.h");
+    let d = dir.path();
+    let main = std::fs::read(d.join("header_fence.c")).unwrap();
+    let h = d.join("include/ring.h");
+    let mut perms = std::fs::metadata(&h).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&h, perms).unwrap();
+    let out = fensyn_in(d, &["fix", "--write", "header_fence.c"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "include/ring.h:1:1: error: not written: the file is read-only; no file was written"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(d.join("header_fence.c")).unwrap(), main);
+}
+
+#[test]
+fn a_header_changed_since_it_was_read_leaves_every_file_unwritten() {
+    use fensyn::checker::{Limits, Model};
+    use fensyn::cli::{repair, write_fix, Repair};
+    let dir = with_header("header_fence", "ring.h");
+    let d = dir.path();
+    let path = d.join("header_fence.c");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let name = path.to_string_lossy().into_owned();
+    let loader = fensyn::frontend::preprocess::Disk;
+    let pp = fensyn::ir::PpOptions::default();
+    let lang = fensyn::ir::Lang::C;
+    let prog = fensyn::frontend::parse_unit(&name, &src, lang, &[], &pp, &loader).unwrap();
+    let mode = fensyn::synth::Mode::Optimal;
+    let Repair::Fixed { files, .. } = repair(&name, &src, &prog, Model::Rc11, mode, Limits::default())
+    else {
+        panic!("no fix");
+    };
+    assert_eq!(files.len(), 2);
+    // Someone edits the header after fensyn read it.
+    let h = d.join("include/ring.h");
+    let edited = format!("{}/* edited */\n", std::fs::read_to_string(&h).unwrap());
+    std::fs::write(&h, &edited).unwrap();
+    let e = write_fix(&path, &src, &prog, &files).unwrap_err();
+    assert_eq!(e.path, fensyn::frontend::preprocess::normalize(&h));
+    assert!(e.error.to_string().contains("changed since it was read"), "{}", e.error);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), src);
+    assert_eq!(std::fs::read_to_string(&h).unwrap(), edited);
+    assert_eq!(std::fs::read_dir(d).unwrap().count(), 2, "a temporary file was left");
 }
 
 /// A directory holding `compdb/mp_compdb.c` and `include/algo.h` as in the fixtures.
@@ -169,5 +284,5 @@ fn traces_show_header_lines_from_the_header() {
         out.contains("ring.h:11 | atomic_store_explicit(&full, 1, memory_orde"),
         "{out}"
     );
-    assert!(out.contains("(reads from T1:ring.h:11)"), "{out}");
+    assert!(out.contains("← T1:ring.h:11"), "{out}");
 }

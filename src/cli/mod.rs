@@ -28,7 +28,7 @@ mod prove;
 mod robust;
 mod write;
 
-pub use write::write_atomically;
+pub use write::{write_atomically, WriteError};
 
 use crate::checker::{self, CheckOptions, Equiv, Goal, Limits, Model};
 use crate::frontend;
@@ -1640,7 +1640,7 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
 
 /// Writes the rewritten `files` of `prog`'s unit (main file `path`, read as `src`), all or
 /// none ([`write::write_all`]).
-fn write_fix(
+pub fn write_fix(
     path: &Path,
     src: &str,
     prog: &Program,
