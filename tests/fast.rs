@@ -198,8 +198,7 @@ fn fast_agrees_with_optimal_on_a_single_buggy_class() {
         assert_eq!(fences(&fast), fences(&opt), "{name}");
         assert_eq!(fast.iterations, 1, "{name}");
         let Repair::Fixed {
-            files: opt_source,
-            ..
+            files: opt_source, ..
         } = repair(&name, &src, &prog, model, Mode::Optimal, limits)
         else {
             unreachable!()

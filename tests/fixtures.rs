@@ -166,7 +166,9 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
             .map(|a| a.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         if sections != files {
-            fail(format!("diff sections {sections:?} != JSON files {files:?}"));
+            fail(format!(
+                "diff sections {sections:?} != JSON files {files:?}"
+            ));
         }
         for f in j["fences"].as_array().unwrap() {
             let file = f["file"].as_str().unwrap_or(&name);

@@ -324,8 +324,7 @@ fn every_expected_diff_applies_with_git_apply_and_patch() {
                 .current_dir(dir2.path())
                 .output()
                 .expect("run patch");
-            let by_patch: Vec<String> =
-                files.iter().map(|f| read(&dir2.path().join(f))).collect();
+            let by_patch: Vec<String> = files.iter().map(|f| read(&dir2.path().join(f))).collect();
             if !out.status.success() {
                 problems.push(format!(
                     "{}: patch -p1 failed: {}{}",

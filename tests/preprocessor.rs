@@ -111,7 +111,11 @@ fn a_fix_in_a_header_is_one_patch_for_git_apply_and_patch() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let diff = stdout(&out);
     let sections: Vec<&str> = diff.lines().filter(|l| l.starts_with("--- a/")).collect();
-    assert_eq!(sections, ["--- a/spsc_harness.c", "--- a/include/spsc.h"], "{diff}");
+    assert_eq!(
+        sections,
+        ["--- a/spsc_harness.c", "--- a/include/spsc.h"],
+        "{diff}"
+    );
     assert!(
         stderr(&out).contains("include/spsc.h:25:2: insert release"),
         "{}",
@@ -124,7 +128,11 @@ fn a_fix_in_a_header_is_one_patch_for_git_apply_and_patch() {
             .current_dir(d)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{cmd}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{cmd}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
     if have("git") {
         tool("git", &["apply", "--check", "fix.diff"]);
@@ -149,11 +157,21 @@ fn write_replaces_the_main_file_and_the_header_together() {
     assert!(err.contains("include/ring.h: written"), "{err}");
     let main = std::fs::read_to_string(d.join("header_fence.c")).unwrap();
     let header = std::fs::read_to_string(d.join("include/ring.h")).unwrap();
-    assert!(main.contains("atomic_thread_fence(memory_order_acquire);"), "{main}");
-    assert!(header.contains("atomic_thread_fence(memory_order_release);"), "{header}");
+    assert!(
+        main.contains("atomic_thread_fence(memory_order_acquire);"),
+        "{main}"
+    );
+    assert!(
+        header.contains("atomic_thread_fence(memory_order_release);"),
+        "{header}"
+    );
     let out = fensyn_in(d, &["check", "header_fence.c"]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
-    assert_eq!(std::fs::read_dir(d).unwrap().count(), 2, "a temporary file was left");
+    assert_eq!(
+        std::fs::read_dir(d).unwrap().count(),
+        2,
+        "a temporary file was left"
+    );
 }
 
 #[test]
@@ -191,7 +209,8 @@ fn a_header_changed_since_it_was_read_leaves_every_file_unwritten() {
     let lang = fensyn::ir::Lang::C;
     let prog = fensyn::frontend::parse_unit(&name, &src, lang, &[], &pp, &loader).unwrap();
     let mode = fensyn::synth::Mode::Optimal;
-    let Repair::Fixed { files, .. } = repair(&name, &src, &prog, Model::Rc11, mode, Limits::default())
+    let Repair::Fixed { files, .. } =
+        repair(&name, &src, &prog, Model::Rc11, mode, Limits::default())
     else {
         panic!("no fix");
     };
@@ -202,10 +221,18 @@ fn a_header_changed_since_it_was_read_leaves_every_file_unwritten() {
     std::fs::write(&h, &edited).unwrap();
     let e = write_fix(&path, &src, &prog, &files).unwrap_err();
     assert_eq!(e.path, fensyn::frontend::preprocess::normalize(&h));
-    assert!(e.error.to_string().contains("changed since it was read"), "{}", e.error);
+    assert!(
+        e.error.to_string().contains("changed since it was read"),
+        "{}",
+        e.error
+    );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), src);
     assert_eq!(std::fs::read_to_string(&h).unwrap(), edited);
-    assert_eq!(std::fs::read_dir(d).unwrap().count(), 2, "a temporary file was left");
+    assert_eq!(
+        std::fs::read_dir(d).unwrap().count(),
+        2,
+        "a temporary file was left"
+    );
 }
 
 /// A directory holding `compdb/mp_compdb.c` and `include/algo.h` as in the fixtures.

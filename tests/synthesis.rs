@@ -69,8 +69,8 @@ fn buggy_with(
 ) -> u64 {
     let (edits, _) = rewrite::fence_edits(src, prog, fences).unwrap();
     let files = rewrite::files::apply_all(src, prog, &edits).unwrap();
-    let p = fensyn::cli::reparse(name, src, prog, &files)
-        .unwrap_or_else(|d| panic!("{d}\n{files:?}"));
+    let p =
+        fensyn::cli::reparse(name, src, prog, &files).unwrap_or_else(|d| panic!("{d}\n{files:?}"));
     let opts = CheckOptions {
         model,
         limits: limits.clone(),

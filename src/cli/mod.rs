@@ -934,10 +934,7 @@ pub fn prove_minimal(
                     keep_buggy: 1,
                 },
             );
-            let pos = positions
-                .get(i)
-                .copied()
-                .unwrap_or_default();
+            let pos = positions.get(i).copied().unwrap_or_default();
             entries.push(report::ProofEntry {
                 line: pos.line,
                 column: pos.column,
@@ -1223,8 +1220,7 @@ fn write_and_recheck(
     {
         return Err(Recheck::NotWritable(why));
     }
-    let (files, positions) = match rewrite::rewrite(src, prog, &rewrite::plan(solution), comments)
-    {
+    let (files, positions) = match rewrite::rewrite(src, prog, &rewrite::plan(solution), comments) {
         Ok(r) => (r.files, r.positions),
         Err(e) => return Err(Recheck::Internal(format!("cannot write the fences: {e}"))),
     };

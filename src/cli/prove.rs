@@ -38,10 +38,7 @@ pub(super) fn first_bug(
     let bug = res.buggy.first()?.bugs.first()?;
     let span = variant.stmts.get(bug.stmt)?.span;
     let k = variant.sources.file_index(&span);
-    let own: &[Edit] = edits
-        .iter()
-        .find(|e| e.file == k)
-        .map_or(&[], |e| &e.edits);
+    let own: &[Edit] = edits.iter().find(|e| e.file == k).map_or(&[], |e| &e.edits);
     let local = span.start - variant.sources.base_of(k);
     let place = original_offset(own, local)
         .map(|o| o + prog.sources.base_of(k))

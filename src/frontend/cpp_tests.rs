@@ -517,7 +517,7 @@ fn await_loops_on_member_loads() {
 
 #[test]
 fn cpp_fences_are_rewritten_in_cpp() {
-    use crate::rewrite::{files, fence_edits};
+    use crate::rewrite::{fence_edits, files};
     use crate::trace::Site;
     let src = format!(
         "{HEAD_CPP}std::atomic<int> x;\nvoid t() {{\n    x.store(1, std::memory_order_relaxed);\n    if (x.load() == 1)\n        x.store(2);\n    std::atomic_thread_fence(std::memory_order::acquire);\n}}\nint main() {{ std::thread h(t); h.join(); }}\n"

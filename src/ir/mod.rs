@@ -768,17 +768,26 @@ impl Sources {
 
     /// The file holding `span`: 0 for the main file, `k` for header `k - 1`.
     pub fn file_index(&self, span: &Span) -> usize {
-        self.headers.iter().rposition(|h| span.start >= h.base).map_or(0, |k| k + 1)
+        self.headers
+            .iter()
+            .rposition(|h| span.start >= h.base)
+            .map_or(0, |k| k + 1)
     }
 
     /// The base offset of file `index` ([`Sources::file_index`]).
     pub fn base_of(&self, index: usize) -> usize {
-        index.checked_sub(1).and_then(|k| self.headers.get(k)).map_or(0, |h| h.base)
+        index
+            .checked_sub(1)
+            .and_then(|k| self.headers.get(k))
+            .map_or(0, |h| h.base)
     }
 
     /// The name of file `index`, with `main` the main file's.
     pub fn name_of<'a>(&'a self, index: usize, main: &'a str) -> &'a str {
-        index.checked_sub(1).and_then(|k| self.headers.get(k)).map_or(main, |h| h.name.as_str())
+        index
+            .checked_sub(1)
+            .and_then(|k| self.headers.get(k))
+            .map_or(main, |h| h.name.as_str())
     }
 
     /// The macro use that strictly contains `offset` (an edit there would

@@ -267,12 +267,17 @@ impl<'a> UnitFiles<'a> {
     /// The name and text of the file called `file` (`None`: the main file).
     fn get(&self, file: Option<&'a str>) -> (&'a str, &'a str) {
         let header = file.and_then(|f| self.sources.headers.iter().find(|h| h.name == f));
-        header.map_or((self.main, self.src), |h| (h.name.as_str(), h.text.as_str()))
+        header.map_or((self.main, self.src), |h| {
+            (h.name.as_str(), h.text.as_str())
+        })
     }
 
     /// The name and text of file `index` (0: the main file, `k`: header `k - 1`).
     fn by_index(&self, index: usize) -> (&'a str, &'a str) {
-        match index.checked_sub(1).and_then(|k| self.sources.headers.get(k)) {
+        match index
+            .checked_sub(1)
+            .and_then(|k| self.sources.headers.get(k))
+        {
             Some(h) => (h.name.as_str(), h.text.as_str()),
             None => (self.main, self.src),
         }

@@ -158,7 +158,10 @@ impl<'a> Parsed<'a> {
                 edits,
             });
         }
-        let positions = positions.into_iter().map(Option::unwrap_or_default).collect();
+        let positions = positions
+            .into_iter()
+            .map(Option::unwrap_or_default)
+            .collect();
         Ok((out, positions))
     }
 }
@@ -234,7 +237,9 @@ pub fn patch_path(name: &str, main: &str, cwd: Option<&Path>) -> String {
     let p = Path::new(name);
     let main_abs = Path::new(main).is_absolute();
     let shown = match (main_abs, p.is_absolute(), cwd) {
-        (false, true, Some(cwd)) => p.strip_prefix(cwd).map_or(p.to_path_buf(), Path::to_path_buf),
+        (false, true, Some(cwd)) => p
+            .strip_prefix(cwd)
+            .map_or(p.to_path_buf(), Path::to_path_buf),
         (true, false, Some(cwd)) => cwd.join(p),
         _ => p.to_path_buf(),
     };
@@ -273,9 +278,15 @@ mod tests {
     fn patch_paths_share_one_root() {
         let cwd = Path::new("/work/p");
         assert_eq!(patch_path("inc/a.h", "src/m.c", Some(cwd)), "inc/a.h");
-        assert_eq!(patch_path("/work/p/inc/a.h", "src/m.c", Some(cwd)), "inc/a.h");
+        assert_eq!(
+            patch_path("/work/p/inc/a.h", "src/m.c", Some(cwd)),
+            "inc/a.h"
+        );
         assert_eq!(patch_path("/usr/x/a.h", "src/m.c", Some(cwd)), "/usr/x/a.h");
-        assert_eq!(patch_path("inc/a.h", "/work/p/m.c", Some(cwd)), "/work/p/inc/a.h");
+        assert_eq!(
+            patch_path("inc/a.h", "/work/p/m.c", Some(cwd)),
+            "/work/p/inc/a.h"
+        );
         assert_eq!(patch_path("/i/a.h", "/work/p/m.c", Some(cwd)), "/i/a.h");
     }
 }

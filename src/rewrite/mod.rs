@@ -418,7 +418,10 @@ fn comment(unit: &files::Parsed, prog: &Program, edits: &[FileEdits], f: &Planne
             .and_then(|r| do_condition(r, local))
             .unwrap_or((local.start, span.line));
         let none = Vec::new();
-        let own = edits.iter().find(|e| e.file == k).map_or(&none, |e| &e.edits);
+        let own = edits
+            .iter()
+            .find(|e| e.file == k)
+            .map_or(&none, |e| &e.edits);
         let n = shifted_line(frame.text, own, at, line);
         let other = (k != home).then(|| unit.short_name(prog, k));
         (n, other)

@@ -29,7 +29,11 @@ pub enum Reason {
 }
 
 /// The function definition around byte `at`: its start and its name.
-pub(crate) fn enclosing_function(src: &str, root: tree_sitter::Node, at: usize) -> Option<(usize, String)> {
+pub(crate) fn enclosing_function(
+    src: &str,
+    root: tree_sitter::Node,
+    at: usize,
+) -> Option<(usize, String)> {
     let mut n = root.descendant_for_byte_range(at, at)?;
     while n.kind() != "function_definition" {
         n = n.parent()?;
@@ -84,8 +88,8 @@ pub fn orders_text(
     };
     let (a, b) = (line(before), line(after));
     // Two statements on one line: by their source positions.
-    let behind = b.0 < a.0
-        || (b.0 == a.0 && prog.stmts[after].span.start <= prog.stmts[before].span.start);
+    let behind =
+        b.0 < a.0 || (b.0 == a.0 && prog.stmts[after].span.start <= prog.stmts[before].span.start);
     let later = if fa == fb && a.1 == b.1 && behind {
         " of a later pass"
     } else {

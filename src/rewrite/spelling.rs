@@ -202,7 +202,11 @@ impl Spelling {
     /// atomic operation or memory order of its own (a harness calling a header's functions)
     /// uses builtins exactly when the unit's files together do. The qualification of C++
     /// names still follows the file alone (a `using namespace std;` elsewhere may not reach it).
-    pub fn detect_unit(files: &[(&str, Option<tree_sitter::Node>)], k: usize, lang: Lang) -> Spelling {
+    pub fn detect_unit(
+        files: &[(&str, Option<tree_sitter::Node>)],
+        k: usize,
+        lang: Lang,
+    ) -> Spelling {
         let census = |(src, root): &(&str, Option<tree_sitter::Node>)| {
             root.map_or_else(Census::default, |r| Census::take(src, r))
         };
@@ -219,7 +223,11 @@ impl Spelling {
             for (i, f) in files.iter().enumerate() {
                 let c = census(f);
                 let at = |n: usize| i * (1 << 40) + n;
-                kinds.extend(c.fence_kinds.iter().map(|&(key, n, first)| (key, n, at(first))));
+                kinds.extend(
+                    c.fence_kinds
+                        .iter()
+                        .map(|&(key, n, first)| (key, n, at(first))),
+                );
                 ops.extend(c.ops.iter().map(|&(key, n, first)| (key, n, at(first))));
             }
             let merged = |v: Vec<(bool, usize, usize)>| {
