@@ -241,16 +241,23 @@ pub fn violated_cycle(
     }
 }
 
-/// The source line of an event: its statement's, or for a fence fensyn inserts, its slot's.
-fn line_of(prog: &Program, g: &ExecutionGraph, e: EventId) -> usize {
+/// The source line of an event: its statement's, or for a fence fensyn inserts, its slot's
+/// (`12`, or `ring.h:12` in a header).
+fn line_of(prog: &Program, g: &ExecutionGraph, e: EventId) -> String {
     let ev = &g.events[e];
     if let Some(s) = ev.stmt {
-        return prog.stmt_line(s);
+        return super::stmt_ref(prog, s);
     }
     match ev.slot.and_then(|s| prog.slots.get(s)).map(|s| &s.place) {
-        Some(SlotPlace::Before { stmt }) => prog.stmt_line(*stmt),
-        Some(SlotPlace::BlockEnd { close, .. }) => close.line,
-        None => 0,
+        Some(SlotPlace::Before { stmt }) => super::stmt_ref(prog, *stmt),
+        Some(SlotPlace::BlockEnd { close, .. }) => match prog.sources.header(close) {
+            Some(h) => {
+                let base = h.name.rsplit(['/', '\\']).next().unwrap_or(&h.name);
+                format!("{base}:{}", close.line)
+            }
+            None => close.line.to_string(),
+        },
+        None => "0".into(),
     }
 }
 
