@@ -16,6 +16,7 @@ mod cond;
 mod control;
 mod cpp;
 mod cpp_sync;
+pub(crate) mod dialect;
 mod effects;
 pub(crate) mod funptr;
 mod goto;
@@ -1344,6 +1345,8 @@ impl<'c, 'a> FnLower<'c, 'a> {
             .map(named_children)
             .unwrap_or_default();
         let name = src.text(f);
+        // The thesis's instrumented dialect: `__FILE__, __LINE__` before the arguments.
+        self.strip_location(name, &mut args);
         // The CDSChecker test dialect passes `__FILE__, __LINE__` to its atomic and thread
         // calls: they locate the call and have no effect.
         let api = ["atomic_", "pthread_", "thrd_", "MODEL_ASSERT"]
@@ -1433,6 +1436,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
             return Ok(false);
         }
         if self.heap_call(call, name, &args, false)?.is_some() {
+            return Ok(false);
+        }
+        if self.librace_call(call, name, &args, false)?.is_some() {
             return Ok(false);
         }
         match name {
@@ -1595,6 +1601,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
             return Ok(v);
         }
         if let Some(v) = self.heap_call(call, name, &args, true)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.librace_call(call, name, &args, true)? {
             return Ok(v);
         }
         match name {

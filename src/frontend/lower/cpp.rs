@@ -1709,6 +1709,8 @@ impl<'a> FnLower<'_, 'a> {
     ) -> R<TExpr> {
         let src = self.src;
         let ty = place.ty.int_ty();
+        let located = super::dialect::strip_member_location(&src, method, args);
+        let args = located.as_slice();
         match method {
             "load" => {
                 self.member_arity(call, method, args, 0, 1)?;
