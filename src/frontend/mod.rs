@@ -534,6 +534,8 @@ mod cpp_tests;
 #[cfg(test)]
 mod data_tests;
 #[cfg(test)]
+mod dialect_tests;
+#[cfg(test)]
 mod expr_tests;
 #[cfg(test)]
 mod goto_tests;

@@ -1783,17 +1783,7 @@ impl<'a> FnLower<'_, 'a> {
                     }
                     (Some(o), Some(f)) => {
                         let (o, _) = self.mem_order(*o)?;
-                        let (fail, fname) = self.mem_order(*f)?;
-                        if matches!(fail, MemOrder::Release | MemOrder::AcqRel) {
-                            return Err(src.error(
-                                *f,
-                                &format!(
-                                    "{fname} is not valid as the failure order of a \
-                                     compare-exchange"
-                                ),
-                            ));
-                        }
-                        (o, fail)
+                        (o, self.failure_order(*f)?)
                     }
                 };
                 let weak = method == "compare_exchange_weak";

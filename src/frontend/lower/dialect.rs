@@ -218,6 +218,25 @@ impl FnLower<'_, '_> {
     }
 }
 
+/// Whether the body of the function declared by `fdecl` names `name` (an identifier).
+pub(super) fn body_mentions(src: &Src, fdecl: Node, name: &str) -> bool {
+    let mut def = fdecl;
+    while def.kind() != "function_definition" {
+        match def.parent() {
+            Some(p) => def = p,
+            None => return false,
+        }
+    }
+    let Some(body) = def.child_by_field_name("body") else {
+        return false;
+    };
+    let mut found = false;
+    crate::frontend::walk_nodes(body, &mut |n| {
+        found |= n.kind() == "identifier" && src.text(n) == name;
+    });
+    found
+}
+
 /// `(store, bits)` of librace's `store_N` / `load_N`.
 fn librace_name(name: &str) -> Option<(bool, usize)> {
     let (store, n) = match (name.strip_prefix("store_"), name.strip_prefix("load_")) {
