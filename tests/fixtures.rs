@@ -1,7 +1,8 @@
 //! Runs the real binary on every fixture that has a `NAME.expect.json` and compares:
 //!
 //! * `check --format json`: executions, buggy count, error kinds (and, with `details`, the
-//!   `detail` of memory errors: `use-after-free`, ...), exit code;
+//!   `detail` of memory errors: `use-after-free`, ...), exit code, and (`warnings`) texts its
+//!   stderr must contain;
 //! * `fix --format json`: status, fence orders (as a sorted multiset), counts, weight, that the
 //!   fix was re-checked clean, and exit code;
 //! * that the diff has one section per file the JSON's `files` lists (a fence in a header
@@ -60,6 +61,16 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
     };
     if out.status.code() != Some(want_code) {
         fail(format!("check exit {:?} != {want_code}", out.status.code()));
+    }
+    // `warnings`: texts the check's stderr must contain (e.g. `5:7: warning: ...`).
+    if let Some(ws) = exp["warnings"].as_array() {
+        let err = stderr(&out);
+        for w in ws {
+            let w = w.as_str().expect("expect.warnings holds strings");
+            if !err.contains(w) {
+                fail(format!("stderr lacks warning {w:?}: {err}"));
+            }
+        }
     }
     if j["complete"] != Value::Bool(complete) {
         fail(format!("check complete {} != {complete}", j["complete"]));

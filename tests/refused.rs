@@ -902,35 +902,33 @@ int main(void) {
             "memory_order_release is not valid for a load",
         ),
         case(
-            "cas_failure_release",
+            "librace_width",
             "\
-#include <stdatomic.h>
-atomic_int x;
-int main(void) {
-    int e = 0;
-    atomic_compare_exchange_strong_explicit(&x, &e, 1, memory_order_seq_cst,
-                                            memory_order_release);
+#include <threads.h>
+#include \"librace.h\"
+int count;
+int user_main(int argc, char **argv) {
+    store_64(&count, 1);
     return 0;
 }
 ",
-            (6, 45),
-            ERROR,
-            "memory_order_release is not valid as the failure order of a compare-exchange",
+            (5, 14),
+            UNSUPPORTED,
+            "`store_64` on `&count`, which is an integer of 32 bits (librace's `store_64` accesses a 64-bit integer)",
         ),
         case(
-            "cas_failure_acq_rel",
+            "librace_store_as_value",
             "\
-#include <stdatomic.h>
-atomic_int x;
+#include \"librace.h\"
+unsigned int v;
 int main(void) {
-    int e = 0;
-    atomic_compare_exchange_weak_explicit(&x, &e, 1, memory_order_acq_rel, memory_order_acq_rel);
-    return 0;
+    int r = store_32(&v, 1);
+    return r;
 }
 ",
-            (5, 76),
-            ERROR,
-            "memory_order_acq_rel is not valid as the failure order of a compare-exchange",
+            (4, 13),
+            UNSUPPORTED,
+            "`store_32` used as a value",
         ),
         case(
             "memory_order_not_a_constant",

@@ -507,9 +507,10 @@ fn load(
     match frontend::parse_unit(&name, &src, lang.resolve(path), defines, pp, &loader) {
         Ok(p) => {
             for n in &p.notes {
+                let kind = if n.warning { "warning" } else { "note" };
                 let _ = writeln!(
                     err,
-                    "{name}:{}:{}: note: {}",
+                    "{name}:{}:{}: {kind}: {}",
                     n.span.line, n.span.column, n.message
                 );
             }

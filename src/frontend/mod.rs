@@ -79,7 +79,8 @@
 //!   / `()`). The function argument may be written `f`, `&f` or `(thrd_start_t)&f`, and
 //!   CDSChecker's one-argument `thrd_join(t)` is accepted. **CDSChecker/FenSying test
 //!   dialect:** when there is no `main`, `int user_main(int argc, char **argv)` (or `(void)`) is
-//!   the main thread, with everything said here of `main` (its parameters cannot be used), and
+//!   the main thread, with everything said here of `main` (its parameters cannot be used,
+//!   except `argc`, which is 1: the harness runs the program without arguments), and
 //!   `MODEL_ASSERT(c)` is `assert(c)` everywhere.
 //! * **Threads** (`src/frontend/lower/threads.rs`, whose module doc has the details): the
 //!   pthread and C11 thread calls, in statement or expression position, with C's values
@@ -121,7 +122,10 @@
 //!   ignored with a [`Note`](crate::ir::Note): their arguments (except format strings and the
 //!   stream) are evaluated for their effects and the values discarded. The CDSChecker
 //!   dialect's trailing `__FILE__, __LINE__` arguments of `atomic_*`, `pthread_*` and `thrd_*`
-//!   calls and `MODEL_ASSERT` are dropped.
+//!   calls and `MODEL_ASSERT` are dropped, and so are the FenSying dialect's *leading* ones
+//!   and librace's `load_N` / `store_N` are plain accesses (`lower/dialect.rs`). A
+//!   compare-exchange's failure order `acq_rel` / `release` is read as `acquire` / `relaxed`
+//!   with a warning ([`Note::warning`](crate::ir::Note)).
 //! * **Data** (`src/frontend/lower/memory.rs`): an lvalue in memory is a `Place` — an
 //!   [`Addr`](crate::ir::Addr) and a type: a global scalar or `s.f` / `a[2]` is fixed; `a[i]`
 //!   with a non-constant index is computed and bounded by the array (a constant index out of
@@ -533,6 +537,8 @@ mod builtins_tests;
 mod cpp_tests;
 #[cfg(test)]
 mod data_tests;
+#[cfg(test)]
+mod dialect_tests;
 #[cfg(test)]
 mod expr_tests;
 #[cfg(test)]

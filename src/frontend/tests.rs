@@ -1717,14 +1717,6 @@ fn control_flow_and_rmw_diagnostics() {
             (2, 60, Unsupported, "the type of `e` differs from the type of the atomic object of the compare-exchange"),
         ),
         (
-            "atomic_int x;\nint main() {\n  int e = 0;\n  atomic_compare_exchange_strong_explicit(&x, &e, 1, memory_order_seq_cst, memory_order_release);\n}",
-            (4, 76, Error, "memory_order_release is not valid as the failure order of a compare-exchange"),
-        ),
-        (
-            "atomic_int x;\nint main() { int e = 0; int ok = atomic_compare_exchange_weak_explicit(&x, &e, 1, memory_order_acq_rel, memory_order_acq_rel); }",
-            (2, 105, Error, "memory_order_acq_rel is not valid as the failure order of a compare-exchange"),
-        ),
-        (
             "atomic_int x;\nint main() { atomic_compare_exchange_strong(&x, &e, 1); }",
             (2, 50, Error, "undeclared identifier `e`"),
         ),

@@ -886,11 +886,14 @@ pub struct Layout {
     pub indeterminate: bool,
 }
 
-/// A remark about the source that does not stop the analysis.
+/// A remark about the source that does not stop the analysis: a note (something ignored
+/// because it cannot matter), or a warning (something invalid that is accepted with the
+/// meaning compilers give it, see the message).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Note {
     pub span: Span,
     pub message: String,
+    pub warning: bool,
 }
 
 impl Program {

@@ -22,6 +22,15 @@
 //!   (`std::atomic_thread_fence` or unqualified); without any, it is unqualified exactly when the
 //!   file has a top-level `using namespace std;`.
 //!
+//! **The instrumented dialect.** A file whose atomic calls take the thesis's leading location
+//! arguments (`atomic_store_explicit(__FILE__, __LINE__, &x, 1, mo)`, see
+//! `frontend/lower/dialect.rs`) gets its fences spelled the same way:
+//! `atomic_thread_fence(__FILE__, __LINE__, memory_order_release);`. The file's own library
+//! fence calls decide — with the pair against without, the more frequent winning, ties going
+//! to the first —, else its library atomic operations (functions and `std::atomic` members)
+//! the same way. The pair is `__FILE__, __LINE__` as written, or a string literal and an
+//! integer literal. Builtin fences never take it.
+//!
 //! A strengthened fence keeps the spelling of the order it replaces (see `order_like` in the
 //! rewriter): `__ATOMIC_X` stays `__ATOMIC_Y`, a number in a builtin fence stays a number.
 
@@ -38,6 +47,8 @@ pub struct Spelling {
     pub order_scoped: bool,
     /// GCC's builtins: `__atomic_thread_fence(__ATOMIC_X)` (the other fields are then unused).
     pub builtin: bool,
+    /// The instrumented dialect: `atomic_thread_fence(__FILE__, __LINE__, memory_order_X)`.
+    pub located: bool,
 }
 
 /// The C orders a program can name (`consume` counts as a spelling although fensyn never
@@ -90,6 +101,10 @@ struct Census {
     fence_kinds: Vec<(bool, usize, usize)>,
     /// Atomic operations by builtin (true) or library (false).
     ops: Vec<(bool, usize, usize)>,
+    /// Library fence calls by whether they take the location pair.
+    located_fences: Vec<(bool, usize, usize)>,
+    /// Library atomic operations by whether they take the location pair.
+    located_ops: Vec<(bool, usize, usize)>,
 }
 
 impl Census {
@@ -131,10 +146,12 @@ impl Census {
         let Some(f) = n.child_by_field_name("function") else {
             return;
         };
+        let located = has_location_pair(src, n);
         if f.kind() == "field_expression" {
             let member = f.child_by_field_name("field").map(|m| &src[m.byte_range()]);
             if member.is_some_and(|m| MEMBER_OPS.contains(&m)) {
                 bump(&mut self.ops, false, seen);
+                bump(&mut self.located_ops, located, seen);
             }
             return;
         }
@@ -143,6 +160,7 @@ impl Census {
             "std::atomic_thread_fence" | "atomic_thread_fence" => {
                 bump(&mut self.fences, name.starts_with("std::"), seen);
                 bump(&mut self.fence_kinds, false, seen);
+                bump(&mut self.located_fences, located, seen);
             }
             "__atomic_thread_fence" | "__sync_synchronize" => {
                 bump(&mut self.fence_kinds, true, seen);
@@ -154,7 +172,15 @@ impl Census {
             bump(&mut self.ops, true, seen);
         } else if unqualified.starts_with("atomic_") {
             bump(&mut self.ops, false, seen);
+            bump(&mut self.located_ops, located, seen);
         }
+    }
+
+    /// The dialect wins by the library fences, else by the library operations.
+    fn located(&self) -> bool {
+        most_used(&self.located_fences)
+            .or_else(|| most_used(&self.located_ops))
+            .unwrap_or(false)
     }
 
     /// Builtins win by the fences, else by the operations (see the module doc).
@@ -172,6 +198,7 @@ impl Spelling {
         order_std: false,
         order_scoped: false,
         builtin: false,
+        located: false,
     };
 
     /// C++'s spelling for a file that says nothing: fully qualified.
@@ -180,6 +207,7 @@ impl Spelling {
         order_std: true,
         order_scoped: false,
         builtin: false,
+        located: false,
     };
 
     /// The default spelling of `lang` (for a file whose tree is not available).
@@ -194,7 +222,7 @@ impl Spelling {
     pub fn detect(src: &str, root: tree_sitter::Node, lang: Lang) -> Spelling {
         let c = Census::take(src, root);
         let builtin = c.builtin();
-        Spelling::of(&c, builtin, lang)
+        Spelling::of(&c, builtin, !builtin && c.located(), lang)
     }
 
     /// The spelling of file `k` of a translation unit (`files`: each file's text and tree, the
@@ -217,6 +245,12 @@ impl Spelling {
             return Spelling::default_for(lang);
         }
         let silent = own.fence_kinds.is_empty() && own.ops.is_empty() && own.orders.is_empty();
+        // A silent file follows the unit in the dialect too.
+        let located = if silent {
+            files.iter().any(|f| census(f).located())
+        } else {
+            own.located()
+        };
         let builtin = if silent {
             // The unit's counts, occurrences ordered by file, then position.
             let (mut kinds, mut ops) = (Vec::new(), Vec::new());
@@ -246,14 +280,16 @@ impl Spelling {
         } else {
             own.builtin()
         };
-        Spelling::of(&own, builtin, lang)
+        Spelling::of(&own, builtin, !builtin && located, lang)
     }
 
-    /// The spelling a file's census gives, builtins or not as `builtin` says.
-    fn of(c: &Census, builtin: bool, lang: Lang) -> Spelling {
+    /// The spelling a file's census gives, builtins or not as `builtin` says, with the
+    /// dialect's `__FILE__, __LINE__` pair as `located` says.
+    fn of(c: &Census, builtin: bool, located: bool, lang: Lang) -> Spelling {
         if lang == Lang::C {
             return Spelling {
                 builtin,
+                located,
                 ..Spelling::C
             };
         }
@@ -268,6 +304,7 @@ impl Spelling {
             order_std,
             order_scoped,
             builtin,
+            located,
         }
     }
 
@@ -288,8 +325,35 @@ impl Spelling {
         } else {
             self.fence_fn
         };
-        format!("{f}({});", self.order(order))
+        let at = if self.located && !self.builtin {
+            "__FILE__, __LINE__, "
+        } else {
+            ""
+        };
+        format!("{f}({at}{});", self.order(order))
     }
+}
+
+/// Whether the call `n` starts with the dialect's location pair: `__FILE__, __LINE__` as
+/// written, or a string literal and an integer literal.
+fn has_location_pair(src: &str, n: tree_sitter::Node) -> bool {
+    let Some(args) = n.child_by_field_name("arguments") else {
+        return false;
+    };
+    let mut cursor = args.walk();
+    let mut named = args.named_children(&mut cursor);
+    let (Some(file), Some(line)) = (named.next(), named.next()) else {
+        return false;
+    };
+    let text = |m: tree_sitter::Node| &src[m.byte_range()];
+    let file_ok = text(file) == "__FILE__"
+        || matches!(
+            file.kind(),
+            "string_literal" | "concatenated_string" | "raw_string_literal"
+        );
+    let line_ok = text(line) == "__LINE__"
+        || (line.kind() == "number_literal" && text(line).bytes().all(|b| b.is_ascii_digit()));
+    file_ok && line_ok
 }
 
 fn compact(s: &str) -> String {
@@ -371,6 +435,46 @@ mod tests {
         assert_eq!(fence("int x;\n", Lang::C), c11);
         assert_eq!(builtin_order(MemOrder::AcqRel), "__ATOMIC_ACQ_REL");
         assert_eq!(builtin_value(MemOrder::SeqCst), 5);
+    }
+
+    #[test]
+    fn the_instrumented_dialect_spells_its_fences_with_the_location_pair() {
+        let fence = |src: &str, lang| detect_in(src, lang).fence(MemOrder::Release);
+        let ops = "atomic_int x;\nvoid f(void) { atomic_store_explicit(__FILE__, __LINE__, &x, 1, \
+                   memory_order_relaxed); atomic_load_explicit(__FILE__, __LINE__, &x, \
+                   memory_order_relaxed); }\n";
+        assert_eq!(
+            fence(ops, Lang::C),
+            "atomic_thread_fence(__FILE__, __LINE__, memory_order_release);"
+        );
+        // Fences decide over operations; a tie goes to the first.
+        let fenced = "atomic_int x;\nvoid f(void) { atomic_store_explicit(__FILE__, __LINE__, &x, \
+                      1, memory_order_relaxed); atomic_thread_fence(memory_order_acquire); }\n";
+        assert_eq!(
+            fence(fenced, Lang::C),
+            "atomic_thread_fence(memory_order_release);"
+        );
+        let tie = "atomic_int x;\nvoid f(void) { atomic_load_explicit(\"t.c\", 3, &x, \
+                   memory_order_relaxed); atomic_load_explicit(&x, memory_order_relaxed); }\n";
+        assert_eq!(
+            fence(tie, Lang::C),
+            "atomic_thread_fence(__FILE__, __LINE__, memory_order_release);"
+        );
+        // C++ members and std:: fences.
+        let members = "#include <atomic>\nstd::atomic<int> x;\nvoid f() { x.store(__FILE__, \
+                       __LINE__, 1, std::memory_order_relaxed); \
+                       std::atomic_thread_fence(__FILE__, __LINE__, std::memory_order_seq_cst); }\n";
+        assert_eq!(
+            fence(members, Lang::Cpp),
+            "std::atomic_thread_fence(__FILE__, __LINE__, std::memory_order_release);"
+        );
+        // Builtins never take the pair.
+        let builtin = "int x;\nvoid f(void) { __atomic_store_n(&x, 1, 0); __atomic_load_n(&x, 0); \
+                       atomic_load_explicit(__FILE__, __LINE__, &x, memory_order_relaxed); }\n";
+        assert_eq!(
+            fence(builtin, Lang::C),
+            "__atomic_thread_fence(__ATOMIC_RELEASE);"
+        );
     }
 
     #[test]

@@ -138,7 +138,6 @@ impl FnLower<'_, '_> {
     /// [`Instr::Cas`] into fresh `ok` / `old` temporaries, then `e := old` (a no-op on success,
     /// where `old == e`). The value of the call is `ok`. Weak is lowered like strong.
     pub(super) fn cas_call(&mut self, call: Node, name: &str, args: &[Node]) -> R<TExpr> {
-        let src = self.src;
         let explicit = name.ends_with("_explicit");
         self.arity(call, name, args, if explicit { 5 } else { 3 })?;
         let cell = self.atomic_place(args[0])?;
@@ -150,18 +149,35 @@ impl FnLower<'_, '_> {
         };
         let (order, fail_order) = if explicit {
             let (order, _) = self.mem_order(args[3])?;
-            let (fail, fname) = self.mem_order(args[4])?;
-            if matches!(fail, MemOrder::Release | MemOrder::AcqRel) {
-                return Err(src.error(
-                    args[4],
-                    &format!("{fname} is not valid as the failure order of a compare-exchange"),
-                ));
-            }
-            (order, fail)
+            (order, self.failure_order(args[4])?)
         } else {
             (MemOrder::SeqCst, MemOrder::SeqCst)
         };
         Ok(self.emit_cas(&cell, e, d, order, fail_order, name.contains("_weak")))
+    }
+
+    /// The failure order of a compare-exchange, written `n`. `release` and `acq_rel` are not
+    /// valid there (C11 7.17.7.4, C++ [atomics.types.operations]): a failed compare-exchange
+    /// only reads, so the order's release part has no meaning. They are accepted with a
+    /// warning and read as the order without its release part — `acq_rel` as `acquire`,
+    /// `release` as `relaxed` —, the rule by which C++ derives the failure order of the
+    /// one-order form (compilers differ: GCC makes both orders `seq_cst`, Clang reads the
+    /// failure as `relaxed`).
+    pub(super) fn failure_order(&mut self, n: Node) -> R<MemOrder> {
+        let (fail, fname) = self.mem_order(n)?;
+        let read_as = match fail {
+            MemOrder::AcqRel => MemOrder::Acquire,
+            MemOrder::Release => MemOrder::Relaxed,
+            o => return Ok(o),
+        };
+        let message = format!(
+            "{fname} is not valid as the failure order of a compare-exchange (a failed \
+             compare-exchange writes nothing); read as memory_order_{}, the order without its \
+             release part",
+            read_as.c_name()
+        );
+        self.warn(n, message);
+        Ok(read_as)
     }
 
     /// The [`Instr::Cas`] on `cell` expecting the value of local `e` and writing `d`, then

@@ -1709,6 +1709,8 @@ impl<'a> FnLower<'_, 'a> {
     ) -> R<TExpr> {
         let src = self.src;
         let ty = place.ty.int_ty();
+        let located = super::dialect::strip_member_location(&src, method, args);
+        let args = located.as_slice();
         match method {
             "load" => {
                 self.member_arity(call, method, args, 0, 1)?;
@@ -1781,17 +1783,7 @@ impl<'a> FnLower<'_, 'a> {
                     }
                     (Some(o), Some(f)) => {
                         let (o, _) = self.mem_order(*o)?;
-                        let (fail, fname) = self.mem_order(*f)?;
-                        if matches!(fail, MemOrder::Release | MemOrder::AcqRel) {
-                            return Err(src.error(
-                                *f,
-                                &format!(
-                                    "{fname} is not valid as the failure order of a \
-                                     compare-exchange"
-                                ),
-                            ));
-                        }
-                        (o, fail)
+                        (o, self.failure_order(*f)?)
                     }
                 };
                 let weak = method == "compare_exchange_weak";
