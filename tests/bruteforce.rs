@@ -5642,6 +5642,18 @@ fn heap_fixtures_agree_with_the_oracle() {
     );
 }
 
+/// The class and union fixtures of issue 22 (`fixtures/classes`: C++ classes lowered to
+/// structs and inlined member functions, a union lock word) and their C twins against the
+/// oracle: the C++ programs themselves, not only their twins.
+#[test]
+fn class_fixtures_agree_with_the_oracle() {
+    let checked = fixture_dirs_agree_with_the_oracle(&["classes", "classes/c"]);
+    assert!(
+        checked >= 5 || filtered(),
+        "only {checked} fixtures compared"
+    );
+}
+
 /// Whether `BRUTEFORCE_FIXTURE` restricts the fixture comparisons (to debug one).
 fn filtered() -> bool {
     std::env::var_os("BRUTEFORCE_FIXTURE").is_some()

@@ -161,7 +161,7 @@ impl<'a> Ctx<'a> {
             "function_definition" => {
                 self.check_member_specifiers(m)?;
                 let Some(f) = fdecl else {
-                    return Err(src.unsupported(m, "this class member"));
+                    return Err(self.odd_member_fn(m));
                 };
                 self.add_member_fn(class, f, m)?;
                 Ok(false)
@@ -176,6 +176,30 @@ impl<'a> Ctx<'a> {
                 Err(src.unsupported(m, "preprocessor directive inside a class"))
             }
             k => Err(src.unsupported(m, &format!("class member `{k}`"))),
+        }
+    }
+
+    /// The refusal of member function definition `m` whose declarator is not a plain function
+    /// declarator: an operator, or a function returning a reference.
+    fn odd_member_fn(&self, m: Node) -> super::Diagnostic {
+        let src = self.src;
+        let mut op = None;
+        if let Some(d) = m.child_by_field_name("declarator") {
+            super::walk_nodes(d, &mut |n| {
+                if op.is_none() && matches!(n.kind(), "operator_name" | "operator_cast") {
+                    op = Some(n);
+                }
+            });
+        }
+        match (op, m.child_by_field_name("declarator")) {
+            (Some(o), _) => src.unsupported(
+                o,
+                &format!("operator overloading (`{}` is not supported)", src.text(o)),
+            ),
+            (None, Some(d)) if d.kind() == "reference_declarator" => {
+                src.unsupported(d, "member function returning a reference")
+            }
+            _ => src.unsupported(m, "this class member"),
         }
     }
 

@@ -394,10 +394,12 @@
 //!   arrays and structs `a{...}` like `a = {...}`; copy-initialising an atomic (`std::atomic<int>
 //!   x = 1;`, ill-formed before C++17) is accepted; `nullptr` is the null pointer. **Data** is
 //!   C's (arrays, structs, pointers, `static` locals); struct definitions (also at the top
-//!   level, `queries/cpp/toplevel.scm`) make the struct's name a type name (`node *next;`),
-//!   and may hold only data members: base classes, member functions, constructors,
-//!   destructors, access specifiers, static members, default member initialisers and
-//!   attributes are unsupported (`cpp::check_struct`).
+//!   level, `queries/cpp/toplevel.scm`) make the struct's name a type name (`node *next;`).
+//!   **Classes** (`class` or a `struct` with members beyond data, `classes.rs` and
+//!   `lower/class.rs`) are a struct plus functions taking `this`: constructors, default member
+//!   initialisers, member functions (in the class or out of line), `this`, static constants,
+//!   destructors at `delete`; inheritance, `virtual`, operators, `friend` and templates are
+//!   unsupported. **Unions** (`unions.rs`) whose members share the same cells are accepted.
 //! * **Memory orders**: `std::memory_order_X`, `std::memory_order::X`, `memory_order::X` and
 //!   `memory_order_X`; `consume` is `acquire`, as in C.
 //! * **Atomics** (the object `x` is any atomic integer or pointer place: `x`, `a[i]`, `s.f`,

@@ -58,10 +58,10 @@ impl Ctx<'_> {
             }
             self.union_member(fd, &mut members)?;
         }
-        let Some((first, first_ty, _)) = members.first().cloned() else {
+        let Some((first, first_ty, first_at)) = members.first().cloned() else {
             return Err(src.unsupported(node, "empty union"));
         };
-        let shape = self.shape(&first_ty, node)?;
+        let shape = self.shape(&first_ty, first_at)?;
         for (m, t, at) in &members[1..] {
             if self.shape(t, *at)? != shape {
                 return Err(src.unsupported(
