@@ -15,7 +15,7 @@ const ERROR: &str = "error";
 const SYNTAX: &str = "syntax error";
 
 struct Case {
-    /// File name (without `.c`); unique.
+    /// File name (without `.c`); unique. A name starting with `cpp_` is a C++ file (`.cpp`).
     name: &'static str,
     src: &'static str,
     /// Expected 1-based line and column.
@@ -605,40 +605,135 @@ int main(void) {
         ),
         // ---- unions and enums ---------------------------------------------------------------
         case(
-            "union_definition",
+            "union_punning",
             "\
 union U { int a; long b; };
 int main(void) {
     return 0;
 }
 ",
+            (1, 23),
+            UNSUPPORTED,
+            "union member `b` whose storage does not overlap `a`",
+        ),
+        case(
+            "union_local_punning",
+            "\
+int main(void) {
+    union { int a; unsigned b; } u;
+    return 0;
+}
+",
+            (2, 29),
+            UNSUPPORTED,
+            "type punning between different layouts is not supported",
+        ),
+        case(
+            "union_member_punning",
+            "\
+struct S { union { int a; short b[2]; } u; };
+int main(void) {
+    return 0;
+}
+",
+            (1, 33),
+            UNSUPPORTED,
+            "union member `b` whose storage does not overlap `a`",
+        ),
+        case(
+            "union_of_mutex",
+            "\
+#include <pthread.h>
+union U { pthread_mutex_t m; int a; };
+int main(void) {
+    return 0;
+}
+",
+            (2, 27),
+            UNSUPPORTED,
+            "union member holding a synchronisation object",
+        ),
+        // ---- C++ classes ------------------------------------------------------------------
+        case(
+            "cpp_class_inheritance",
+            "\
+class Base { int b; };
+class Derived : public Base { int d; };
+int main() { return 0; }
+",
+            (2, 15),
+            UNSUPPORTED,
+            "class with a base class (inheritance is not supported)",
+        ),
+        case(
+            "cpp_class_virtual",
+            "\
+class Shape {
+    int sides;
+public:
+    virtual int area() { return 0; }
+};
+int main() { return 0; }
+",
+            (4, 5),
+            UNSUPPORTED,
+            "virtual function (not supported)",
+        ),
+        case(
+            "cpp_class_operator",
+            "\
+class Counter {
+    int n;
+public:
+    Counter &operator++() { n++; return *this; }
+};
+int main() { return 0; }
+",
+            (4, 14),
+            UNSUPPORTED,
+            "operator overloading",
+        ),
+        case(
+            "cpp_class_friend",
+            "\
+class Lock {
+    int word;
+    friend class Guard;
+};
+int main() { return 0; }
+",
+            (3, 5),
+            UNSUPPORTED,
+            "friend declaration",
+        ),
+        case(
+            "cpp_class_template",
+            "\
+template <typename T> class spsc_queue { T slot; };
+spsc_queue<int> q;
+int main() { return 0; }
+",
             (1, 1),
             UNSUPPORTED,
-            "union definition",
+            "template",
         ),
         case(
-            "union_local",
+            "cpp_class_destructor_scope",
             "\
-int main(void) {
-    union { int a; long b; } u;
+class Log {
+    int lines;
+public:
+    Log() : lines(0) {}
+    ~Log() { lines = 0; }
+};
+int main() {
+    Log log;
     return 0;
 }
 ",
-            (2, 5),
+            (8, 9),
             UNSUPPORTED,
-            "union type",
-        ),
-        case(
-            "union_member_of_struct",
-            "\
-struct S { union { int a; long b; } u; };
-int main(void) {
-    return 0;
-}
-",
-            (1, 12),
-            UNSUPPORTED,
-            "union type",
+            "non-empty destructor (destructors run only at `delete`)",
         ),
         case(
             "enum_local",
@@ -1243,7 +1338,12 @@ fn assert_refused(cases: &[Case]) {
     let dir = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
     for c in cases {
-        let path = dir.path().join(format!("{}.c", c.name));
+        let ext = if c.name.starts_with("cpp_") {
+            "cpp"
+        } else {
+            "c"
+        };
+        let path = dir.path().join(format!("{}.{ext}", c.name));
         std::fs::write(&path, c.src).unwrap();
         let file = path.to_str().unwrap();
         let out = fensyn(&["check", file]);
@@ -1256,7 +1356,7 @@ fn assert_refused(cases: &[Case]) {
         let code = out.status.code();
         if code != Some(3) || !found {
             failures.push(format!(
-                "{}: expected exit 3 and `{}.c:{}:{}: {}: ...{}...`\n    got exit {:?}, stderr: {}",
+                "{}: expected exit 3 and `{}.{ext}:{}:{}: {}: ...{}...`\n    got exit {:?}, stderr: {}",
                 c.name,
                 c.name,
                 c.at.0,
@@ -1264,7 +1364,7 @@ fn assert_refused(cases: &[Case]) {
                 c.kind,
                 c.msg,
                 code,
-                err.trim_end().replace(file, &format!("{}.c", c.name)),
+                err.trim_end().replace(file, &format!("{}.{ext}", c.name)),
             ));
         }
     }

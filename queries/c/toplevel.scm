@@ -9,6 +9,7 @@
 (translation_unit (declaration) @declaration)
 (translation_unit (function_definition) @function)
 (translation_unit (struct_specifier) @struct)
+(translation_unit (union_specifier) @struct)
 ; `enum E { A, B };` (enumerators are integer constants: src/frontend/enums.rs).
 (translation_unit (enum_specifier) @enum)
 (translation_unit (type_definition) @typedef)

@@ -20,6 +20,9 @@
 ; front end refuses methods, constructors, base classes, access specifiers, ... with a
 ; C++ message from src/frontend/cpp.rs). A struct's name is a type name, as in C++.
 (translation_unit (struct_specifier) @struct)
+(translation_unit (union_specifier) @struct)
+; `class C { ... };`: a class (src/frontend/classes.rs).
+(translation_unit (class_specifier) @struct)
 ; `enum E { A, B };` (enumerators are integer constants: src/frontend/enums.rs).
 (translation_unit (enum_specifier) @enum)
 (translation_unit (type_definition) @typedef)

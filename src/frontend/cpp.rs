@@ -1,9 +1,7 @@
 //! The C++ parts of the front end that are not about function bodies: `std::` types
 //! (`std::atomic<T>` for integers and — as an atomic pointer cell, C's `_Atomic(T *)` —
 //! pointers, `std::mutex`, `std::thread`, `std::size_t`, ...), C++ initialisers (`x{v}`,
-//! `x(v)`, `a{1, 2}` for arrays and structs), the C++ rules for struct definitions (a plain
-//! struct of data members, whose name `mod.rs` makes a type name; everything else a C++
-//! struct may hold is refused by [`check_struct`]), C++'s subscript syntax, the thread
+//! `x(v)`, `a{1, 2}` for arrays and structs), C++'s subscript syntax, the thread
 //! functions passed to `std::thread` (declared or assigned: `t[i] = std::thread(f, i)`), and
 //! messages for C++-only top-level constructs. Function bodies are in
 //! `src/frontend/lower/cpp.rs`; everything the two languages share is lowered by the C code
@@ -214,96 +212,6 @@ pub(crate) fn subscript_index<'t>(src: &Src, n: Node<'t>) -> R<Node<'t>> {
     }
 }
 
-/// Rejects what C++ allows in a struct definition (`struct_specifier` `node`) beyond C's plain
-/// data members: base classes, member functions, constructors and destructors, access
-/// specifiers, static members, default member initialisers, nested declarations other than
-/// data members, and attributes on the struct. Nothing for C.
-pub(crate) fn check_struct(src: &Src, node: Node) -> R<()> {
-    if src.lang != Lang::Cpp {
-        return Ok(());
-    }
-    let plain = "only plain structs of data members are supported";
-    if let Some(n) = node.child_by_field_name("name") {
-        if n.kind() != "type_identifier" {
-            let text = src.text(n);
-            return Err(src.unsupported(n, &format!("struct named `{text}` ({plain})")));
-        }
-    }
-    let mut c = node.walk();
-    for (i, child) in node.children(&mut c).enumerate() {
-        if !child.is_named()
-            || child.kind() == "comment"
-            || node.field_name_for_child(i as u32).is_some()
-        {
-            continue;
-        }
-        let what = match child.kind() {
-            "base_class_clause" => "struct with a base class (inheritance is not supported)".into(),
-            _ => format!("`{}` on a struct ({plain})", src.text(child)),
-        };
-        return Err(src.unsupported(child, &what));
-    }
-    let Some(body) = node.child_by_field_name("body") else {
-        return Ok(());
-    };
-    let struct_name = node.child_by_field_name("name").map(|n| src.text(n));
-    for m in named_children(body) {
-        let member_fn = |f: Node| -> String {
-            let name = f.child_by_field_name("declarator");
-            match name.map(|n| (n.kind(), src.text(n))) {
-                Some(("destructor_name", _)) => format!("destructor ({plain})"),
-                Some((_, n)) if Some(n) == struct_name => format!("constructor ({plain})"),
-                Some((_, n)) => format!("member function `{n}` ({plain})"),
-                None => format!("member function ({plain})"),
-            }
-        };
-        let what = match m.kind() {
-            "field_declaration" => {
-                let mut c = m.walk();
-                let decls: Vec<Node> = m.children_by_field_name("declarator", &mut c).collect();
-                if let Some(f) = decls.iter().find_map(|d| super::function_declarator(*d)) {
-                    return Err(src.unsupported(m, &member_fn(f)));
-                }
-                let mut c = m.walk();
-                let storage = m
-                    .children(&mut c)
-                    .find(|ch| ch.kind() == "storage_class_specifier");
-                if let Some(st) = storage {
-                    let text = src.text(st);
-                    return Err(src.unsupported(st, &format!("`{text}` data member ({plain})")));
-                }
-                if let Some(v) = m.child_by_field_name("default_value") {
-                    return Err(src.unsupported(
-                        v,
-                        &format!("default member initialiser ({plain}; initialise the object)"),
-                    ));
-                }
-                continue;
-            }
-            "function_definition" | "declaration" => {
-                match m
-                    .child_by_field_name("declarator")
-                    .and_then(super::function_declarator)
-                {
-                    Some(f) => member_fn(f),
-                    None => format!("this member ({plain})"),
-                }
-            }
-            "access_specifier" => format!("access specifier `{}` ({plain})", src.text(m)),
-            "template_declaration" => format!("member template ({plain})"),
-            "friend_declaration" => format!("friend declaration ({plain})"),
-            "type_definition" | "alias_declaration" | "using_declaration" => {
-                format!("type declaration in a struct ({plain})")
-            }
-            "static_assert_declaration" => "static_assert".into(),
-            k if k.starts_with("preproc") => "preprocessor directive inside a struct".into(),
-            k => format!("struct member `{k}` ({plain})"),
-        };
-        return Err(src.unsupported(m, &what));
-    }
-    Ok(())
-}
-
 /// Messages for C++-only top-level items (used for the `unsupported` diagnostic).
 pub(crate) fn unsupported_toplevel(kind: &str) -> Option<String> {
     Some(match kind {
@@ -319,7 +227,6 @@ pub(crate) fn unsupported_toplevel(kind: &str) -> Option<String> {
             "template (only std::atomic, std::lock_guard and std::unique_lock are supported)"
                 .to_string()
         }
-        "class_specifier" => "class definition (classes are not supported)".to_string(),
         "static_assert_declaration" => "static_assert".to_string(),
         "concept_definition" => "concept".to_string(),
         "friend_declaration" => "friend declaration".to_string(),

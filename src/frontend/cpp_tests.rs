@@ -564,77 +564,108 @@ fn refused_constructs() {
     let mut failures = Vec::new();
     let mut refused = |src: &str, line, col, what| failures.extend(refusal(src, line, col, what));
     let main = "int main() { return 0; }\n";
+    // Classes (`classes.rs`, `lower/class.rs`): what stays refused.
     refused(
         &format!("class C {{ public: void m(); }};\n{main}"),
         1,
         1,
-        "class",
-    );
-    refused(
-        &format!("struct S {{ int a; void m(); }};\n{main}"),
-        1,
-        19,
-        "member function `m`",
-    );
-    refused(
-        &format!("struct S {{ int a; int get() {{ return a; }} }};\n{main}"),
-        1,
-        19,
-        "member function `get`",
-    );
-    refused(
-        &format!("struct S {{ int a; S() {{ }} }};\n{main}"),
-        1,
-        19,
-        "constructor",
-    );
-    refused(
-        &format!("struct S {{ int a; ~S(); }};\n{main}"),
-        1,
-        19,
-        "destructor",
+        "empty class",
     );
     refused(
         &format!("struct B {{ int b; }};\nstruct S : B {{ int a; }};\n{main}"),
         2,
         10,
-        "base class",
+        "inheritance",
     );
     refused(
-        &format!("struct S {{\n  public:\n    int a;\n}};\n{main}"),
+        &format!("class B {{ int b; }};\nclass S : public B {{ int a; }};\n{main}"),
         2,
-        3,
-        "access specifier `public`",
+        9,
+        "inheritance",
     );
     refused(
-        &format!("struct S {{ int a = 1; }};\n{main}"),
+        &format!("class S {{ int a; public: virtual int get() {{ return a; }} }};\n{main}"),
         1,
-        20,
-        "default member initialiser",
+        26,
+        "virtual function",
     );
     refused(
-        &format!("struct S {{ int a{{1}}; }};\n{main}"),
+        &format!("class S {{ int a; virtual void m() = 0; }};\n{main}"),
         1,
-        17,
-        "default member initialiser",
+        18,
+        "virtual function",
+    );
+    refused(
+        &format!("class S {{ int a; int operator+(int x) {{ return a + x; }} }};\n{main}"),
+        1,
+        22,
+        "operator overloading",
+    );
+    refused(
+        &format!("class S {{ int a; friend class T; }};\n{main}"),
+        1,
+        18,
+        "friend",
+    );
+    refused(
+        &format!("class S {{ int a; static int get() {{ return 1; }} }};\n{main}"),
+        1,
+        18,
+        "static member function",
     );
     refused(
         &format!("struct S {{ static int a; }};\n{main}"),
         1,
         12,
-        "`static` data member",
+        "static data member",
+    );
+    refused(
+        &format!("struct S {{ int a; template <class T> void m(T x) {{ }} }};\n{main}"),
+        1,
+        19,
+        "member template",
     );
     refused(
         &format!("struct S final {{ int a; }};\n{main}"),
         1,
         10,
-        "`final` on a struct",
+        "`final` on a class",
     );
     refused(
         "int main() {\n    struct L { int a; void m(); };\n}\n",
         2,
-        23,
-        "member function `m`",
+        5,
+        "define it at file scope",
+    );
+    refused(
+        &format!("template <class T> class Q {{ T x; }};\n{main}"),
+        1,
+        1,
+        "template",
+    );
+    refused(
+        "class C { int a; public: ~C() { a = 0; } };\nC c;\nint main() { return 0; }\n",
+        2,
+        3,
+        "non-empty destructor",
+    );
+    refused(
+        "class C { int a; public: C() : a(0) {} };\nint main() {\n    C c[2];\n}\n",
+        3,
+        7,
+        "array of objects",
+    );
+    refused(
+        "class C { int a; public: int get() { return a; } };\nC c;\nint main() {\n    return C::get();\n}\n",
+        4,
+        12,
+        "static member functions",
+    );
+    refused(
+        "class C { int a; public: void f(); };\nC c;\nint main() {\n    c.f();\n}\n",
+        4,
+        5,
+        "declared but not defined",
     );
     refused(
         &format!("template <class T> T id(T a) {{ return a; }}\n{main}"),

@@ -11,6 +11,7 @@ use tree_sitter::Node;
 
 mod atomics;
 mod builtins;
+mod class;
 mod closure;
 mod cond;
 mod control;
@@ -195,6 +196,7 @@ pub(crate) fn lower_function(cx: &mut Ctx, def: Node, fid: FuncId, is_main: bool
             let b = l.handle_regs(&h, len);
             l.bind(&h, b);
         }
+        l.construct_globals()?;
     } else {
         l.thread_signature(def, fdecl, &name)?;
     }
@@ -882,7 +884,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 self.cx.define_struct(s).map(|_| false)
             }
             "struct_specifier" => Ok(false), // `struct S;`
-            "union_specifier" => unsupported("union definition"),
+            "union_specifier" if s.child_by_field_name("body").is_some() => {
+                self.cx.define_struct(s).map(|_| false)
+            }
+            "union_specifier" => Ok(false), // `union U;`
             "enum_specifier" => {
                 unsupported("enum definition inside a function (define it at file scope)")
             }
@@ -916,6 +921,19 @@ impl<'c, 'a> FnLower<'c, 'a> {
             return Err(src.unsupported(n, "declaration that declares no variable"));
         }
         for d in decls {
+            if let (BaseTy::Struct(id), false) = (&spec.ty, is_static) {
+                if self.class_local(d, &Ty::Struct(*id))? {
+                    continue;
+                }
+            } else if let BaseTy::Struct(id) = &spec.ty {
+                if self.constructs(&Ty::Struct(*id)).is_some() {
+                    return Err(src.unsupported(
+                        d,
+                        "`static` local object of a class with a constructor or default member \
+                         initialisers",
+                    ));
+                }
+            }
             if let Some(f) = function_declarator(d) {
                 if super::function_name(&src, f).is_none() {
                     return Err(src

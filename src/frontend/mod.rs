@@ -398,10 +398,12 @@
 //!   arrays and structs `a{...}` like `a = {...}`; copy-initialising an atomic (`std::atomic<int>
 //!   x = 1;`, ill-formed before C++17) is accepted; `nullptr` is the null pointer. **Data** is
 //!   C's (arrays, structs, pointers, `static` locals); struct definitions (also at the top
-//!   level, `queries/cpp/toplevel.scm`) make the struct's name a type name (`node *next;`),
-//!   and may hold only data members: base classes, member functions, constructors,
-//!   destructors, access specifiers, static members, default member initialisers and
-//!   attributes are unsupported (`cpp::check_struct`).
+//!   level, `queries/cpp/toplevel.scm`) make the struct's name a type name (`node *next;`).
+//!   **Classes** (`class` or a `struct` with members beyond data, `classes.rs` and
+//!   `lower/class.rs`) are a struct plus functions taking `this`: constructors, default member
+//!   initialisers, member functions (in the class or out of line), `this`, static constants,
+//!   destructors at `delete`; inheritance, `virtual`, operators, `friend` and templates are
+//!   unsupported. **Unions** (`unions.rs`) whose members share the same cells are accepted.
 //! * **Memory orders**: `std::memory_order_X`, `std::memory_order::X`, `memory_order::X` and
 //!   `memory_order_X`; `consume` is `acquire`, as in C.
 //! * **Atomics** (the object `x` is any atomic integer or pointer place: `x`, `a[i]`, `s.f`,
@@ -522,6 +524,7 @@
 //! is deterministic.
 
 mod attributes;
+mod classes;
 mod cpp;
 mod enums;
 mod initializers;
@@ -530,6 +533,7 @@ mod lower;
 mod macros;
 pub mod preprocess;
 mod types;
+mod unions;
 
 #[cfg(test)]
 mod builtins_tests;
@@ -888,6 +892,11 @@ pub(crate) struct Ctx<'a> {
     /// The functions whose address the program takes (what a call through a pointer may
     /// reach).
     pub(crate) fn_taken: std::collections::BTreeSet<String>,
+    /// The C++ classes defined so far (`classes.rs`).
+    pub(crate) classes: Vec<classes::ClassDef<'a>>,
+    /// Global objects of a class type whose construction runs at the start of the main
+    /// thread (`lower/class.rs`), in declaration order.
+    pub(crate) global_ctors: Vec<classes::GlobalCtor<'a>>,
 }
 
 /// A thread-local variable: its type, the constant initial values of its cells, and where it
@@ -1218,6 +1227,8 @@ fn lower_text(
             })
             .collect(),
         enumerators: HashMap::new(),
+        classes: Vec::new(),
+        global_ctors: Vec::new(),
     };
 
     // Main pass, in document order.
@@ -1233,7 +1244,7 @@ fn lower_text(
             }
             Item::Struct => {
                 cx.check_macro_names(node)?;
-                cx.define_struct(node)?;
+                cx.define_class(node)?;
             }
             Item::Enum => {
                 cx.check_macro_names(node)?;
@@ -1251,6 +1262,13 @@ fn lower_text(
                 else {
                     return Err(src.unsupported(node, "function definition"));
                 };
+                let qualified = fdecl
+                    .child_by_field_name("declarator")
+                    .is_some_and(|d| d.kind() == "qualified_identifier");
+                if qualified && lang == Lang::Cpp {
+                    cx.out_of_line_member(node, fdecl)?;
+                    continue;
+                }
                 let Some(name) = function_name(&src, fdecl) else {
                     return Err(src.unsupported(fdecl, "function declarator"));
                 };
@@ -1330,15 +1348,20 @@ fn compiled_queries(
     compiled.as_ref().map_err(Clone::clone)
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
     /// A top-level declaration: prototypes (ignored), global variables, global thread handles.
-    fn global_decl(&mut self, node: Node) -> R<()> {
+    fn global_decl(&mut self, node: Node<'a>) -> R<()> {
         let src = self.src;
         cpp::check_global_decl(&src, node)?;
         let mut c = node.walk();
         let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
         let is_prototype = |d: Node| function_declarator(d).is_some();
-        if !decls.is_empty() && decls.iter().all(|d| is_prototype(*d)) {
+        let class_type = node
+            .child_by_field_name("type")
+            .filter(|t| t.kind() == "type_identifier" && src.lang == Lang::Cpp)
+            .and_then(|t| self.class_named(src.text(t)))
+            .is_some_and(|c| c.constructs());
+        if !class_type && !decls.is_empty() && decls.iter().all(|d| is_prototype(*d)) {
             for d in &decls {
                 if let Some(f) = function_declarator(*d) {
                     let Some(name) = function_name(&src, f) else {
@@ -1352,7 +1375,7 @@ impl Ctx<'_> {
             }
             return Ok(());
         }
-        self.define_inline_struct(node)?;
+        self.define_inline_class(node)?;
         let spec = types::decl_spec(&src, &self.types, node)?;
         if let Some((storage, n)) = &spec.storage {
             if storage != "static" {
@@ -1370,6 +1393,16 @@ impl Ctx<'_> {
             return Err(src.unsupported(node, "declaration that declares no variable"));
         }
         for d in decls {
+            if let types::BaseTy::Struct(id) = spec.ty {
+                let special = self
+                    .class_of(id)
+                    .is_some_and(|c| c.constructs() || c.dtor.is_some());
+                let object = !matches!(d.kind(), "pointer_declarator" | "reference_declarator");
+                if special && object {
+                    self.global_class_object(d, id)?;
+                    continue;
+                }
+            }
             if let Some(f) = function_declarator(d) {
                 if function_name(&src, f).is_none() {
                     return Err(src.unsupported(f, "function pointer"));
@@ -1401,7 +1434,7 @@ impl Ctx<'_> {
     }
 
     /// A global variable (not a thread handle) of this name exists.
-    fn is_variable(&self, name: &str) -> bool {
+    pub(crate) fn is_variable(&self, name: &str) -> bool {
         self.global_index.contains_key(name)
             || self.object_index.contains_key(name)
             || self.thread_locals.iter().any(|v| v.name == name)
@@ -1726,12 +1759,13 @@ impl Ctx<'_> {
     }
 
     /// Registers the struct or enum defined by the type of declaration `node`, if its type is
-    /// a `struct { ... }` or an `enum { ... }` with a body.
+    /// a `struct { ... }` or an `enum { ... }` with a body (inside a function: a struct with
+    /// member functions is refused).
     pub(crate) fn define_inline_struct(&mut self, node: Node) -> R<()> {
         if let Some(t) = node.child_by_field_name("type") {
             let defines = t.child_by_field_name("body").is_some();
             match t.kind() {
-                "struct_specifier" if defines => {
+                "struct_specifier" | "class_specifier" | "union_specifier" if defines => {
                     self.define_struct(t)?;
                 }
                 "enum_specifier" if defines => self.define_enum(t)?,
@@ -1741,18 +1775,60 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    /// Registers struct definition `node` (a `struct_specifier` with a body); returns its id.
+    /// [`Self::define_inline_struct`] at file scope, where a class may have member functions.
+    pub(crate) fn define_inline_class(&mut self, node: Node<'a>) -> R<()> {
+        match node.child_by_field_name("type") {
+            Some(t)
+                if matches!(t.kind(), "struct_specifier" | "class_specifier")
+                    && t.child_by_field_name("body").is_some() =>
+            {
+                self.define_class(t).map(|_| ())
+            }
+            _ => self.define_inline_struct(node),
+        }
+    }
+
+    /// A struct or class defined at file scope (`struct_specifier` / `class_specifier` with a
+    /// body): its id; a C++ class's members beyond data are recorded (`classes.rs`).
+    pub(crate) fn define_class(&mut self, node: Node<'a>) -> R<usize> {
+        let (id, class) = self.struct_body(node)?;
+        if let Some(c) = class {
+            self.classes.push(c);
+        }
+        Ok(id)
+    }
+
+    /// A struct defined inside a function (or a member's type): a class with members beyond
+    /// data is refused there.
     pub(crate) fn define_struct(&mut self, node: Node) -> R<usize> {
-        use types::Ty;
+        match self.struct_body(node)? {
+            (_, Some(_)) => Err(self.src.unsupported(
+                node,
+                "class with member functions, constructors or static members defined inside a \
+                 function or another class (define it at file scope)",
+            )),
+            (id, None) => Ok(id),
+        }
+    }
+
+    /// Registers struct definition `node` (a `struct_specifier` with a body, or C++'s
+    /// `class_specifier`); returns its id and, for a C++ class with members beyond data, its
+    /// [`classes::ClassDef`].
+    fn struct_body<'t>(&mut self, node: Node<'t>) -> R<(usize, Option<classes::ClassDef<'t>>)> {
         let src = self.src;
+        if node.kind() == "union_specifier" {
+            return self.define_union(node).map(|id| (id, None));
+        }
         let name = node
             .child_by_field_name("name")
             .map(|n| src.text(n).to_string());
         let Some(body) = node.child_by_field_name("body") else {
             // `struct S;` — a forward declaration: nothing to record.
-            return Ok(usize::MAX);
+            return Ok((usize::MAX, None));
         };
-        cpp::check_struct(&src, node)?;
+        if src.lang == Lang::Cpp {
+            self.check_class_head(node)?;
+        }
         if let Some(n) = &name {
             if self
                 .types
@@ -1768,6 +1844,7 @@ impl Ctx<'_> {
             name: name.clone(),
             start: node.start_byte(),
             fields: Vec::new(),
+            aliases: Vec::new(),
         });
         // In C++ the tag is a type name (`node *next;`), from the start of the body on.
         if let (Some(n), Lang::Cpp) = (&name, src.lang) {
@@ -1775,60 +1852,123 @@ impl Ctx<'_> {
                 .typedefs
                 .insert(n.clone(), (types::BaseTy::Struct(id), false));
         }
-        let mut fields: Vec<(String, Ty)> = Vec::new();
+        let mut class = classes::ClassDef {
+            name: name.clone().unwrap_or_default(),
+            id,
+            methods: Vec::new(),
+            declared: Vec::new(),
+            ctors: Vec::new(),
+            declares_ctor: false,
+            dtor: None,
+            defaults: Vec::new(),
+            statics: Vec::new(),
+        };
+        let mut fields: Vec<(String, types::Ty)> = Vec::new();
         for fd in named_children(body) {
+            if src.lang == Lang::Cpp && !self.class_member(&mut class, fd)? {
+                continue;
+            }
             if fd.kind() != "field_declaration" {
                 return Err(src.unsupported(fd, "this struct member"));
             }
-            self.define_inline_struct(fd)?;
-            let spec = types::decl_spec(&src, &self.types, fd)?;
-            let mut c = fd.walk();
-            let decls: Vec<Node> = fd.children_by_field_name("declarator", &mut c).collect();
-            if decls.is_empty() {
-                return Err(src.unsupported(fd, "anonymous struct member"));
-            }
-            for d in decls {
-                if d.kind() == "bitfield_clause" {
-                    return Err(src.unsupported(d, "bit-field"));
-                }
-                let decl = types::declarator(&src, &spec, d, &mut |n| lower::const_eval(self, n))?;
-                let fname = src.text(decl.name).to_string();
-                if fields.iter().any(|(f, _)| *f == fname) {
-                    return Err(src.error(decl.name, &format!("duplicate member `{fname}`")));
-                }
-                let mut t = &decl.ty;
-                while let Ty::Array(inner, _) = t {
-                    t = inner;
-                }
-                match t {
-                    Ty::Struct(s) if *s == id => {
-                        return Err(src.error(
-                            decl.name,
-                            &format!("member `{fname}` has the incomplete type of its own struct"),
-                        ))
-                    }
-                    Ty::Void => {
-                        return Err(src.error(decl.name, &format!("member `{fname}` has type void")))
-                    }
-                    _ => {}
-                }
-                fields.push((fname, decl.ty));
-            }
+            self.data_member(id, &mut class, fd, &mut fields)?;
         }
         if fields.is_empty() {
-            return Err(src.unsupported(node, "empty struct"));
+            let what = if node.kind() == "class_specifier" {
+                "empty class (a class needs a data member)"
+            } else {
+                "empty struct"
+            };
+            return Err(src.unsupported(node, what));
+        }
+        for (f, v) in &class.defaults {
+            if let Some((_, t)) = fields.iter().find(|(n, _)| n == f) {
+                self.check_default(f, t, *v)?;
+            }
         }
         if let Some(s) = self.types.structs.get_mut(id) {
             s.fields = fields;
         }
-        Ok(id)
+        let is_class = node.kind() == "class_specifier"
+            || class.constructs()
+            || !class.methods.is_empty()
+            || !class.declared.is_empty()
+            || class.dtor.is_some()
+            || !class.statics.is_empty();
+        if src.lang == Lang::Cpp && is_class {
+            if name.is_none() {
+                return Err(src.unsupported(node, "anonymous class with member functions"));
+            }
+            return Ok((id, Some(class)));
+        }
+        Ok((id, None))
+    }
+
+    /// The data members declared by `fd` (a `field_declaration` of struct `id`), appended to
+    /// `fields`; a C++ default member initialiser is recorded in `class`.
+    fn data_member<'t>(
+        &mut self,
+        id: usize,
+        class: &mut classes::ClassDef<'t>,
+        fd: Node<'t>,
+        fields: &mut Vec<(String, types::Ty)>,
+    ) -> R<()> {
+        use types::Ty;
+        let src = self.src;
+        self.define_inline_struct(fd)?;
+        let spec = types::decl_spec(&src, &self.types, fd)?;
+        if let Some((storage, at)) = &spec.storage {
+            return Err(src.unsupported(*at, &format!("`{storage}` struct member")));
+        }
+        let mut c = fd.walk();
+        let decls: Vec<Node> = fd.children_by_field_name("declarator", &mut c).collect();
+        if decls.is_empty() {
+            return Err(src.unsupported(fd, "anonymous struct member"));
+        }
+        for d in decls {
+            if d.kind() == "bitfield_clause" {
+                return Err(src.unsupported(d, "bit-field"));
+            }
+            let cls: &classes::ClassDef = class;
+            let decl = types::declarator(&src, &spec, d, &mut |n| self.class_const_eval(cls, n))?;
+            let fname = src.text(decl.name).to_string();
+            if fields.iter().any(|(f, _)| *f == fname) {
+                return Err(src.error(decl.name, &format!("duplicate member `{fname}`")));
+            }
+            let mut t = &decl.ty;
+            while let Ty::Array(inner, _) = t {
+                t = inner;
+            }
+            match t {
+                Ty::Struct(s) if *s == id => {
+                    return Err(src.error(
+                        decl.name,
+                        &format!("member `{fname}` has the incomplete type of its own struct"),
+                    ))
+                }
+                Ty::Void => {
+                    return Err(src.error(decl.name, &format!("member `{fname}` has type void")))
+                }
+                _ => {}
+            }
+            fields.push((fname, decl.ty));
+        }
+        if let Some(v) = fd.child_by_field_name("default_value") {
+            let mut c = fd.walk();
+            let n = fd.children_by_field_name("declarator", &mut c).count();
+            let Some((fname, _)) = fields.last().filter(|_| n == 1) else {
+                return Err(src.unsupported(v, "default member initialiser of several members"));
+            };
+            class.defaults.push((fname.clone(), v));
+        }
+        Ok(())
     }
 
     /// `typedef T name;` for an integer or struct type `T` (pointer and array typedefs are
     /// unsupported).
-    fn typedef(&mut self, node: Node) -> R<()> {
+    fn typedef(&mut self, node: Node<'a>) -> R<()> {
         let src = self.src;
-        self.define_inline_struct(node)?;
+        self.define_inline_class(node)?;
         let spec = types::decl_spec(&src, &self.types, node)?;
         let mut c = node.walk();
         let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();

@@ -721,7 +721,7 @@ fn diagnostics_positions() {
         ("atomic_int x;\nint main() { atomic_thread_fence(1); }", (2, 34, Unsupported, "memory order argument must be a `memory_order_*` constant")),
         ("int main() { assert(1, 2); }", (1, 14, Error, "`assert` expects 1 argument, got 2")),
         ("int main() { int a = \"s\"; }", (1, 22, Unsupported, "string literal (strings are accepted as the operand of `&&`, `||` and `!`, and as arguments of output calls)")),
-        ("union u { int a; };\nint main() { }", (1, 1, Unsupported, "union definition")),
+        ("union u { int a; short b; };\nint main() { }", (1, 24, Unsupported, "union member `b` whose storage does not overlap `a` value for value (type punning between different layouts is not supported: every member of a union must have the same cells, e.g. `int` and `atomic_int`)")),
         ("struct s v;\nint main() { }", (1, 1, Error, "`struct s` is not defined (define a struct before using it)")),
     ];
     for (src, (line, column, kind, message)) in cases {

@@ -260,6 +260,9 @@ pub(crate) struct StructDef {
     /// The start byte of the `struct` specifier that defines it (finds anonymous structs).
     pub start: usize,
     pub fields: Vec<(String, Ty)>,
+    /// For a union: its members after the first, which occupy the first member's cells with
+    /// the same layout (`unions.rs`); empty for a struct. `fields` holds the first member.
+    pub aliases: Vec<(String, Ty)>,
 }
 
 /// An enum definition (`src/frontend/enums.rs`).
@@ -301,6 +304,7 @@ pub(crate) fn library_structs() -> Vec<StructDef> {
         name: Some("timespec".into()),
         start: usize::MAX,
         fields: vec![("tv_sec".into(), long.clone()), ("tv_nsec".into(), long)],
+        aliases: Vec::new(),
     }]
 }
 
@@ -339,7 +343,10 @@ impl TypeEnv {
             }
             off += self.size(t);
         }
-        None
+        s.aliases
+            .iter()
+            .find(|(f, _)| f == name)
+            .map(|(_, t)| (0, t.clone()))
     }
 
     fn struct_by(&self, name: Option<&str>, start: usize) -> Option<usize> {
@@ -556,7 +563,24 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
                 }
             }
         }
-        "union_specifier" => return Err(src.unsupported(ty_node, "union type")),
+        "class_specifier" | "union_specifier" => {
+            let name = ty_node.child_by_field_name("name").map(|n| src.text(n));
+            match env.struct_by(name, ty_node.start_byte()) {
+                Some(id) => BaseTy::Struct(id),
+                None => {
+                    let kw = if ty_node.kind() == "union_specifier" {
+                        "union"
+                    } else {
+                        "class"
+                    };
+                    let what = name.map_or(format!("anonymous {kw}"), |n| format!("`{kw} {n}`"));
+                    return Err(src.error(
+                        ty_node,
+                        &format!("{what} is not defined (define it before using it)"),
+                    ));
+                }
+            }
+        }
         "enum_specifier" => {
             let name = ty_node.child_by_field_name("name").map(|n| src.text(n));
             let found = match name {

@@ -212,7 +212,12 @@ impl<'a> FnLower<'_, 'a> {
                     }
                 }
                 "identifier" => {
-                    if matches!(self.lookup(src.text(node)), Name::Global(_)) {
+                    // A global, or a local object in memory (a member of the object of a
+                    // member function among them).
+                    if matches!(
+                        self.lookup(src.text(node)),
+                        Name::Global(_) | Name::LocalObject(..)
+                    ) {
                         reads = true;
                     }
                 }

@@ -266,6 +266,9 @@ impl<'a> FnLower<'_, 'a> {
         if !self.is_cpp() {
             return Ok(None);
         }
+        if let Some(v) = self.class_call(call, used)? {
+            return Ok(Some(v));
+        }
         let src = self.src;
         let Some(f) = call.child_by_field_name("function") else {
             return Ok(None);
@@ -351,9 +354,12 @@ impl<'a> FnLower<'_, 'a> {
             "lambda_expression" => {
                 unsupported("lambda (a lambda is supported only as the function of a std::thread)")
             }
-            "this" => unsupported("`this` (classes are not supported)"),
+            "this" => self.this_value(n),
             "throw_expression" => unsupported("exceptions (`throw` is not supported)"),
             "co_await_expression" => unsupported("coroutines"),
+            "qualified_identifier" if self.class_constant(n).is_some() => {
+                Ok((Expr::Const(self.class_constant(n).unwrap_or(0)), IntTy::I32))
+            }
             "qualified_identifier" => {
                 let text = src.text(n);
                 if crate::frontend::cpp::mem_order_c_name(&src, n).is_some() {
@@ -429,7 +435,15 @@ impl<'a> FnLower<'_, 'a> {
                 method == Some("load")
                     && obj.is_some_and(|o| {
                         o.kind() != "identifier"
-                            || matches!(self.lookup(self.src.text(o)), Name::Global(loc) if self.global_atomic(loc))
+                            || match self.lookup(self.src.text(o)) {
+                                Name::Global(loc) => self.global_atomic(loc),
+                                // A local object or a member of the object of a member
+                                // function (`lower/class.rs`).
+                                Name::LocalObject(_, i) => {
+                                    self.local_tys.get(i).is_some_and(|t| t.is_atomic())
+                                }
+                                _ => false,
+                            }
                     })
             }
             "qualified_identifier" => {

@@ -46,6 +46,11 @@ impl FnLower<'_, '_> {
             let t = to.describe(&self.cx.types);
             return Err(src.unsupported(n, &format!("`new` of a `{t}` with arguments")));
         }
+        if let Some(id) = self.constructs(to) {
+            if matches!(to, Ty::Struct(_)) {
+                return self.new_class_object(n, id, to, &items);
+            }
+        }
         let list = args.is_some_and(|a| a.kind() == "initializer_list");
         let aggregate = matches!(to, Ty::Struct(_) | Ty::Array(..));
         if !list && items.len() > 1 {
@@ -75,6 +80,20 @@ impl FnLower<'_, '_> {
         Ok(r)
     }
 
+    /// `new C(args)` / `new C{args}` / `new C` of a class that constructs: the object, then
+    /// its constructor (`lower/class.rs`). The members the constructor leaves alone are
+    /// indeterminate, as C++ leaves them.
+    fn new_class_object(&mut self, n: Node, id: usize, to: &Ty, args: &[Node]) -> R<usize> {
+        let fill = Fill {
+            kind: ObjectKind::New,
+            indeterminate: true,
+            how: Initial::Constructed,
+        };
+        let r = self.alloc_elements(n, "new", to, Count::Const(1, 0), fill)?;
+        self.construct(n, id, Expr::Reg(r), args)?;
+        Ok(r)
+    }
+
     /// `new T[n]`, `new T[n]()`, `new T[n]{}`.
     fn new_array(&mut self, n: Node, d: Node, to: &Ty, args: Option<Node>) -> R<usize> {
         let src = self.src;
@@ -84,7 +103,10 @@ impl FnLower<'_, '_> {
         {
             return Err(src.unsupported(d, "multi-dimensional `new`"));
         }
-        if matches!(to, Ty::Mutex | Ty::Sync(_) | Ty::Thread) {
+        if matches!(to, Ty::Mutex | Ty::Sync(_) | Ty::Thread)
+            || self.constructs(to).is_some()
+            || self.destructs(to)
+        {
             let t = to.describe(&self.cx.types);
             return Err(src.unsupported(
                 n,
@@ -129,7 +151,16 @@ impl FnLower<'_, '_> {
         };
         let mut c = n.walk();
         let array = n.children(&mut c).any(|t| t.kind() == "[");
-        let (ptr, _) = self.ptr_value(arg)?;
+        let (ptr, pointee) = self.ptr_value(arg)?;
+        let ptr = if self.destructs(&pointee) && !array {
+            // The pointer, once: the destructor's `this`, then the free.
+            let r = self.new_temp(IntTy::I64);
+            self.emit(Instr::Assign { dst: r, val: ptr });
+            self.destroy(n, &pointee, Expr::Reg(r))?;
+            Expr::Reg(r)
+        } else {
+            ptr
+        };
         let by = if array {
             Dealloc::DeleteArray
         } else {

@@ -13,6 +13,7 @@
 //! `f`'s source text: every call site has its own copies, so several slots (one per call site)
 //! can share one [`SlotPlace`](crate::ir::SlotPlace).
 
+use super::class::{Method, Special};
 use super::{named_children, types, BaseTy, FnLower, IntTy, Mode, TExpr, Ty, R};
 use crate::ir::{Expr, Instr};
 use tree_sitter::Node;
@@ -34,6 +35,8 @@ pub(super) struct Frame {
     /// The registers holding the call's local objects in memory, whose lifetime ends when it
     /// returns ([`Instr::Free`](crate::ir::Instr::Free)).
     pub(super) objects: Vec<crate::ir::Reg>,
+    /// For a member function (`lower/class.rs`): the register holding `this` and the class.
+    pub(super) this: Option<(crate::ir::Reg, usize)>,
 }
 
 /// The signature of an inlinable function: return type (`None` = `void`), parameters, and for
@@ -59,6 +62,38 @@ impl<'a> FnLower<'_, 'a> {
         value: bool,
     ) -> R<TExpr> {
         let src = self.src;
+        let Some(def) = self.cx.fn_defs.get(name).copied() else {
+            return Err(src.unsupported(
+                call,
+                &format!("call to `{name}`, which is not defined in this file"),
+            ));
+        };
+        self.inline_def(call, name, def, args, value, None)
+    }
+
+    /// Inlines member function `m` (`lower/class.rs`) called at `call` on the object at
+    /// `this`.
+    pub(super) fn inline_method(
+        &mut self,
+        call: Node,
+        m: &Method,
+        this: Expr,
+        args: &[Node],
+        value: bool,
+    ) -> R<TExpr> {
+        self.inline_def(
+            call,
+            &m.name,
+            m.def,
+            args,
+            value,
+            Some((this, m.class, m.special)),
+        )
+    }
+
+    /// The checks of a call of `name` (definition `def`) before it is inlined.
+    fn inline_checks(&self, call: Node, name: &str, def: Node) -> R<()> {
+        let src = self.src;
         if self.mode == Mode::Const {
             return Err(src.error(
                 call,
@@ -77,12 +112,6 @@ impl<'a> FnLower<'_, 'a> {
                 &format!("calls nested deeper than {MAX_INLINE_DEPTH} levels"),
             ));
         }
-        let Some(def) = self.cx.fn_defs.get(name).copied() else {
-            return Err(src.unsupported(
-                call,
-                &format!("call to `{name}`, which is not defined in this file"),
-            ));
-        };
         if def.start_byte() >= self.root_start {
             return Err(src.unsupported(
                 call,
@@ -93,7 +122,24 @@ impl<'a> FnLower<'_, 'a> {
                 ),
             ));
         }
-        let (ret, params, ret_pointee) = self.inline_signature(call, name, def)?;
+        Ok(())
+    }
+
+    /// Inlines definition `def` of `name` (see [`Self::inline_call`]); `this` is the object,
+    /// class and kind of a member function's call.
+    fn inline_def(
+        &mut self,
+        call: Node,
+        name: &str,
+        def: Node,
+        args: &[Node],
+        value: bool,
+        this: Option<(Expr, usize, Special)>,
+    ) -> R<TExpr> {
+        let src = self.src;
+        self.inline_checks(call, name, def)?;
+        let special = this.as_ref().map_or(Special::None, |t| t.2);
+        let (ret, params, ret_pointee) = self.inline_signature(call, name, def, special)?;
         if value && ret.is_none() {
             return Err(src.error(call, &format!("void function `{name}` used as a value")));
         }
@@ -102,7 +148,14 @@ impl<'a> FnLower<'_, 'a> {
             .child_by_field_name("body")
             .ok_or_else(|| src.unsupported(call, &format!("call to `{name}` without a body")))?;
 
-        // Arguments, left to right, into fresh parameter registers.
+        // `this` (evaluated before the arguments), then the arguments, left to right, into
+        // fresh parameter registers.
+        let this_reg = this.map(|(e, class, _)| {
+            let r = self.new_reg("this", IntTy::I64);
+            self.set_pointee(r, Ty::Struct(class));
+            self.emit(Instr::Assign { dst: r, val: e });
+            (r, class)
+        });
         let mut bound = Vec::with_capacity(params.len());
         for ((pname, ty, pointee), a) in params.iter().zip(args) {
             let val = match pointee {
@@ -121,6 +174,12 @@ impl<'a> FnLower<'_, 'a> {
             }
             self.emit(Instr::Assign { dst: r, val });
             bound.push((pname.clone(), super::Binding::Var(r)));
+        }
+        if let Some((r, class)) = this_reg {
+            // Members below the parameters, which hide them.
+            let mut scope = self.member_bindings(r, class);
+            scope.append(&mut bound);
+            bound = scope;
         }
         let result = ret.map(|t| self.new_temp(t));
         if let (Some(r), Some(to)) = (result, &ret_pointee) {
@@ -143,8 +202,19 @@ impl<'a> FnLower<'_, 'a> {
             ret_pointee,
             returns: Vec::new(),
             objects: Vec::new(),
+            this: this_reg,
         });
-        let lowered = self.block(body, None);
+        let lowered = match this_reg {
+            Some((r, class)) if special == Special::Ctor => {
+                let mut c = def.walk();
+                let list = def
+                    .children(&mut c)
+                    .find(|ch| ch.kind() == "field_initializer_list");
+                self.member_inits(def, class, r, list)
+                    .and_then(|()| self.block(body, None))
+            }
+            _ => self.block(body, None),
+        };
         let frame = self.inlines.pop();
         self.taken.pop();
         self.scopes = saved_scopes;
@@ -210,12 +280,25 @@ impl<'a> FnLower<'_, 'a> {
 
     /// The signature of user function `name` (definition `def`) called at `call`: it must
     /// return an integer or `void` and take integer parameters by value.
-    fn inline_signature(&self, call: Node, name: &str, def: Node) -> R<Signature> {
+    fn inline_signature(
+        &self,
+        call: Node,
+        name: &str,
+        def: Node,
+        special: Special,
+    ) -> R<Signature> {
         let src = self.src;
         let bad = |what: &str| Err(src.unsupported(call, &format!("call to `{name}`, {what}")));
         let Some(mut declarator) = def.child_by_field_name("declarator") else {
             return bad("whose definition is not supported");
         };
+        if special != Special::None {
+            if declarator.kind() != "function_declarator" {
+                return bad("whose definition is not supported");
+            }
+            let params = self.inline_params(call, name, declarator)?;
+            return Ok((None, params, None));
+        }
         let spec = types::decl_spec(&src, &self.cx.types, def)?;
         // `T *f(...)`, `T **f(...)`: a pointer to `T` (to `T *`, ...).
         let mut ret_pointee = None;
@@ -247,9 +330,23 @@ impl<'a> FnLower<'_, 'a> {
             BaseTy::Void if !spec.atomic => None,
             _ => return bad("whose return type is not an integer or void"),
         };
+        let params = self.inline_params(call, name, declarator)?;
+        Ok((ret, params, ret_pointee))
+    }
+
+    /// The parameters of function declarator `declarator` of `name` called at `call`:
+    /// integers and pointers by value.
+    fn inline_params(
+        &self,
+        call: Node,
+        name: &str,
+        declarator: Node,
+    ) -> R<Vec<(String, IntTy, Option<Ty>)>> {
+        let src = self.src;
+        let bad = |what: &str| Err(src.unsupported(call, &format!("call to `{name}`, {what}")));
         let mut params = Vec::new();
         let Some(plist) = declarator.child_by_field_name("parameters") else {
-            return Ok((ret, params, ret_pointee));
+            return Ok(params);
         };
         let plist = named_children(plist);
         for p in &plist {
@@ -287,6 +384,6 @@ impl<'a> FnLower<'_, 'a> {
                 _ => return unsupported(),
             }
         }
-        Ok((ret, params, ret_pointee))
+        Ok(params)
     }
 }

@@ -1,0 +1,477 @@
+//! C++ classes (and structs with members beyond data): what a class definition holds, recorded
+//! when the class is defined (`Ctx::define_struct`) and when a member function is defined out
+//! of line (`T::f(...) { ... }`). The data members are the class's struct (`types::StructDef`,
+//! laid out like a C struct); everything else is a [`ClassDef`]: constructors (with their member
+//! initialiser lists), the destructor, member functions (defined in the class or out of line),
+//! default member initialisers and `static const` integer members (constants).
+//!
+//! A class is lowered to its struct plus functions taking `this` (`lower/class.rs`): a member
+//! function is inlined at each call like any function of the file, with `this` the object's
+//! address and the members bound as places at `this + offset`.
+//!
+//! Refused, each at its position with a message naming the construct: base classes
+//! (inheritance), `virtual` functions, operator overloading, `friend`, member templates,
+//! nested classes and type members, `static` data members that are not integer constants,
+//! `static` member functions, bit-fields, class templates. Access specifiers (`public:`,
+//! `private:`, `protected:`) are accepted and have no effect on the lowering.
+
+use super::types::{self, Ty};
+use super::{lower, named_children, Ctx, Lang, R};
+use tree_sitter::Node;
+
+/// A class's members other than its data (see the module doc).
+#[derive(Clone, Debug)]
+pub(crate) struct ClassDef<'a> {
+    pub(crate) name: String,
+    /// The struct of its data members.
+    pub(crate) id: usize,
+    /// Member function definitions (in the class or out of line): name and definition.
+    pub(crate) methods: Vec<(String, Node<'a>)>,
+    /// Member functions declared in the class (their definitions may follow out of line).
+    pub(crate) declared: Vec<String>,
+    /// Constructor definitions.
+    pub(crate) ctors: Vec<Node<'a>>,
+    /// Whether the class declares a constructor (defined in it or out of line).
+    pub(crate) declares_ctor: bool,
+    /// The destructor's definition.
+    pub(crate) dtor: Option<Node<'a>>,
+    /// Default member initialisers: member name and the initialiser (`= v`'s `v` or `{v}`).
+    pub(crate) defaults: Vec<(String, Node<'a>)>,
+    /// `static const` / `static constexpr` integer members.
+    pub(crate) statics: Vec<(String, i64)>,
+}
+
+impl ClassDef<'_> {
+    /// Whether creating an object runs code: a constructor, default member initialisers, or a
+    /// member of a class type that does.
+    pub(crate) fn constructs(&self) -> bool {
+        self.declares_ctor || !self.defaults.is_empty()
+    }
+
+    /// The value of static constant `name`.
+    pub(crate) fn constant(&self, name: &str) -> Option<i64> {
+        self.statics
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|&(_, v)| v)
+    }
+}
+
+/// The kind of a member function definition or declaration.
+enum MemberFn {
+    Ctor,
+    Dtor,
+    Method(String),
+}
+
+/// Whether a function body does nothing (`{}`, comments only).
+pub(crate) fn empty_body(def: Node) -> bool {
+    def.child_by_field_name("body")
+        .is_some_and(|b| named_children(b).is_empty())
+}
+
+/// The number of parameters of function definition `def` (`(void)` has none).
+pub(crate) fn param_count(src: &super::Src, def: Node) -> usize {
+    let Some(f) = def
+        .child_by_field_name("declarator")
+        .and_then(super::function_declarator)
+    else {
+        return 0;
+    };
+    let params = f
+        .child_by_field_name("parameters")
+        .map(named_children)
+        .unwrap_or_default();
+    match params.as_slice() {
+        [p] if src.text(*p).trim() == "void" => 0,
+        ps => ps.len(),
+    }
+}
+
+impl<'a> Ctx<'a> {
+    /// The class whose data members are struct `id`, if it is one.
+    pub(crate) fn class_of(&self, id: usize) -> Option<&ClassDef<'a>> {
+        self.classes.iter().find(|c| c.id == id)
+    }
+
+    /// The class named `name`.
+    pub(crate) fn class_named(&self, name: &str) -> Option<&ClassDef<'a>> {
+        self.classes.iter().rev().find(|c| c.name == name)
+    }
+
+    /// Rejects what a class may not have: base classes and anything between the name and the
+    /// body (`final`, attributes).
+    pub(crate) fn check_class_head(&self, node: Node) -> R<()> {
+        let src = self.src;
+        if let Some(n) = node.child_by_field_name("name") {
+            if n.kind() != "type_identifier" {
+                let text = src.text(n);
+                return Err(src.unsupported(n, &format!("class named `{text}`")));
+            }
+        }
+        let mut c = node.walk();
+        for (i, child) in node.children(&mut c).enumerate() {
+            if !child.is_named()
+                || child.kind() == "comment"
+                || node.field_name_for_child(i as u32).is_some()
+            {
+                continue;
+            }
+            let what = match child.kind() {
+                "base_class_clause" => {
+                    "class with a base class (inheritance is not supported)".to_string()
+                }
+                _ => format!("`{}` on a class", src.text(child)),
+            };
+            return Err(src.unsupported(child, &what));
+        }
+        Ok(())
+    }
+
+    /// A member of class body `m` that is not a plain data member (C++ only): records it in
+    /// `class`, or refuses it. Returns `true` when `m` was a data member left to the caller.
+    pub(crate) fn class_member<'t>(&mut self, class: &mut ClassDef<'t>, m: Node<'t>) -> R<bool> {
+        let src = self.src;
+        let fdecl = m
+            .child_by_field_name("declarator")
+            .and_then(super::function_declarator);
+        match m.kind() {
+            "access_specifier" => Ok(false),
+            "field_declaration" | "declaration" => {
+                self.check_member_specifiers(m)?;
+                if let Some(f) = fdecl {
+                    if let Some(v) = m.child_by_field_name("default_value") {
+                        return Err(src.unsupported(v, "pure virtual function"));
+                    }
+                    match self.member_fn_kind(class, f)? {
+                        MemberFn::Ctor => class.declares_ctor = true,
+                        MemberFn::Dtor => {}
+                        MemberFn::Method(n) => class.declared.push(n),
+                    }
+                    return Ok(false);
+                }
+                if m.kind() == "declaration" {
+                    return Err(src.unsupported(m, "this class member"));
+                }
+                if self.static_member(class, m)? {
+                    return Ok(false);
+                }
+                Ok(true)
+            }
+            "function_definition" => {
+                self.check_member_specifiers(m)?;
+                let Some(f) = fdecl else {
+                    return Err(self.odd_member_fn(m));
+                };
+                self.add_member_fn(class, f, m)?;
+                Ok(false)
+            }
+            "template_declaration" => Err(src.unsupported(m, "member template")),
+            "friend_declaration" => Err(src.unsupported(m, "friend declaration")),
+            "type_definition" | "alias_declaration" | "using_declaration" => {
+                Err(src.unsupported(m, "type declaration in a class"))
+            }
+            "static_assert_declaration" => Err(src.unsupported(m, "static_assert")),
+            k if k.starts_with("preproc") => {
+                Err(src.unsupported(m, "preprocessor directive inside a class"))
+            }
+            k => Err(src.unsupported(m, &format!("class member `{k}`"))),
+        }
+    }
+
+    /// The refusal of member function definition `m` whose declarator is not a plain function
+    /// declarator: an operator, or a function returning a reference.
+    fn odd_member_fn(&self, m: Node) -> super::Diagnostic {
+        let src = self.src;
+        let mut op = None;
+        if let Some(d) = m.child_by_field_name("declarator") {
+            super::walk_nodes(d, &mut |n| {
+                if op.is_none() && matches!(n.kind(), "operator_name" | "operator_cast") {
+                    op = Some(n);
+                }
+            });
+        }
+        match (op, m.child_by_field_name("declarator")) {
+            (Some(o), _) => src.unsupported(
+                o,
+                &format!("operator overloading (`{}` is not supported)", src.text(o)),
+            ),
+            (None, Some(d)) if d.kind() == "reference_declarator" => {
+                src.unsupported(d, "member function returning a reference")
+            }
+            _ => src.unsupported(m, "this class member"),
+        }
+    }
+
+    /// Refuses `virtual`, `static` member functions, `explicit` is fine.
+    fn check_member_specifiers(&self, m: Node) -> R<()> {
+        let src = self.src;
+        let mut c = m.walk();
+        for ch in m.children(&mut c) {
+            match ch.kind() {
+                "virtual" => {
+                    return Err(src.unsupported(ch, "virtual function (not supported)"));
+                }
+                "storage_class_specifier" if src.text(ch) == "static" => {
+                    let is_fn = m
+                        .child_by_field_name("declarator")
+                        .and_then(super::function_declarator)
+                        .is_some();
+                    if is_fn {
+                        return Err(src.unsupported(ch, "static member function"));
+                    }
+                }
+                "storage_class_specifier" if src.text(ch) != "inline" => {
+                    let text = src.text(ch);
+                    return Err(src.unsupported(ch, &format!("`{text}` class member")));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// What function declarator `f` declares in `class`.
+    fn member_fn_kind(&self, class: &ClassDef, f: Node) -> R<MemberFn> {
+        let src = self.src;
+        let Some(name) = f.child_by_field_name("declarator") else {
+            return Err(src.unsupported(f, "member function"));
+        };
+        let name = match name.kind() {
+            "qualified_identifier" => name.child_by_field_name("name").unwrap_or(name),
+            _ => name,
+        };
+        match name.kind() {
+            "destructor_name" => Ok(MemberFn::Dtor),
+            "operator_name" | "operator_cast" => Err(src.unsupported(
+                name,
+                &format!(
+                    "operator overloading (`{}` is not supported)",
+                    src.text(name)
+                ),
+            )),
+            "identifier" | "field_identifier" if src.text(name) == class.name => Ok(MemberFn::Ctor),
+            "field_identifier" | "identifier" => Ok(MemberFn::Method(src.text(name).to_string())),
+            _ => Err(src.unsupported(name, &format!("member function `{}`", src.text(name)))),
+        }
+    }
+
+    /// Records the definition `def` (declarator `f`) of a member function of `class`.
+    fn add_member_fn<'t>(&self, class: &mut ClassDef<'t>, f: Node, def: Node<'t>) -> R<()> {
+        let src = self.src;
+        match self.member_fn_kind(class, f)? {
+            MemberFn::Ctor => {
+                let n = param_count(&src, def);
+                if class.ctors.iter().any(|c| param_count(&src, *c) == n) {
+                    return Err(src.unsupported(
+                        f,
+                        &format!(
+                            "overloaded constructors with {n} parameters (constructors are \
+                             chosen by their number of arguments)"
+                        ),
+                    ));
+                }
+                class.declares_ctor = true;
+                class.ctors.push(def);
+            }
+            MemberFn::Dtor => {
+                if class.dtor.is_some() {
+                    return Err(src.error(f, "redefinition of the destructor"));
+                }
+                class.dtor = Some(def);
+            }
+            MemberFn::Method(name) => {
+                let n = param_count(&src, def);
+                let same = class
+                    .methods
+                    .iter()
+                    .any(|(m, d)| *m == name && param_count(&src, *d) == n);
+                if same {
+                    return Err(src.unsupported(
+                        f,
+                        &format!(
+                            "overloaded member function `{name}` with {n} parameters (member \
+                             functions are chosen by their number of arguments)"
+                        ),
+                    ));
+                }
+                class.methods.push((name, def));
+            }
+        }
+        Ok(())
+    }
+
+    /// A `static` data member `m`: a `static const` / `constexpr` integer with a constant
+    /// initialiser is recorded as a constant (`true`); other static members are refused.
+    /// `false` for a member that is not static.
+    fn static_member(&mut self, class: &mut ClassDef, m: Node) -> R<bool> {
+        let src = self.src;
+        let mut c = m.walk();
+        let Some(st) = m
+            .children(&mut c)
+            .find(|ch| ch.kind() == "storage_class_specifier" && src.text(*ch) == "static")
+        else {
+            return Ok(false);
+        };
+        let spec = types::decl_spec(&src, &self.types, m)?;
+        let text = src.text(m);
+        let constant = text.contains("const");
+        let (Some(d), Some(v), types::BaseTy::Int(t), true) = (
+            m.child_by_field_name("declarator"),
+            m.child_by_field_name("default_value"),
+            spec.ty,
+            constant && !spec.atomic,
+        ) else {
+            return Err(src.unsupported(
+                st,
+                "static data member (only `static const` integer members with a constant \
+                 initialiser are supported)",
+            ));
+        };
+        if d.kind() != "field_identifier" {
+            return Err(src.unsupported(d, "static data member of this type"));
+        }
+        let v = match v.kind() {
+            "initializer_list" => match named_children(v).as_slice() {
+                [e] => *e,
+                _ => return Err(src.unsupported(v, "initialiser of a static constant")),
+            },
+            _ => v,
+        };
+        let value = self.class_const_eval(class, v)?;
+        class.statics.push((src.text(d).to_string(), t.wrap(value)));
+        Ok(true)
+    }
+
+    /// A constant expression in the body of `class`: its static constants by their name, else
+    /// any constant expression of the file.
+    pub(crate) fn class_const_eval(&mut self, class: &ClassDef, n: Node) -> R<i64> {
+        let n = lower::strip_parens(n);
+        if n.kind() == "identifier" {
+            if let Some(v) = class.constant(self.src.text(n)) {
+                return Ok(v);
+            }
+        }
+        lower::const_eval(self, n)
+    }
+
+    /// A top-level function definition `def` whose declarator `fdecl` names `T::f`, `T::T`
+    /// or `T::~T`: a member function of class `T` defined out of line.
+    pub(crate) fn out_of_line_member(&mut self, def: Node<'a>, fdecl: Node) -> R<()> {
+        let src = self.src;
+        let name = fdecl.child_by_field_name("declarator");
+        let scope = name.and_then(|n| n.child_by_field_name("scope"));
+        let class = scope
+            .filter(|s| src.lang == Lang::Cpp && s.kind() == "namespace_identifier")
+            .and_then(|s| self.classes.iter().rposition(|c| c.name == src.text(s)));
+        let Some(i) = class else {
+            let at = name.unwrap_or(fdecl);
+            let text = src.text(at);
+            let what = if scope.is_some_and(|s| s.kind() == "template_type") {
+                format!("member function `{text}` of a class template")
+            } else {
+                format!("function `{text}` (a member of no class defined before it)")
+            };
+            return Err(src.unsupported(at, &what));
+        };
+        self.check_member_specifiers(def)?;
+        let mut class = self.classes[i].clone();
+        let kind = self.member_fn_kind(&class, fdecl)?;
+        if let MemberFn::Method(n) = &kind {
+            if !class.declared.contains(n) && !class.methods.iter().any(|(m, _)| m == n) {
+                return Err(src.error(
+                    fdecl,
+                    &format!(
+                        "no member function `{n}` declared in class `{}`",
+                        class.name
+                    ),
+                ));
+            }
+        }
+        self.add_member_fn(&mut class, fdecl, def)?;
+        self.classes[i] = class;
+        Ok(())
+    }
+
+    /// Checks a default member initialiser `v` of member `name` of type `ty`.
+    pub(crate) fn check_default(&self, name: &str, ty: &Ty, v: Node) -> R<()> {
+        let src = self.src;
+        if matches!(ty, Ty::Mutex | Ty::Sync(_) | Ty::Thread) {
+            return Err(src.unsupported(
+                v,
+                &format!("default member initialiser of `{name}` (a synchronisation object)"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A global object of a class that constructs: constructed at the start of the main thread
+/// (`lower/class.rs`).
+#[derive(Clone, Debug)]
+pub(crate) struct GlobalCtor<'a> {
+    /// The declarator (where the construction's instructions belong).
+    pub(crate) at: Node<'a>,
+    /// The object's first cell.
+    pub(crate) base: crate::ir::Loc,
+    /// Its class (struct id).
+    pub(crate) id: usize,
+    /// The constructor's arguments.
+    pub(crate) args: Vec<Node<'a>>,
+}
+
+impl<'a> Ctx<'a> {
+    /// Declarator `d` of a global of class type `id` (a class that constructs or destructs):
+    /// allocated with zeros and recorded for construction at the start of the main thread.
+    pub(crate) fn global_class_object(&mut self, d: Node<'a>, id: usize) -> R<()> {
+        let src = self.src;
+        let dtor = self
+            .class_of(id)
+            .and_then(|c| c.dtor)
+            .is_some_and(|d| !empty_body(d));
+        if dtor {
+            return Err(src.unsupported(
+                d,
+                "object of a class with a non-empty destructor (destructors run only at \
+                 `delete`)",
+            ));
+        }
+        if d.kind() == "function_declarator" {
+            return Err(src.unsupported(
+                d,
+                "declaration that is a function prototype or an object constructed from names \
+                 (write the object with braces: `C c{x};`)",
+            ));
+        }
+        if d.kind() == "array_declarator" {
+            return Err(src.unsupported(
+                d,
+                "array of objects of a class with a constructor or default member initialisers",
+            ));
+        }
+        let (name, args) = super::cpp::ctor_args(&src, d)?;
+        let mut exprs = Vec::new();
+        for a in args {
+            match a {
+                super::cpp::CtorArg::Expr(e) => exprs.push(e),
+                other => {
+                    return Err(src.unsupported(other.node(), "constructor argument"));
+                }
+            }
+        }
+        let text = src.text(name).to_string();
+        if self.is_variable(&text) || self.fn_first.contains_key(&text) {
+            return Err(src.error(name, &format!("redefinition of `{text}`")));
+        }
+        let (base, _) = self.alloc(&text, name, &Ty::Struct(id), None)?;
+        self.object_index
+            .insert(text, self.objects.len().saturating_sub(1));
+        self.global_ctors.push(GlobalCtor {
+            at: d,
+            base,
+            id,
+            args: exprs,
+        });
+        Ok(())
+    }
+}
