@@ -51,7 +51,7 @@ use fensyn::checker::{
 };
 use fensyn::ir::{
     Addr, BinOp, Dealloc, Expr, FuncId, Function, Global, Instr, Layout, MemOrder, ObjectKind,
-    Program, RmwOp, Slot, SlotPlace, Span, Stmt, StmtKind, SyncRole, MAX_OBJECT_CELLS,
+    Program, RmwOp, Slot, SlotPlace, Span, Stmt, StmtKind, SyncRole, Width, MAX_OBJECT_CELLS,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -1357,8 +1357,8 @@ fn target(a: &Addr, regs: &[i64], prog: &Program, tid: usize, allocs: &[OAlloc])
 
 /// The value an RMW writes when it read `old` (C's operators on the two's-complement values,
 /// written here from the C standard and GCC's documentation, not taken from `RmwOp::apply`).
-fn rmw_value(op: RmwOp, old: i64, operand: i64) -> i64 {
-    match op {
+fn rmw_value(op: RmwOp, old: i64, operand: i64, width: Width) -> i64 {
+    let full = match op {
         RmwOp::Xchg => operand,
         RmwOp::Add => old.wrapping_add(operand),
         RmwOp::Sub => old.wrapping_sub(operand),
@@ -1367,7 +1367,15 @@ fn rmw_value(op: RmwOp, old: i64, operand: i64) -> i64 {
         RmwOp::Xor => old ^ operand,
         // GCC: "{ tmp = *ptr; *ptr = ~(tmp & val); return tmp; }".
         RmwOp::Nand => !(old & operand),
+    };
+    // Reduced modulo 2^bits into the type's range (C11 7.17.7.5: atomic arithmetic wraps).
+    if width.bits >= 64 {
+        return full;
     }
+    let m = 1i128 << width.bits;
+    let v = i128::from(full).rem_euclid(m);
+    let v = if width.signed && v >= m / 2 { v - m } else { v };
+    v as i64
 }
 
 impl Walker<'_> {
@@ -1658,6 +1666,7 @@ impl Walker<'_> {
                     op,
                     val,
                     order,
+                    width,
                 } => {
                     let Some(loc) = &self.access(a, &regs, &mut run) else {
                         return;
@@ -1680,7 +1689,7 @@ impl Walker<'_> {
                             EventKind::Write,
                             Some(*loc),
                             wo,
-                            rmw_value(*op, v, operand),
+                            rmw_value(*op, v, operand, *width),
                         );
                         w.rmw = true;
                         run2.push_access(w, a, Some(val));
@@ -4110,6 +4119,7 @@ fn rmw(dst: usize, loc: usize, op: RmwOp, val: Expr, order: MemOrder) -> Instr {
         op,
         val,
         order,
+        width: Width::FULL,
     }
 }
 
@@ -5028,6 +5038,7 @@ fn mixed_atomicity_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> 
                 op: RmwOp::Add,
                 val: c(1),
                 order: Relaxed,
+                width: Width::FULL,
             }],
         );
         let main = spawn_join_main(
@@ -5246,6 +5257,7 @@ fn random_program(rng: &mut Rng) -> Program {
                     op,
                     val: c(1 + rng.below(2) as i64),
                     order,
+                    width: Width::FULL,
                 };
             }
             let expected = if loaded.len() > 1 && rng.below(3) == 0 {

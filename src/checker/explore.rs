@@ -2038,10 +2038,11 @@ fn read_effect(ins: &Instr, regs: &[i64], value: i64) -> ReadEffect {
             op,
             val,
             order,
+            width,
             ..
         } => {
             let (r, w) = split_rmw_order(*order);
-            let new = op.apply(value, val.eval(regs).unwrap_or(0));
+            let new = width.wrap(op.apply(value, val.eval(regs).unwrap_or(0)));
             (r, Some((w, new)), vec![(*dst, value)])
         }
         Instr::Cas {

@@ -820,20 +820,6 @@ fn builtin_refusals() {
             Unsupported,
         ),
         (
-            "__atomic_fetch_add(&uc, 1, 0);",
-            3,
-            "`__atomic_fetch_add` on `uc` of a narrow or 32-bit unsigned type (its wrap-around \
-             is not modelled)",
-            Unsupported,
-        ),
-        (
-            "__sync_fetch_and_nand(&uc, 1);",
-            3,
-            "`__sync_fetch_and_nand` on `uc` of a narrow or 32-bit unsigned type (its \
-             wrap-around is not modelled)",
-            Unsupported,
-        ),
-        (
             "__atomic_store_n(&m, 1, 0);",
             20,
             "`__atomic_store_n` on a mutex (a mutex is not an integer)",

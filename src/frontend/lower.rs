@@ -1713,6 +1713,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     op: crate::ir::RmwOp::Xchg,
                     val: Expr::Const(1),
                     order,
+                    width: crate::ir::Width::FULL,
                 });
                 Ok((Expr::Reg(dst), IntTy::I32))
             }

@@ -207,9 +207,9 @@
 //!   `acquire`), and compound assignment `+= -= &= |= ^=` / `++` / `--` on an atomic global,
 //!   which C defines as `seq_cst` read-modify-writes (value of `x++`/`x--`: the old value; of
 //!   `++x`, `x += v`, ...: the new one).
-//!   `+`/`-` read-modify-writes are accepted only on atomics of type `int`, `long` or 64-bit
-//!   unsigned (elsewhere C's wrap-around of the written value is not modelled); none but
-//!   exchange on `atomic_bool`.
+//!   The written value wraps to the atomic's integer type ([`Width`](crate::ir::Width): C's
+//!   atomic arithmetic is two's complement without overflow), so every integer atomic takes
+//!   every operation; only exchange on `atomic_bool` and on pointers.
 //! * **Compare-and-swap**: `atomic_compare_exchange_{strong,weak}[_explicit](&x, &e, d[, s, f])`
 //!   becomes [`Instr::Cas`](crate::ir::Instr::Cas) into fresh temporaries `ok` and `old`,
 //!   followed by `e := old` (correct because on success `old == e`); the value of the call is

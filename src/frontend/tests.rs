@@ -692,10 +692,6 @@ fn diagnostics_positions() {
             "atomic_int x;\nint main() { x *= 2; }",
             (2, 14, Unsupported, "`*=` on atomic `x` (only +=, -=, &=, |=, ^=, ++ and -- are supported on atomics)"),
         ),
-        (
-            "atomic_uint x;\nint main() { x++; }",
-            (2, 14, Unsupported, "`++` on `x` of a narrow or 32-bit unsigned type (its wrap-around is not modelled)"),
-        ),
         ("extern int e;\nint main() { }", (1, 1, Unsupported, "`extern` declaration")),
         ("int y = 1;\nint x = y;\nint main() { }", (2, 9, Error, "initialiser of a global must be a constant expression")),
         ("int x = 1 / 0;\nint main() { }", (1, 9, Error, "division by zero in constant expression")),
@@ -977,6 +973,32 @@ fn rmw(dst: Reg, loc: Loc, op: RmwOp, val: Expr, order: MemOrder) -> Instr {
         op,
         val,
         order,
+        width: crate::ir::Width {
+            bits: 32,
+            signed: true,
+        },
+    }
+}
+
+/// [`rmw`] on a location of another integer type.
+fn rmw_of(bits: u8, signed: bool, dst: Reg, loc: Loc, op: RmwOp, val: Expr) -> Instr {
+    match rmw(dst, loc, op, val, MemOrder::SeqCst) {
+        Instr::Rmw {
+            dst,
+            loc,
+            op,
+            val,
+            order,
+            ..
+        } => Instr::Rmw {
+            dst,
+            loc,
+            op,
+            val,
+            order,
+            width: crate::ir::Width { bits, signed },
+        },
+        _ => unreachable!(),
     }
 }
 
@@ -1489,7 +1511,19 @@ fn fetch_and_exchange() {
         .all(|k| *k == StmtKind::Access));
     // Exchange on narrow types converts the operand; fetch_add on them is rejected.
     let (_, c) = main_code("atomic_bool b;\nint main() { atomic_exchange(&b, 5); }");
-    assert_eq!(c[0], rmw(0, 0, RmwOp::Xchg, k(1), SeqCst));
+    assert_eq!(c[0], rmw_of(8, false, 0, 0, RmwOp::Xchg, k(1)));
+    // Arithmetic on unsigned and narrow atomics wraps to their type (the RMW's width).
+    for (decl, bits, signed) in [
+        ("atomic_uint", 32, false),
+        ("atomic_ushort", 16, false),
+        ("atomic_schar", 8, true),
+        ("atomic_ullong", 64, false),
+    ] {
+        let (_, c) = main_code(&format!(
+            "{decl} u;\nint main() {{ atomic_fetch_add(&u, 1); }}"
+        ));
+        assert_eq!(c[0], rmw_of(bits, signed, 0, 0, RmwOp::Add, k(1)), "{decl}");
+    }
 }
 
 #[test]
@@ -1576,14 +1610,22 @@ fn atomic_compound_assignment_is_rmw() {
             rmw(0, 0, RmwOp::Add, k(1), SeqCst),
             rmw(1, 0, RmwOp::Add, k(1), SeqCst),
             rmw(2, 0, RmwOp::Sub, k(2), SeqCst),
-            rmw(3, 1, RmwOp::Or, k(4), SeqCst),
-            rmw(4, 1, RmwOp::And, k(1), SeqCst),
-            rmw(5, 1, RmwOp::Xor, k(3), SeqCst),
+            rmw_of(64, true, 3, 1, RmwOp::Or, k(4)),
+            rmw_of(64, true, 4, 1, RmwOp::And, k(1)),
+            rmw_of(64, true, 5, 1, RmwOp::Xor, k(3)),
             rmw(6, 0, RmwOp::Add, k(1), SeqCst),
             assign(7, r(6)), // x++: the old value
             rmw(8, 0, RmwOp::Sub, k(1), SeqCst),
-            assign(9, b(BinOp::Sub, r(8), k(1))), // --x: the new value
-            rmw(10, 1, RmwOp::Add, k(5), SeqCst),
+            // --x: the new value, wrapped to `int` as the atomic holds it.
+            assign(
+                9,
+                b(
+                    BinOp::Shr,
+                    b(BinOp::Shl, b(BinOp::Sub, r(8), k(1)), k(32)),
+                    k(32)
+                )
+            ),
+            rmw_of(64, true, 10, 1, RmwOp::Add, k(5)),
             assign(11, b(BinOp::Add, r(10), k(5))),
             Instr::Return,
         ]
@@ -1719,10 +1761,6 @@ fn control_flow_and_rmw_diagnostics() {
         (
             "atomic_int x;\nint main() { atomic_compare_exchange_strong(&x, &e, 1); }",
             (2, 50, Error, "undeclared identifier `e`"),
-        ),
-        (
-            "atomic_uint u;\nint main() { atomic_fetch_add(&u, 1); }",
-            (2, 14, Unsupported, "`atomic_fetch_add` on `u` of a narrow or 32-bit unsigned type (its wrap-around is not modelled)"),
         ),
         (
             "atomic_bool f;\nint main() { f |= 1; }",

@@ -3,7 +3,7 @@
 //! and pointers ([`Ty`]).
 
 use super::{Src, R};
-use crate::ir::{BinOp, Expr};
+use crate::ir::{BinOp, Expr, Width};
 use std::collections::HashMap;
 use tree_sitter::Node;
 
@@ -28,6 +28,21 @@ pub(crate) enum IntTy {
 }
 
 impl IntTy {
+    /// The width an RMW on an atomic of this type wraps to (`Bool` never takes arithmetic).
+    pub(crate) fn width(self) -> Width {
+        let (bits, signed) = match self {
+            IntTy::Bool | IntTy::U8 => (8, false),
+            IntTy::I8 => (8, true),
+            IntTy::I16 => (16, true),
+            IntTy::U16 => (16, false),
+            IntTy::I32 => (32, true),
+            IntTy::U32 => (32, false),
+            IntTy::I64 => (64, true),
+            IntTy::U64 => (64, false),
+        };
+        Width { bits, signed }
+    }
+
     pub(crate) fn range(self) -> (i64, i64) {
         match self {
             IntTy::Bool => (0, 1),

@@ -414,6 +414,37 @@ impl Expr {
     }
 }
 
+/// The integer type an RMW's new value is reduced to: C's atomic arithmetic wraps silently
+/// (C11 7.17.7.5: two's complement, no undefined overflow), so `fetch_add` on an `unsigned`
+/// at `UINT_MAX` writes 0 and on an `int` at `INT_MAX` writes `INT_MIN`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Width {
+    /// 1 to 64.
+    pub bits: u8,
+    pub signed: bool,
+}
+
+impl Width {
+    /// 64-bit values: no reduction beyond the machine's own.
+    pub const FULL: Width = Width {
+        bits: 64,
+        signed: true,
+    };
+
+    /// `v` reduced modulo 2^bits into the type's range.
+    pub fn wrap(self, v: i64) -> i64 {
+        if self.bits >= 64 {
+            return v;
+        }
+        let shift = 64 - u32::from(self.bits);
+        if self.signed {
+            (v << shift) >> shift
+        } else {
+            ((v as u64) << shift >> shift) as i64
+        }
+    }
+}
+
 /// The operation of a read-modify-write: the new value is `op(old, operand)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RmwOp {
@@ -467,6 +498,8 @@ pub enum Instr {
         op: RmwOp,
         val: Expr,
         order: MemOrder,
+        /// The location's integer type: the new value wraps to it.
+        width: Width,
     },
     /// Compare-and-swap: reads the old value into `old`; if it equals `expected`, writes
     /// `desired` (an RMW with `order`) and sets `ok` to 1, else it is only a read with

@@ -7,44 +7,26 @@ use crate::ir::{BinOp, Expr, Instr, MemOrder, Reg, RmwOp};
 use tree_sitter::Node;
 
 impl FnLower<'_, '_> {
-    /// Rejects read-modify-writes whose result the IR would not wrap like C does: `+`/`-` are
-    /// only accepted on `int`, `long`-sized and 64-bit unsigned atomics (on narrower or 32-bit
-    /// unsigned types the written value would have to be reduced modulo 2^n), nand only on
-    /// signed and 64-bit unsigned types (`~` of an unsigned narrow value leaves its range), and
-    /// no arithmetic or bitwise RMW is accepted on `atomic_bool`. Exchange is accepted on every
-    /// type.
+    /// Rejects the read-modify-writes C does not define on the cell's type: arithmetic and
+    /// bitwise operations on pointers (only exchange) and on `atomic_bool`. On every integer
+    /// type the new value wraps to the type ([`crate::ir::Width`]), as C's atomic arithmetic
+    /// does.
     pub(super) fn check_rmw_type(&self, at: Node, cell: &Place, op: RmwOp, what: &str) -> R<()> {
-        let ty = cell.ty.int_ty();
         let name = match cell.addr.fixed() {
             Some(loc) => self.cx.globals.get(loc).map_or("", |g| g.name.as_str()),
             None => self.src.text(at),
         };
-        if matches!(cell.ty, Ty::Ptr { .. }) && op != RmwOp::Xchg {
-            return Err(self
-                .src
-                .unsupported(at, &format!("{what} on pointer `{name}` (only exchange)")));
-        }
-        let ok = match op {
-            RmwOp::Xchg => true,
-            RmwOp::Add | RmwOp::Sub => matches!(ty, IntTy::I32 | IntTy::I64 | IntTy::U64),
-            RmwOp::And | RmwOp::Or | RmwOp::Xor => ty != IntTy::Bool,
-            // `~(old & v)` of in-range signed values is in range; of unsigned ones it is not.
-            RmwOp::Nand => matches!(
-                ty,
-                IntTy::I8 | IntTy::I16 | IntTy::I32 | IntTy::I64 | IntTy::U64
-            ),
-        };
-        if ok {
+        if op == RmwOp::Xchg {
             return Ok(());
         }
-        let why = if ty == IntTy::Bool {
-            "an atomic_bool".to_string()
+        let why = if matches!(cell.ty, Ty::Ptr { .. }) {
+            format!("{what} on pointer `{name}` (only exchange)")
+        } else if cell.ty.int_ty() == IntTy::Bool {
+            format!("{what} on `{name}` of an atomic_bool")
         } else {
-            "a narrow or 32-bit unsigned type (its wrap-around is not modelled)".to_string()
+            return Ok(());
         };
-        Err(self
-            .src
-            .unsupported(at, &format!("{what} on `{name}` of {why}")))
+        Err(self.src.unsupported(at, &why))
     }
 
     /// `atomic_exchange[_explicit]` and `atomic_fetch_{add,sub,and,or,xor}[_explicit]`: an
@@ -86,12 +68,18 @@ impl FnLower<'_, '_> {
         if let Ty::Ptr { to, .. } = &cell.ty {
             self.set_pointee(dst, (**to).clone());
         }
+        let width = if matches!(cell.ty, Ty::Ptr { .. }) {
+            crate::ir::Width::FULL
+        } else {
+            ty.width()
+        };
         self.emit(Instr::Rmw {
             dst,
             loc: cell.addr.clone(),
             op,
             val,
             order,
+            width,
         });
         (Expr::Reg(dst), promote(ty))
     }
@@ -255,11 +243,13 @@ impl FnLower<'_, '_> {
             op: rmw,
             val: val.clone(),
             order: MemOrder::SeqCst,
+            width: ty.width(),
         });
         let value = if postfix {
             Expr::Reg(dst)
         } else {
-            bin(op, Expr::Reg(dst), val)
+            // The new value, as the atomic holds it.
+            ty.wrap_expr(bin(op, Expr::Reg(dst), val))
         };
         Ok((value, promote(ty)))
     }

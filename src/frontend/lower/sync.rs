@@ -370,6 +370,7 @@ impl FnLower<'_, '_> {
             op,
             val,
             order,
+            width: crate::ir::Width::FULL,
         });
         Expr::Reg(dst)
     }
