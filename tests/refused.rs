@@ -486,17 +486,29 @@ int main(void) {
         ),
         // ---- preprocessor -------------------------------------------------------------------
         case(
-            "pp_line",
+            "pp_line_name",
             "\
 int x;
-#line 10 \"other.c\"
+#line 10 other.c
 int main(void) {
     return 0;
 }
 ",
             (2, 1),
-            UNSUPPORTED,
-            "`#line` directive",
+            ERROR,
+            "#line: expects a file name in double quotes",
+        ),
+        case(
+            "pp_linemarker_flag",
+            "\
+# 1 \"pp_linemarker_flag.c\" 7
+int main(void) {
+    return 0;
+}
+",
+            (1, 1),
+            ERROR,
+            "linemarker: unexpected `7`",
         ),
         case(
             "pp_include_next",

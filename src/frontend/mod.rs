@@ -702,22 +702,15 @@ impl<'a> Src<'a> {
         };
         let (f, at) = unit.diag_position(n.start_byte());
         let file = &unit.files[f as usize];
-        let (line, column) = file.line_col(at);
         let message = match unit.expansion_note(n.start_byte()) {
             Some(note) => format!("{message} ({note})"),
             None => message.to_string(),
         };
-        Diagnostic {
-            file: if f == 0 {
-                self.file.to_string()
-            } else {
-                file.name.clone()
-            },
-            line,
-            column,
-            kind,
-            message,
+        let mut d = file.diagnostic(at, kind, &message);
+        if f == 0 && d.file == file.name {
+            d.file = self.file.to_string();
         }
+        d
     }
 
     pub(crate) fn unsupported(&self, n: Node, message: &str) -> Diagnostic {

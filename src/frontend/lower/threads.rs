@@ -20,7 +20,9 @@
 //!   do `sleep` / `usleep` (the model has every interleaving already).
 //! * `exit(n)` / `_Exit(n)` / `quick_exit(n)` end the program ([`Instr::Exit`]); `abort()`,
 //!   `__VERIFIER_error()` and `reach_error()` (unless the file defines them) are bugs reported
-//!   like a failed assertion ([`Instr::Check`] with [`CheckKind::Abort`]).
+//!   like a failed assertion ([`Instr::Check`] with [`CheckKind::Abort`]); glibc's
+//!   `__assert_fail("e", ...)` (what `assert(e)` becomes in `cpp`'s output) is a failed
+//!   `assert(e)`.
 //! * `pthread_attr_*` setters (`init`, `destroy`, `setdetachstate`, `setstacksize`, ...) are
 //!   accepted and have no effect; the getters are refused (the model has no attribute values).
 
@@ -115,6 +117,17 @@ impl FnLower<'_, '_> {
                     cond: Expr::Const(0),
                     kind: CheckKind::Abort,
                     message: format!("`{name}()` called"),
+                });
+                zero(true)
+            }
+            "__assert_fail" => {
+                // glibc's `assert(e)` as `cpp` writes it: `__assert_fail("e", file, line, f)`.
+                self.arity(call, name, args, 4)?;
+                let lit = self.src.text(args[0]);
+                let text = lit.strip_prefix('"').and_then(|t| t.strip_suffix('"'));
+                self.emit(Instr::Assert {
+                    cond: Expr::Const(0),
+                    text: text.unwrap_or(lit).to_string(),
                 });
                 zero(true)
             }

@@ -243,12 +243,13 @@ impl Pp<'_> {
         Ok(out)
     }
 
-    /// `__LINE__` (the line of the use in the user's file) or `__FILE__`.
+    /// `__LINE__` (the line of the use in the user's file) or `__FILE__`, as `#line` sets them.
     fn builtin(&self, t: &PTok, kind: MacroKind) -> PTok {
         let file = &self.files[t.file as usize];
+        let (name, line, _) = file.presumed(t.at);
         let text = match kind {
-            MacroKind::Line => file.line_col(t.at).0.to_string(),
-            _ => format!("{:?}", file.name),
+            MacroKind::Line => line.to_string(),
+            _ => format!("{name:?}"),
         };
         PTok {
             kind: if kind == MacroKind::Line {

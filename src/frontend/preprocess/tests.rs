@@ -212,3 +212,49 @@ fn programs_from_headers_have_spans_in_the_headers() {
         "memory_order_release is not valid for a load (in expansion of LOAD, defined at dir/algo.h:1:1)"
     );
 }
+
+#[test]
+fn line_directives_and_linemarkers_set_the_presumed_position() {
+    // GCC's output: linemarkers with flags, a `# 0` line, a header's text inline.
+    let src = "# 0 \"algo.c\"\n# 1 \"<built-in>\"\n# 1 \"algo.c\"\n# 1 \"algo.h\" 1 3 4\nint h = __LINE__;\n# 3 \"algo.c\" 2\nconst char *f = __FILE__; int l = __LINE__;\n";
+    let u = run(src);
+    assert_eq!(
+        words(&u),
+        "int h = 1 ; const char * f = \"algo.c\" ; int l = 3 ;"
+    );
+    let main = &u.files[0];
+    let at = src.find("int h").unwrap_or(0);
+    assert_eq!(main.presumed(at), ("algo.h", 1, 1));
+    // `#line` with a macro-replaced number and no name keeps the last name.
+    let u = run("#define BASE 40\n#line BASE\nint a;\n\nint b = __LINE__;\n");
+    assert_eq!(words(&u), "int a ; int b = 42 ;");
+    // Inside a skipped group it is ignored.
+    let u = run("#if 0\n#line 1 \"x.c\"\n# 9 \"y.c\" 9\n#endif\nint c = __LINE__;\n");
+    assert_eq!(words(&u), "int c = 5 ;");
+    // A diagnostic names the presumed position and the file's own.
+    let d = err("#line 100 \"gen.c\"\n#error stop\n", vec![]);
+    assert_eq!((d.file.as_str(), d.line, d.column), ("gen.c", 100, 1));
+    assert_eq!(d.message, "#error stop (at dir/main.c:2:1 as read)");
+    for (bad, msg) in [
+        ("#line\n", "#line: expects a line number (decimal digits)"),
+        (
+            "#line 0x10\n",
+            "#line: expects a line number (decimal digits)",
+        ),
+        (
+            "#line 4294967296\n",
+            "#line: line number out of range (at most 2147483647)",
+        ),
+        ("#line 3 \"a.c\" 1\n", "#line: unexpected `1`"),
+        (
+            "# 3 L\"a.c\"\n",
+            "linemarker: expects a file name in double quotes",
+        ),
+        (
+            "# 3 5\n",
+            "linemarker: expects a file name in double quotes",
+        ),
+    ] {
+        assert_eq!(err(bad, vec![]).message, msg, "{bad}");
+    }
+}
