@@ -17,7 +17,10 @@
 //!   function); `pthread_self()` / `thrd_current()` are the thread's id ([`Instr::ThreadId`]),
 //!   `pthread_equal` / `thrd_equal` compare ids, `pthread_detach` / `thrd_detach` and
 //!   `pthread_yield` / `sched_yield` / `thrd_yield` have no effect in the model (value 0), nor
-//!   do `sleep` / `usleep` (the model has every interleaving already).
+//!   do `sleep` / `usleep` (the model has every interleaving already), nor GenMC's hints
+//!   `__VERIFIER_loop_begin()`, `__VERIFIER_spin_start()`, `__VERIFIER_spin_end(c)` and
+//!   `__VERIFIER_annotate_*(mask)` (their argument is evaluated); `__VERIFIER_opt_begin()` is
+//!   0 or 1 (GenMC's optional blocks, see `preprocess/system.rs`).
 //! * `exit(n)` / `_Exit(n)` / `quick_exit(n)` end the program ([`Instr::Exit`]); `abort()`,
 //!   `__VERIFIER_error()` and `reach_error()` (unless the file defines them) are bugs reported
 //!   like a failed assertion ([`Instr::Check`] with [`CheckKind::Abort`]); glibc's
@@ -95,6 +98,28 @@ impl FnLower<'_, '_> {
                 self.arity(call, name, args, 1)?;
                 self.handle_expr(args[0])?;
                 zero(false)
+            }
+            "__VERIFIER_loop_begin" | "__VERIFIER_spin_start" => {
+                // GenMC's spin-loop markers: hints, no effect on what runs (see `system.rs`).
+                self.arity(call, name, args, 0)?;
+                zero(false)
+            }
+            "__VERIFIER_spin_end"
+            | "__VERIFIER_annotate_begin"
+            | "__VERIFIER_annotate_end"
+            | "__VERIFIER_annotate_read"
+            | "__VERIFIER_annotate_write"
+            | "__VERIFIER_annotate_CAS"
+            | "__VERIFIER_annotate_FAI" => {
+                self.arity(call, name, args, 1)?;
+                self.expr(args[0])?;
+                zero(false)
+            }
+            "__VERIFIER_opt_begin" => {
+                // Whether an optional block runs: either (GenMC's `__VERIFIER_optional`).
+                self.arity(call, name, args, 0)?;
+                self.nondet(call, "__VERIFIER_nondet_bool")
+                    .map(|v| Some((v, false)))
             }
             "pthread_yield" | "sched_yield" | "thrd_yield" => {
                 self.arity(call, name, args, 0)?;

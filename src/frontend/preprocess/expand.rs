@@ -111,7 +111,8 @@ impl Pp<'_> {
             def: Some((fid, at)),
         };
         if let Some(old) = self.macros.get(&name.text) {
-            if old.kind == MacroKind::User && !old.same_definition(&m) {
+            let builtin = old.def.is_some_and(|(f, _)| self.files[f as usize].builtin);
+            if old.kind == MacroKind::User && !builtin && !old.same_definition(&m) {
                 let first = match old.def {
                     Some((f, o)) => {
                         let (l, c) = self.files[f as usize].line_col(o);
@@ -194,6 +195,14 @@ impl Pp<'_> {
             };
             let replacement = match m.kind {
                 MacroKind::PassThrough if !in_if => {
+                    out.push(t);
+                    continue;
+                }
+                MacroKind::Refused(why) if !in_if => {
+                    let m = format!("`{}`: {why}", t.text);
+                    return Err(self.diag(t.file, t.at, DiagKind::Unsupported, &m));
+                }
+                MacroKind::Refused(_) => {
                     out.push(t);
                     continue;
                 }

@@ -84,6 +84,8 @@ pub struct SourceFile {
     lines: Vec<usize>,
     /// `#line` directives and linemarkers, in the order of the lines they follow.
     marks: Vec<LineMark>,
+    /// Definitions fensyn reads for a system header (`system::definitions`), not a file.
+    pub(crate) builtin: bool,
 }
 
 /// `#line N "name"` (or the linemarker `# N "name"`) on the line before `line`: from `line`
@@ -105,6 +107,7 @@ impl SourceFile {
             text,
             lines,
             marks: Vec::new(),
+            builtin: false,
         }
     }
 
@@ -270,6 +273,12 @@ impl Unit {
         let r = self.region(out)?;
         let e = self.exps.get(r.exp as usize)?;
         Some(match e.def {
+            Some((f, _)) if self.files[f as usize].builtin => {
+                format!(
+                    "in expansion of {}, defined by fensyn's {}",
+                    e.name, self.files[f as usize].name
+                )
+            }
             Some((f, at)) => {
                 let file = &self.files[f as usize];
                 let (l, c) = file.line_col(at);
@@ -370,6 +379,8 @@ pub(crate) enum MacroKind {
     PassThrough,
     Line,
     File,
+    /// Declared by a system header but not modelled: a use is refused, saying why.
+    Refused(&'static str),
 }
 
 #[derive(Clone, Debug)]

@@ -258,3 +258,71 @@ fn line_directives_and_linemarkers_set_the_presumed_position() {
         assert_eq!(err(bad, vec![]).message, msg, "{bad}");
     }
 }
+
+#[test]
+fn genmc_h_defines_its_annotations_and_refuses_what_is_not_modelled() {
+    let src = "#include <genmc.h>\nif (__VERIFIER_final_CAS(cas(&x))) __VERIFIER_helping_CAS(cas(&y););\n__VERIFIER_optional(f());\n#if GENMC_ATTR_FINAL == 2 && defined(__VERIFIER_hp_alloc)\nint ok;\n#endif\n";
+    let u = run(src);
+    assert_eq!(
+        words(&u),
+        "if ( ( cas ( & x ) ) ) do { cas ( & y ) ; ; } while ( 0 ) ; \
+         do { if ( __VERIFIER_opt_begin ( ) ) { f ( ) ; __VERIFIER_assume ( 0 ) ; } } while ( 0 ) ; \
+         int ok ;"
+    );
+    // Provenance names fensyn's header, which is no header of the user's.
+    let at = u.text.find("do").unwrap_or(0);
+    assert_eq!(
+        u.expansion_note(at).as_deref(),
+        Some("in expansion of __VERIFIER_helping_CAS, defined by fensyn's <genmc.h>")
+    );
+    // The user may define them differently (GenMC's own header, copied).
+    let u = run("#include <genmc.h>\n#define __VERIFIER_final_CAS(c) ({ c; })\n#include <genmc.h>\n__VERIFIER_final_CAS(1)\n");
+    assert_eq!(words(&u), "( { 1 ; } )");
+    let d = err(
+        "#include <genmc.h>\n  void *p = __VERIFIER_hp_protect(hp, &x);\n",
+        vec![],
+    );
+    assert_eq!((d.line, d.column, d.kind), (2, 13, DiagKind::Unsupported));
+    // Without the header the names are the user's.
+    assert_eq!(
+        words(&run("__VERIFIER_final_CAS(1)\n")),
+        "__VERIFIER_final_CAS ( 1 )"
+    );
+}
+
+/// `(executions, blocked, buggy)` of a GenMC-style program under RC11.
+fn explore_genmc(body: &str) -> (u64, u64, u64) {
+    let main = format!("#include <stdatomic.h>\n#include <assert.h>\n#include <genmc.h>\natomic_int x;\nint main(void) {{\n{body}\n  return 0;\n}}\n");
+    let p = parse_unit(
+        "m.c",
+        &main,
+        Lang::C,
+        &[],
+        &PpOptions::default(),
+        &Mem(vec![]),
+    )
+    .unwrap_or_else(|d| panic!("{d}\n{main}"));
+    let r = crate::checker::check(&p, &crate::checker::CheckOptions::default());
+    (r.stats.executions, r.stats.blocked, r.stats.buggy)
+}
+
+#[test]
+fn genmc_annotations_keep_their_meaning() {
+    // An optional block runs or not; the executions that ran it are blocked, but a bug in it
+    // is still found: a failed assertion ends the execution (GenMC's `__VERIFIER_optional`).
+    assert_eq!(
+        explore_genmc(
+            "  __VERIFIER_optional(atomic_store(&x, 1));\n  assert(atomic_load(&x) == 0);"
+        ),
+        (1, 1, 0)
+    );
+    assert_eq!(
+        explore_genmc("  __VERIFIER_optional(assert(atomic_load(&x) == 1));"),
+        (2, 0, 1)
+    );
+    // Markers and annotations do nothing; the CAS annotations are the CAS.
+    let (e, b, bug) = explore_genmc(
+        "  int zero = 0;\n  __VERIFIER_loop_begin();\n  __VERIFIER_spin_start();\n  __VERIFIER_annotate_write(GENMC_ATTR_LOCAL);\n  __VERIFIER_local_write(atomic_store(&x, 2););\n  __VERIFIER_spin_end(atomic_load(&x) == 2);\n  int ok = __VERIFIER_confirming_CAS(atomic_compare_exchange_strong(&x, &zero, 5));\n  assert(!ok && zero == 2 && __VERIFIER_speculative_read(atomic_load(&x)) == 2);",
+    );
+    assert_eq!((e, b, bug), (1, 0, 0));
+}
