@@ -202,6 +202,11 @@ pub struct CommonArgs {
     /// Undefine the macro NAME (after -D and the predefined macros), as a C compiler's -U
     #[arg(short = 'U', long = "undefine", value_name = "NAME")]
     pub undefine: Vec<String>,
+    /// The language standard, as a compiler's -std= (c11, gnu17, c++20, ...): the language
+    /// (over the file extension and compile_commands.json's) and the value of
+    /// __STDC_VERSION__ or __cplusplus
+    #[arg(long = "std", value_name = "STD", value_parser = parse_std)]
+    pub std: Option<crate::ir::LangStd>,
     /// Take each file's -I, -D, -U from this compile_commands.json (default: the first found
     /// in the file's directory or its parents, or in their build/ subdirectory); files not
     /// in it get the command line's
@@ -245,6 +250,15 @@ fn parse_define(arg: &str) -> Result<(String, i64), String> {
     Ok((name.to_string(), v))
 }
 
+/// `--std NAME`: a standard GCC and Clang know.
+fn parse_std(arg: &str) -> Result<crate::ir::LangStd, String> {
+    crate::ir::LangStd::from_name(arg).ok_or_else(|| {
+        format!(
+            "`{arg}` is not a C or C++ standard (c99, c11, c17, gnu11, c++11, c++17, c++20, ...)"
+        )
+    })
+}
+
 /// An integer literal of C (decimal, hex, octal, binary, with suffixes), optionally negative.
 fn signed_literal(text: &str) -> Result<i64, String> {
     let (negative, digits) = match text.trim().strip_prefix('-') {
@@ -277,6 +291,7 @@ impl CommonArgs {
             include: self.include_dir.clone(),
             undefs: self.undefine.clone(),
             compile_commands: self.compile_commands.clone(),
+            std: self.std,
             ..config::Config::default()
         }
     }
@@ -502,7 +517,13 @@ fn load(
         }
     };
     let loader = frontend::preprocess::Disk;
-    match frontend::parse_unit(&name, &src, lang.resolve(path), defines, pp, &loader) {
+    // `--lang` when given, else the standard's (`--std`, compile_commands.json), else the
+    // extension's.
+    let lang = match (lang, pp.std) {
+        (LangArg::Auto, Some(s)) => s.lang,
+        _ => lang.resolve(path),
+    };
+    match frontend::parse_unit(&name, &src, lang, defines, pp, &loader) {
         Ok(p) => {
             for n in &p.notes {
                 let _ = writeln!(

@@ -499,10 +499,11 @@ impl<'a> Pp<'a> {
             .insert("__LINE__".into(), builtin(MacroKind::Line));
         self.macros
             .insert("__FILE__".into(), builtin(MacroKind::File));
-        let mut texts: Vec<(String, String, MacroKind)> = system::predefined(self.cpp)
-            .into_iter()
-            .map(|(n, v)| (n.to_string(), v.to_string(), MacroKind::User))
-            .collect();
+        let mut texts: Vec<(String, String, MacroKind)> =
+            system::predefined(self.cpp, self.opts.std)
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), v, MacroKind::User))
+                .collect();
         for (n, v) in system::ORDER_VALUES {
             texts.push((n.to_string(), v.to_string(), MacroKind::PassThrough));
         }

@@ -4,6 +4,8 @@
 //! `assert`, `ATOMIC_VAR_INIT`, ...) are *pass-through* macros: `defined`/`#ifdef` see them,
 //! but they are not replaced, so the lowering still sees the name it knows.
 
+use crate::ir::{Lang, LangStd};
+
 /// The C headers, and the pass-through macros each defines.
 const C_HEADERS: &[(&str, &[&str])] = &[
     (
@@ -184,9 +186,11 @@ pub(crate) const ORDER_VALUES: [(&str, i64); 6] = [
     ("__ATOMIC_SEQ_CST", 5),
 ];
 
-/// The predefined macros of an LP64 Linux target with GCC's atomics, for C or C++.
-pub(crate) fn predefined(cpp: bool) -> Vec<(&'static str, &'static str)> {
-    let mut v = vec![
+/// The predefined macros of an LP64 Linux target with GCC's atomics, for C or C++, with
+/// `__STDC_VERSION__` or `__cplusplus` of `std` when it is a standard of that language
+/// (GCC ignores one of the other language), else C17's or C++17's.
+pub(crate) fn predefined(cpp: bool, std: Option<LangStd>) -> Vec<(&'static str, String)> {
+    let v = [
         ("__STDC__", "1"),
         ("__STDC_HOSTED__", "1"),
         ("__GNUC__", "4"),
@@ -201,10 +205,16 @@ pub(crate) fn predefined(cpp: bool) -> Vec<(&'static str, &'static str)> {
         ("__SIZEOF_POINTER__", "8"),
         ("__fensyn__", "1"),
     ];
-    if cpp {
-        v.push(("__cplusplus", "201703L"));
-    } else {
-        v.push(("__STDC_VERSION__", "201710L"));
+    let lang = if cpp { Lang::Cpp } else { Lang::C };
+    let version = match std {
+        Some(s) if s.lang == lang => s.version,
+        _ => LangStd::default_for(lang).version,
+    };
+    let mut v: Vec<(&str, String)> = v.into_iter().map(|(n, t)| (n, t.to_string())).collect();
+    match (cpp, version) {
+        (true, Some(n)) => v.push(("__cplusplus", format!("{n}L"))),
+        (false, Some(n)) => v.push(("__STDC_VERSION__", format!("{n}L"))),
+        (_, None) => {}
     }
     v
 }
