@@ -131,6 +131,15 @@ impl LangArg {
             LangArg::Cpp => Lang::Cpp,
         }
     }
+
+    /// The language of `path`: `--lang` when given, else the standard's (`--std`,
+    /// compile_commands.json), else the extension's.
+    pub fn resolve_with(self, path: &Path, std: Option<crate::ir::LangStd>) -> Lang {
+        match (self, std) {
+            (LangArg::Auto, Some(s)) => s.lang,
+            _ => self.resolve(path),
+        }
+    }
 }
 
 /// The options given on the command line. The per-file settings are `Option`s: `None` when
@@ -517,12 +526,7 @@ fn load(
         }
     };
     let loader = frontend::preprocess::Disk;
-    // `--lang` when given, else the standard's (`--std`, compile_commands.json), else the
-    // extension's.
-    let lang = match (lang, pp.std) {
-        (LangArg::Auto, Some(s)) => s.lang,
-        _ => lang.resolve(path),
-    };
+    let lang = lang.resolve_with(path, pp.std);
     match frontend::parse_unit(&name, &src, lang, defines, pp, &loader) {
         Ok(p) => {
             for n in &p.notes {

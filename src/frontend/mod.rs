@@ -1011,6 +1011,52 @@ pub fn parse_unit(
     Ok(program)
 }
 
+/// Whether `source` is a translation unit fensyn checks: after preprocessing, it defines
+/// `main` (or the test dialect's `user_main`), the entry points [`parse_unit`] accepts. A
+/// file that does not preprocess counts as one (checking it reports why). Directory mode
+/// uses this to skip library files, which are read through the files that include them.
+pub fn is_translation_unit(
+    file: &str,
+    source: &str,
+    lang: Lang,
+    defines: &[(String, i64)],
+    pp: &PpOptions,
+    loader: &dyn preprocess::Loader,
+) -> bool {
+    let Ok(unit) = preprocess::preprocess(file, source, lang, defines, pp, loader) else {
+        return true;
+    };
+    let Ok(toks) = preprocess::lex::lex(&unit.text) else {
+        return true;
+    };
+    // `main ( ... )` followed by `{` (after a trailing return type, `noexcept`, ...) before
+    // any `;`, `,`, `=` or `)`: a definition, not a declaration or a call.
+    (0..toks.len()).any(|i| {
+        let named = matches!(toks[i].text.as_str(), "main" | "user_main");
+        if !named || !toks.get(i + 1).is_some_and(|t| t.is("(")) {
+            return false;
+        }
+        let mut depth = 0usize;
+        let mut k = i + 1;
+        while let Some(t) = toks.get(k) {
+            if t.is("(") {
+                depth += 1;
+            } else if t.is(")") {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            k += 1;
+        }
+        toks.get(k + 1..)
+            .unwrap_or(&[])
+            .iter()
+            .find(|t| ["{", ";", ",", "=", ")"].iter().any(|p| t.is(p)))
+            .is_some_and(|t| t.is("{"))
+    })
+}
+
 /// Parses and lowers the preprocessed text of `unit` (spans of that text).
 fn lower_text(
     file: &str,
