@@ -860,8 +860,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) spawned: HashMap<String, SpawnedBy>,
     /// Loops lowered so far: the next loop id ([`Instr::LoopEnter`](crate::ir::Instr::LoopEnter)).
     pub(crate) loops: usize,
-    /// The object-like macros defined so far (`#define N 3`), by name (see `macros.rs`).
-    pub(crate) macros: HashMap<String, macros::Macro>,
+    /// The integer constants known by name: `__ATOMIC_*` and `-D` (see `macros.rs`).
+    pub(crate) macros: HashMap<String, i64>,
     /// The enumeration constants defined so far, by name (see `enums.rs`).
     pub(crate) enumerators: HashMap<String, enums::Enumerator>,
     /// The layouts of the objects allocated at run time (local objects in memory).
@@ -928,10 +928,6 @@ enum Item {
     /// `enum E { ... };`
     Enum,
     Typedef,
-    /// `#define NAME [VALUE]` (an object-like macro).
-    Define,
-    /// `#ifdef NAME` / `#ifndef NAME`.
-    Ifdef,
     Other,
 }
 
@@ -1222,13 +1218,6 @@ fn lower_text(
             .iter()
             .map(|&(name, v, _)| (name.to_string(), v))
             .chain(defines.iter().cloned())
-            .map(|(name, v)| {
-                let m = macros::Macro {
-                    value: Some(v),
-                    start: 0,
-                };
-                (name, m)
-            })
             .collect(),
         enumerators: HashMap::new(),
     };
@@ -1238,26 +1227,13 @@ fn lower_text(
     for &(node, item) in &items {
         match item {
             Item::Include | Item::Comment => {}
-            Item::Define => cx.define_macro(node)?,
-            Item::Ifdef => cx.ifdef(node)?,
-            Item::Declaration => {
-                cx.check_macro_names(node)?;
-                cx.global_decl(node)?;
-            }
+            Item::Declaration => cx.global_decl(node)?,
             Item::Struct => {
-                cx.check_macro_names(node)?;
                 cx.define_struct(node)?;
             }
-            Item::Enum => {
-                cx.check_macro_names(node)?;
-                cx.enum_item(node)?;
-            }
-            Item::Typedef => {
-                cx.check_macro_names(node)?;
-                cx.typedef(node)?;
-            }
+            Item::Enum => cx.enum_item(node)?,
+            Item::Typedef => cx.typedef(node)?,
             Item::Function => {
-                cx.check_macro_names(node)?;
                 let Some(fdecl) = node
                     .child_by_field_name("declarator")
                     .and_then(function_declarator)
@@ -1891,8 +1867,6 @@ fn classify_items<'t>(root: Node<'t>, query: &Query, text: &[u8]) -> Vec<(Node<'
                 Some("struct") => Item::Struct,
                 Some("enum") => Item::Enum,
                 Some("typedef") => Item::Typedef,
-                Some("define") => Item::Define,
-                Some("ifdef") => Item::Ifdef,
                 _ => Item::Other,
             };
             let entry = kinds.entry(cap.node.id()).or_insert(item);

@@ -187,7 +187,7 @@ impl FnLower<'_, '_> {
             }
         };
         let (tlo, thi) = ty.range();
-        let domain = |m: &str| self.cx.macros.get(m).and_then(|m| m.value);
+        let domain = |m: &str| self.cx.macro_value_of(m);
         let (lo, hi) = match (ty, domain(NONDET_LO), domain(NONDET_HI)) {
             (IntTy::Bool, _, _) => (0, 1),
             (_, Some(lo), Some(hi)) => (lo.max(tlo), hi.min(thi)),
