@@ -432,6 +432,62 @@ fn directories_are_searched_like_ripgrep_in_sorted_order() {
     );
 }
 
+/// In a directory only translation units are checked: a `.c` without `main` (a library
+/// file the harness includes, a `main` only under `#ifdef`) is skipped with a note, as are
+/// headers; `user_main` (CDSChecker's) counts; a file named on the command line is checked.
+#[test]
+fn directories_check_only_translation_units() {
+    let dir = tree(&[
+        ("t/harness.c", "#include <assert.h>\n#include \"spin.c\"\n#define ENTRY main\nint ENTRY(void) {\n    lock();\n    unlock();\n    assert(1);\n    return 0;\n}\n"),
+        ("t/spin.c", "#include <stdatomic.h>\natomic_int l;\nvoid lock(void) { while (atomic_exchange(&l, 1)) ; }\nvoid unlock(void) { atomic_store(&l, 0); }\nint main(void);\n"),
+        ("t/selftest.c", "#ifdef SELFTEST\nint main(void) { return 0; }\n#endif\nint helper(void) { return main(); }\n"),
+        ("t/cds.c", "fixtures/dialect/mp_user_main.c"),
+        ("t/spin.h", "void lock(void);\n"),
+    ]);
+    let out = fensyn_in(dir.path(), &["check", "t", "--format", "json"]);
+    let files: Vec<String> = json(&out)
+        .as_array()
+        .expect("a directory gives an array")
+        .iter()
+        .map(|f| f["file"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(files, ["t/cds.c", "t/harness.c"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "note: 2 files without `main` skipped (not translation units: they are read \
+             through the files that include them): t/selftest.c, t/spin.c"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // -D SELFTEST makes selftest.c one.
+    let out = fensyn_in(dir.path(), &["check", "t", "-D", "SELFTEST"]);
+    assert!(
+        stdout(&out).contains("t/selftest.c: 1 execution"),
+        "{}",
+        stdout(&out)
+    );
+    // Named, a file is checked (and refused for its missing main).
+    let out = fensyn_in(dir.path(), &["check", "t/spin.c"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("no `main` function"),
+        "{}",
+        stderr(&out)
+    );
+    // A directory of library files only: nothing to check is an input error.
+    std::fs::remove_file(dir.path().join("t/harness.c")).unwrap();
+    std::fs::remove_file(dir.path().join("t/cds.c")).unwrap();
+    let out = fensyn_in(dir.path(), &["check", "t"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("error: no translation units to check"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn the_exit_code_of_several_files_is_the_most_severe() {
     let dir = tree(&[

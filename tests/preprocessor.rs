@@ -313,3 +313,65 @@ fn traces_show_header_lines_from_the_header() {
     );
     assert!(out.contains("← T1:ring.h:11"), "{out}");
 }
+
+/// `-std=` of a file's compile_commands.json entry (and `--std`) picks the language and
+/// `__STDC_VERSION__` / `__cplusplus`; a file without an entry gets C17 (by its extension).
+#[test]
+fn the_standard_comes_from_the_database_or_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for f in ["a.c", "b.c", "c.c", "d.c"] {
+        std::fs::copy(root().join(DIR).join("compdb/std_variants.c"), d.join(f)).unwrap();
+    }
+    let entry = |file: &str, cmd: &str| {
+        format!(
+            "{{\"directory\": {:?}, \"command\": \"{cmd} -c {file}\", \"file\": \"{file}\"}}",
+            d.display().to_string()
+        )
+    };
+    let db = format!(
+        "[{}, {}, {}]",
+        entry("a.c", "g++ -std=gnu++17"),
+        entry("b.c", "cc -std=c99"),
+        entry("c.c", "clang -x c++ -std=c11"),
+    );
+    std::fs::write(d.join("compile_commands.json"), db).unwrap();
+    // C++17 from the database: the fence is spelled for C++.
+    let out = fensyn_in(d, &["fix", "a.c"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("std::atomic_thread_fence(std::memory_order_release);"),
+        "{}",
+        stdout(&out)
+    );
+    // C99 has no C11 atomics: the file's own #error.
+    let out = fensyn_in(d, &["check", "b.c"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("b.c:59:1: error: #error \"needs C11"),
+        "{}",
+        stderr(&out)
+    );
+    // `-x c++` makes it C++; a C standard is then ignored (as GCC does): C++17's value.
+    let out = fensyn_in(d, &["fix", "c.c"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("std::atomic_thread_fence"),
+        "{}",
+        stdout(&out)
+    );
+    // No entry: C by the extension, C17.
+    let out = fensyn_in(d, &["fix", "d.c"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains("+\tatomic_thread_fence(memory_order_release);"));
+    // The command line's --std wins over the database's.
+    let out = fensyn_in(d, &["check", "--std", "c++11", "b.c"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let out = fensyn_in(d, &["check", "--std", "c++2x", "d.c"]);
+    assert_ne!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("`c++2x` is not a C or C++ standard"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -486,17 +486,87 @@ int main(void) {
         ),
         // ---- preprocessor -------------------------------------------------------------------
         case(
-            "pp_line",
+            "pp_line_name",
             "\
 int x;
-#line 10 \"other.c\"
+#line 10 other.c
 int main(void) {
     return 0;
 }
 ",
             (2, 1),
+            ERROR,
+            "#line: expects a file name in double quotes",
+        ),
+        case(
+            "pp_linemarker_flag",
+            "\
+# 1 \"pp_linemarker_flag.c\" 7
+int main(void) {
+    return 0;
+}
+",
+            (1, 1),
+            ERROR,
+            "linemarker: unexpected `7`",
+        ),
+        case(
+            "genmc_hazard_pointer",
+            "\
+#include <stdatomic.h>
+#include <genmc.h>
+atomic_int x;
+int main(void) {
+    __VERIFIER_hp_t *hp = __VERIFIER_hp_alloc();
+    return 0;
+}
+",
+            (5, 5),
             UNSUPPORTED,
-            "`#line` directive",
+            "`__VERIFIER_hp_t`: GenMC's hazard pointers (their deferred reclamation is not modelled)",
+        ),
+        case(
+            "genmc_spawn",
+            "\
+#include <genmc.h>
+void *worker(void *arg) { return arg; }
+int main(void) {
+    int t = __VERIFIER_spawn(worker, 0);
+    return t;
+}
+",
+            (4, 13),
+            UNSUPPORTED,
+            "`__VERIFIER_spawn`: GenMC's thread functions (use pthread_create and pthread_join)",
+        ),
+        case(
+            "genmc_recovery_routine",
+            "\
+#include <genmc.h>
+void __VERIFIER_recovery_routine(void) {
+}
+int main(void) {
+    return 0;
+}
+",
+            (2, 6),
+            UNSUPPORTED,
+            "`__VERIFIER_recovery_routine`: GenMC's persistency checking",
+        ),
+        case(
+            "verifier_atomic_begin",
+            "\
+int x;
+int main(void) {
+    __VERIFIER_atomic_begin();
+    x = 1;
+    __VERIFIER_atomic_end();
+    return 0;
+}
+",
+            (3, 5),
+            UNSUPPORTED,
+            "call to `__VERIFIER_atomic_begin`, which is not defined in this file",
         ),
         case(
             "pp_include_next",

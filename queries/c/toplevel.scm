@@ -4,6 +4,7 @@
 ; front end understands. Anything captured only as @item is rejected as
 ; unsupported at its position.
 
+; Directives never reach the parse (the preprocessor blanks them: src/frontend/preprocess/).
 (translation_unit (preproc_include) @include)
 (translation_unit (comment) @comment)
 (translation_unit (declaration) @declaration)
@@ -13,7 +14,4 @@
 ; `enum E { A, B };` (enumerators are integer constants: src/frontend/enums.rs).
 (translation_unit (enum_specifier) @enum)
 (translation_unit (type_definition) @typedef)
-; `#define N 3` (object-like integer macros) and `#ifdef N` / `#ifndef N` holding `#define`s.
-(translation_unit (preproc_def) @define)
-(translation_unit (preproc_ifdef) @ifdef)
 (translation_unit (_) @item)

@@ -9,6 +9,7 @@
 ; std:: names with or without their `std::` qualification anyway. Any other
 ; `using` (another namespace, `using std::atomic;`, an alias) is unsupported.
 
+; Directives never reach the parse (the preprocessor blanks them: src/frontend/preprocess/).
 (translation_unit (preproc_include) @include)
 ((translation_unit
   (using_declaration) @include)
@@ -26,7 +27,4 @@
 ; `enum E { A, B };` (enumerators are integer constants: src/frontend/enums.rs).
 (translation_unit (enum_specifier) @enum)
 (translation_unit (type_definition) @typedef)
-; `#define N 3` (object-like integer macros) and `#ifdef N` / `#ifndef N` holding `#define`s.
-(translation_unit (preproc_def) @define)
-(translation_unit (preproc_ifdef) @ifdef)
 (translation_unit (_) @item)

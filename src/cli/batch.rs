@@ -10,7 +10,9 @@
 //! * `sarif`: one SARIF log with one run; each file adds its results and notifications; a file
 //!   that could not be analysed adds an error notification with the diagnostic.
 //!
-//! Files are processed in sorted order ([`files::collect`]). A bad file (unreadable, syntax
+//! Files are processed in sorted order ([`files::collect`]). A file found in a directory
+//! that does not define `main` (or `user_main`) is not a translation unit: it is skipped and
+//! counted in a note on stderr (no report entry), as headers are not taken at all. A bad file (unreadable, syntax
 //! error, bad configuration) is reported and the others still run. The exit code is the most
 //! severe of the files' codes ([`severity`]).
 //!
@@ -143,6 +145,7 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
     let mut reported_configs: Vec<PathBuf> = Vec::new();
     let mut compdbs = compdb::Databases::default();
     let mut sections = 0usize;
+    let mut skipped: Vec<String> = Vec::new();
     for file in &inputs.files {
         let name = file.to_string_lossy().into_owned();
         let found = finder.for_file(file);
@@ -192,6 +195,10 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
             defines: settings.defines.clone(),
             pp: compdb::options_for(file, &settings, &mut compdbs),
         };
+        if inputs.walked(file) && !translation_unit(&args) {
+            skipped.push(name);
+            continue;
+        }
         let mut out = Vec::new();
         let mut err = Tee {
             captured: Vec::new(),
@@ -234,6 +241,7 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
             }
         }
     }
+    code = worse(code, say_skipped(&skipped, inputs.files.len()));
     match batch.format {
         Format::Json => {
             let doc = if single && json_items.len() <= 1 {
@@ -282,6 +290,44 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
         }
     }
     code
+}
+
+/// Whether the file found in a directory is a translation unit (defines `main` or
+/// `user_main` after preprocessing with its options); an unreadable file counts as one, so
+/// that its error is reported.
+fn translation_unit(args: &FileArgs) -> bool {
+    let Ok(text) = std::fs::read_to_string(&args.file) else {
+        return true;
+    };
+    let name = args.file.to_string_lossy();
+    let lang = args.lang.resolve_with(&args.file, args.pp.std);
+    let loader = crate::frontend::preprocess::Disk;
+    crate::frontend::is_translation_unit(&name, &text, lang, &args.defines, &args.pp, &loader)
+}
+
+/// The note on stderr about the files of directories that are not translation units (a
+/// count, then their names); an input error when they were all the files there were.
+fn say_skipped(skipped: &[String], total: usize) -> i32 {
+    if skipped.is_empty() {
+        return 0;
+    }
+    let n = skipped.len();
+    let files = if n == 1 { "file" } else { "files" };
+    let mut stderr = std::io::stderr();
+    let _ = writeln!(
+        stderr,
+        "note: {n} {files} without `main` skipped (not translation units: they are read \
+         through the files that include them): {}",
+        skipped.join(", ")
+    );
+    if n < total {
+        return 0;
+    }
+    let _ = writeln!(
+        stderr,
+        "error: no translation units to check (no file defines `main` or `user_main`)"
+    );
+    EXIT_INPUT
 }
 
 /// Writes a report file through a temporary file in the same directory and a rename, so a

@@ -1,5 +1,6 @@
 //! `compile_commands.json` (the JSON compilation database of CMake, Bear, meson): a file's
-//! `-I`, `-D` and `-U` come from its entry, as clang-tidy takes them.
+//! `-I`, `-D`, `-U` and `-std=` / `-x` (its language and `__STDC_VERSION__` / `__cplusplus`)
+//! come from its entry, as clang-tidy takes them; `--std` on the command line wins.
 //!
 //! The database is `--compile-commands PATH` (a file, or a directory holding one), else the
 //! first `compile_commands.json` found in the file's directory or one of its parents, or in
@@ -9,7 +10,7 @@
 //! database that cannot be read or parsed is ignored with a note on stderr, said once.
 
 use super::config::Settings;
-use crate::ir::PpOptions;
+use crate::ir::{Lang, LangStd, PpOptions};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -46,6 +47,8 @@ pub fn options_for(file: &Path, settings: &Settings, dbs: &mut Databases) -> PpO
         pp.include_dirs.extend(e.include_dirs.iter().cloned());
         pp.defines.extend(e.defines.iter().cloned());
         pp.undefs.extend(e.undefs.iter().cloned());
+        // `--std` on the command line wins over the database's.
+        pp.std = pp.std.or(e.std);
     }
     pp
 }
@@ -110,6 +113,7 @@ fn read(path: &Path) -> Option<Vec<(PathBuf, PpOptions)>> {
 /// `-isystem`, and the joined forms `-Idir`, `-DX=1`).
 pub fn options(dir: &Path, args: &[String]) -> PpOptions {
     let mut pp = PpOptions::default();
+    let (mut std, mut lang) = (None, None);
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
@@ -125,6 +129,21 @@ pub fn options(dir: &Path, args: &[String]) -> PpOptions {
         } else {
             Some(joined)
         };
+        if let Some(name) = a.strip_prefix("-std=").or_else(|| a.strip_prefix("--std=")) {
+            std = LangStd::from_name(name).or(std);
+        } else if let Some(x) = a.strip_prefix("-x") {
+            let x = if x.is_empty() {
+                args.get(i + 1).map(String::as_str)
+            } else {
+                Some(x)
+            };
+            i += usize::from(a == "-x");
+            lang = match x {
+                Some("c") => Some(Lang::C),
+                Some("c++") => Some(Lang::Cpp),
+                _ => lang,
+            };
+        }
         match (flag, value) {
             ("-I" | "-iquote" | "-isystem", Some(v)) => pp.include_dirs.push(dir.join(v)),
             ("-D", Some(v)) => {
@@ -136,6 +155,12 @@ pub fn options(dir: &Path, args: &[String]) -> PpOptions {
         }
         i += 1;
     }
+    // `-x` names the language; a `-std=` of the other language is ignored, as GCC does.
+    pp.std = match (std, lang) {
+        (Some(s), Some(l)) if s.lang != l => Some(LangStd::default_for(l)),
+        (Some(s), _) => Some(s),
+        (None, l) => l.map(LangStd::default_for),
+    };
     pp
 }
 
@@ -199,5 +224,33 @@ mod tests {
             ]
         );
         assert_eq!(pp.undefs, vec!["DEBUG".to_string()]);
+        assert_eq!(pp.std, LangStd::from_name("c11"));
+    }
+
+    #[test]
+    fn the_standard_and_the_language() {
+        let std = |cmd: &str| options(Path::new("/p"), &split_command(cmd)).std;
+        let s = |lang, version| Some(LangStd { lang, version });
+        assert_eq!(std("g++ -std=gnu++20 -c a.cc"), s(Lang::Cpp, Some(202_002)));
+        assert_eq!(std("cc -std=c89 -c a.c"), s(Lang::C, None));
+        assert_eq!(
+            std("cc -std=iso9899:1999 -c a.c"),
+            s(Lang::C, Some(199_901))
+        );
+        assert_eq!(
+            std("cc -std=c2x -std=gnu11 -c a.c"),
+            s(Lang::C, Some(201_112))
+        );
+        assert_eq!(std("clang -xc++ -c a.c"), s(Lang::Cpp, Some(201_703)));
+        assert_eq!(
+            std("clang -x c -std=c++17 -c a.c"),
+            s(Lang::C, Some(201_710))
+        );
+        assert_eq!(
+            std("cc -std=c++17 -x c++ -c a.c"),
+            s(Lang::Cpp, Some(201_703))
+        );
+        assert_eq!(std("cc -std=k&r -c a.c"), None);
+        assert_eq!(std("cc -c a.c"), None);
     }
 }

@@ -52,6 +52,8 @@ pub struct Config {
     pub undefs: Vec<String>,
     /// `--compile-commands PATH` (command line only).
     pub compile_commands: Option<PathBuf>,
+    /// `--std NAME` (command line only).
+    pub std: Option<crate::ir::LangStd>,
 }
 
 /// A bad configuration file: printed `path:line:column: error: message`.
@@ -185,6 +187,7 @@ pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
         },
         undefs: Vec::new(),
         compile_commands: None,
+        std: None,
     })
 }
 
@@ -346,6 +349,7 @@ impl Settings {
                 include_dirs: cli.include.iter().chain(&cfg.include).cloned().collect(),
                 defines: Vec::new(),
                 undefs: cli.undefs.clone(),
+                std: cli.std,
             },
             compile_commands: cli.compile_commands.clone(),
         }

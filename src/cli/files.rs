@@ -4,8 +4,10 @@
 //! directories are skipped, and `.ignore`, `.gitignore` (inside a git repository), the
 //! repository's `.git/info/exclude` and the global git excludes are respected. Only program
 //! files are taken from a directory: [`SOURCE_EXTENSIONS`]. Headers (`.h`, `.hpp`, `.hh`) are
-//! not programs (no `main`, no threads) and are skipped. A file named on the command line is
-//! always taken, whatever its name (as ripgrep does).
+//! not programs (no `main`, no threads) and are skipped; so are, later, source files that do
+//! not define `main` (see `batch.rs`): both are read through the translation units that
+//! include them. A file named on the command line is always taken, whatever its name (as
+//! ripgrep does).
 //!
 //! **Invariant:** the list is sorted by path and has no duplicates, so the order in which
 //! files are processed and reported does not depend on the order of the arguments or of the
@@ -30,6 +32,16 @@ pub struct InputError {
 pub struct Inputs {
     pub files: Vec<PathBuf>,
     pub errors: Vec<InputError>,
+    /// The files named on the command line (without `.` components): always processed; the
+    /// others were found in a directory and are processed only if they are translation units.
+    pub named: std::collections::HashSet<PathBuf>,
+}
+
+impl Inputs {
+    /// Whether `file` was found by searching a directory (not named as an argument).
+    pub fn walked(&self, file: &Path) -> bool {
+        !self.named.contains(&normal(file))
+    }
 }
 
 /// Whether `path` has a program extension.
@@ -46,6 +58,7 @@ pub fn collect(args: &[PathBuf]) -> Inputs {
     for arg in args {
         if !arg.is_dir() {
             inputs.files.push(arg.clone());
+            inputs.named.insert(normal(arg));
             continue;
         }
         let before = inputs.files.len();

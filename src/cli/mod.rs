@@ -133,6 +133,15 @@ impl LangArg {
             LangArg::Cpp => Lang::Cpp,
         }
     }
+
+    /// The language of `path`: `--lang` when given, else the standard's (`--std`,
+    /// compile_commands.json), else the extension's.
+    pub fn resolve_with(self, path: &Path, std: Option<crate::ir::LangStd>) -> Lang {
+        match (self, std) {
+            (LangArg::Auto, Some(s)) => s.lang,
+            _ => self.resolve(path),
+        }
+    }
 }
 
 /// The options given on the command line. The per-file settings are `Option`s: `None` when
@@ -204,6 +213,11 @@ pub struct CommonArgs {
     /// Undefine the macro NAME (after -D and the predefined macros), as a C compiler's -U
     #[arg(short = 'U', long = "undefine", value_name = "NAME")]
     pub undefine: Vec<String>,
+    /// The language standard, as a compiler's -std= (c11, gnu17, c++20, ...): the language
+    /// (over the file extension and compile_commands.json's) and the value of
+    /// __STDC_VERSION__ or __cplusplus
+    #[arg(long = "std", value_name = "STD", value_parser = parse_std)]
+    pub std: Option<crate::ir::LangStd>,
     /// Take each file's -I, -D, -U from this compile_commands.json (default: the first found
     /// in the file's directory or its parents, or in their build/ subdirectory); files not
     /// in it get the command line's
@@ -247,6 +261,15 @@ fn parse_define(arg: &str) -> Result<(String, i64), String> {
     Ok((name.to_string(), v))
 }
 
+/// `--std NAME`: a standard GCC and Clang know.
+fn parse_std(arg: &str) -> Result<crate::ir::LangStd, String> {
+    crate::ir::LangStd::from_name(arg).ok_or_else(|| {
+        format!(
+            "`{arg}` is not a C or C++ standard (c99, c11, c17, gnu11, c++11, c++17, c++20, ...)"
+        )
+    })
+}
+
 /// An integer literal of C (decimal, hex, octal, binary, with suffixes), optionally negative.
 fn signed_literal(text: &str) -> Result<i64, String> {
     let (negative, digits) = match text.trim().strip_prefix('-') {
@@ -279,6 +302,7 @@ impl CommonArgs {
             include: self.include_dir.clone(),
             undefs: self.undefine.clone(),
             compile_commands: self.compile_commands.clone(),
+            std: self.std,
             ..config::Config::default()
         }
     }
@@ -504,7 +528,8 @@ fn load(
         }
     };
     let loader = frontend::preprocess::Disk;
-    match frontend::parse_unit(&name, &src, lang.resolve(path), defines, pp, &loader) {
+    let lang = lang.resolve_with(path, pp.std);
+    match frontend::parse_unit(&name, &src, lang, defines, pp, &loader) {
         Ok(p) => {
             for n in &p.notes {
                 let kind = if n.warning { "warning" } else { "note" };

@@ -1302,12 +1302,8 @@ impl<'c, 'a> FnLower<'c, 'a> {
     fn macro_value(&self, n: Node) -> R<TExpr> {
         let src = self.src;
         let name = src.text(n);
-        match self.cx.macro_at(name, n.start_byte()).map(|m| m.value) {
-            Some(Some(v)) => Ok((Expr::Const(v), super::macros::macro_ty(v))),
-            Some(None) => Err(src.error(
-                n,
-                &format!("macro `{name}` has no value (it can only be tested with #ifdef)"),
-            )),
+        match self.cx.macro_value_of(name) {
+            Some(v) => Ok((Expr::Const(v), super::macros::macro_ty(v))),
             None => Err(src.internal("macro_value of a name that is not a macro")),
         }
     }
@@ -1315,7 +1311,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
     fn name_error(&self, n: Node, name: &str, what: Name, write: bool) -> super::Diagnostic {
         let src = self.src;
         match what {
-            Name::Unknown if self.cx.macro_at(name, n.start_byte()).is_some() => src.error(
+            Name::Unknown if self.cx.macro_value_of(name).is_some() => src.error(
                 n,
                 &format!("`{name}` is a macro (the preprocessor replaces it by its value)"),
             ),
@@ -1805,9 +1801,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 }
             }
             "identifier" if src.text(n) == "ATOMIC_FLAG_INIT" => Ok((Expr::Const(0), IntTy::I32)),
-            "identifier" if self.cx.macro_at(src.text(n), n.start_byte()).is_some() => {
-                self.macro_value(n)
-            }
+            "identifier" if self.cx.macro_value_of(src.text(n)).is_some() => self.macro_value(n),
             "identifier" if self.sync_constant(n).is_some() => self
                 .sync_constant(n)
                 .ok_or_else(|| src.internal("library constant")),

@@ -712,22 +712,15 @@ impl<'a> Src<'a> {
         };
         let (f, at) = unit.diag_position(n.start_byte());
         let file = &unit.files[f as usize];
-        let (line, column) = file.line_col(at);
         let message = match unit.expansion_note(n.start_byte()) {
             Some(note) => format!("{message} ({note})"),
             None => message.to_string(),
         };
-        Diagnostic {
-            file: if f == 0 {
-                self.file.to_string()
-            } else {
-                file.name.clone()
-            },
-            line,
-            column,
-            kind,
-            message,
+        let mut d = file.diagnostic(at, kind, &message);
+        if f == 0 && d.file == file.name {
+            d.file = self.file.to_string();
         }
+        d
     }
 
     pub(crate) fn unsupported(&self, n: Node, message: &str) -> Diagnostic {
@@ -877,8 +870,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) spawned: HashMap<String, SpawnedBy>,
     /// Loops lowered so far: the next loop id ([`Instr::LoopEnter`](crate::ir::Instr::LoopEnter)).
     pub(crate) loops: usize,
-    /// The object-like macros defined so far (`#define N 3`), by name (see `macros.rs`).
-    pub(crate) macros: HashMap<String, macros::Macro>,
+    /// The integer constants known by name: `__ATOMIC_*` and `-D` (see `macros.rs`).
+    pub(crate) macros: HashMap<String, i64>,
     /// The enumeration constants defined so far, by name (see `enums.rs`).
     pub(crate) enumerators: HashMap<String, enums::Enumerator>,
     /// The layouts of the objects allocated at run time (local objects in memory).
@@ -950,10 +943,6 @@ enum Item {
     /// `enum E { ... };`
     Enum,
     Typedef,
-    /// `#define NAME [VALUE]` (an object-like macro).
-    Define,
-    /// `#ifdef NAME` / `#ifndef NAME`.
-    Ifdef,
     Other,
 }
 
@@ -1051,6 +1040,52 @@ pub fn reparse(
     };
     let pp = &prog.sources.options;
     parse_unit(name, text, prog.lang, &prog.defines, pp, &loader)
+}
+
+/// Whether `source` is a translation unit fensyn checks: after preprocessing, it defines
+/// `main` (or the test dialect's `user_main`), the entry points [`parse_unit`] accepts. A
+/// file that does not preprocess counts as one (checking it reports why). Directory mode
+/// uses this to skip library files, which are read through the files that include them.
+pub fn is_translation_unit(
+    file: &str,
+    source: &str,
+    lang: Lang,
+    defines: &[(String, i64)],
+    pp: &PpOptions,
+    loader: &dyn preprocess::Loader,
+) -> bool {
+    let Ok(unit) = preprocess::preprocess(file, source, lang, defines, pp, loader) else {
+        return true;
+    };
+    let Ok(toks) = preprocess::lex::lex(&unit.text) else {
+        return true;
+    };
+    // `main ( ... )` followed by `{` (after a trailing return type, `noexcept`, ...) before
+    // any `;`, `,`, `=` or `)`: a definition, not a declaration or a call.
+    (0..toks.len()).any(|i| {
+        let named = matches!(toks[i].text.as_str(), "main" | "user_main");
+        if !named || !toks.get(i + 1).is_some_and(|t| t.is("(")) {
+            return false;
+        }
+        let mut depth = 0usize;
+        let mut k = i + 1;
+        while let Some(t) = toks.get(k) {
+            if t.is("(") {
+                depth += 1;
+            } else if t.is(")") {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            k += 1;
+        }
+        toks.get(k + 1..)
+            .unwrap_or(&[])
+            .iter()
+            .find(|t| ["{", ";", ",", "=", ")"].iter().any(|p| t.is(p)))
+            .is_some_and(|t| t.is("{"))
+    })
 }
 
 /// Parses and lowers the preprocessed text of `unit` (spans of that text).
@@ -1218,13 +1253,6 @@ fn lower_text(
             .iter()
             .map(|&(name, v, _)| (name.to_string(), v))
             .chain(defines.iter().cloned())
-            .map(|(name, v)| {
-                let m = macros::Macro {
-                    value: Some(v),
-                    start: 0,
-                };
-                (name, m)
-            })
             .collect(),
         enumerators: HashMap::new(),
         classes: Vec::new(),
@@ -1236,26 +1264,13 @@ fn lower_text(
     for &(node, item) in &items {
         match item {
             Item::Include | Item::Comment => {}
-            Item::Define => cx.define_macro(node)?,
-            Item::Ifdef => cx.ifdef(node)?,
-            Item::Declaration => {
-                cx.check_macro_names(node)?;
-                cx.global_decl(node)?;
-            }
+            Item::Declaration => cx.global_decl(node)?,
             Item::Struct => {
-                cx.check_macro_names(node)?;
                 cx.define_class(node)?;
             }
-            Item::Enum => {
-                cx.check_macro_names(node)?;
-                cx.enum_item(node)?;
-            }
-            Item::Typedef => {
-                cx.check_macro_names(node)?;
-                cx.typedef(node)?;
-            }
+            Item::Enum => cx.enum_item(node)?,
+            Item::Typedef => cx.typedef(node)?,
             Item::Function => {
-                cx.check_macro_names(node)?;
                 let Some(fdecl) = node
                     .child_by_field_name("declarator")
                     .and_then(function_declarator)
@@ -2018,8 +2033,6 @@ fn classify_items<'t>(root: Node<'t>, query: &Query, text: &[u8]) -> Vec<(Node<'
                 Some("struct") => Item::Struct,
                 Some("enum") => Item::Enum,
                 Some("typedef") => Item::Typedef,
-                Some("define") => Item::Define,
-                Some("ifdef") => Item::Ifdef,
                 _ => Item::Other,
             };
             let entry = kinds.entry(cap.node.id()).or_insert(item);

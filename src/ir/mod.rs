@@ -724,6 +724,57 @@ impl Lang {
     }
 }
 
+/// A language standard (`-std=c11`, `-std=gnu++17`): the language, and the value of
+/// `__STDC_VERSION__` (C; `None` for C90, which has none) or `__cplusplus` (C++).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LangStd {
+    pub lang: Lang,
+    pub version: Option<i64>,
+}
+
+impl LangStd {
+    /// fensyn's default standard of `lang`: C17 or C++17.
+    pub fn default_for(lang: Lang) -> LangStd {
+        LangStd {
+            lang,
+            version: Some(if lang == Lang::Cpp { 201_703 } else { 201_710 }),
+        }
+    }
+
+    /// The standard GCC and Clang name `name` (`c11`, `gnu17`, `c++20`, `iso9899:1999`, ...).
+    pub fn from_name(name: &str) -> Option<LangStd> {
+        let cpp = |v| LangStd {
+            lang: Lang::Cpp,
+            version: Some(v),
+        };
+        let c = |v| LangStd {
+            lang: Lang::C,
+            version: v,
+        };
+        let base = name
+            .strip_prefix("gnu")
+            .map_or_else(|| name.strip_prefix('c'), Some)
+            .filter(|_| !name.starts_with("iso"));
+        Some(match (name, base) {
+            ("ansi" | "iso9899:1990", _) | (_, Some("89" | "90")) => c(None),
+            ("iso9899:199409", _) => c(Some(199_409)),
+            ("iso9899:1999" | "iso9899:199x", _) | (_, Some("99" | "9x")) => c(Some(199_901)),
+            ("iso9899:2011", _) | (_, Some("11" | "1x")) => c(Some(201_112)),
+            ("iso9899:2017" | "iso9899:2018", _) | (_, Some("17" | "18")) => c(Some(201_710)),
+            ("iso9899:2024", _) | (_, Some("2x" | "23")) => c(Some(202_311)),
+            (_, Some("2y" | "2c")) => c(Some(202_400)),
+            (_, Some("++98" | "++03")) => cpp(199_711),
+            (_, Some("++11" | "++0x")) => cpp(201_103),
+            (_, Some("++14" | "++1y")) => cpp(201_402),
+            (_, Some("++17" | "++1z")) => cpp(201_703),
+            (_, Some("++20" | "++2a")) => cpp(202_002),
+            (_, Some("++23" | "++2b")) => cpp(202_302),
+            (_, Some("++26" | "++2c")) => cpp(202_400),
+            _ => return None,
+        })
+    }
+}
+
 /// A whole program.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Program {
@@ -753,6 +804,9 @@ pub struct PpOptions {
     /// Macros with any replacement text (the integer `-D`s are [`Program::defines`]).
     pub defines: Vec<(String, String)>,
     pub undefs: Vec<String>,
+    /// `-std=` (and `-x c|c++`): the language and version macro; `None`: by the file's
+    /// extension, with the default versions.
+    pub std: Option<LangStd>,
 }
 
 /// Where a program's spans point when it was read from several files or through macros.

@@ -39,23 +39,32 @@ fn creates_threads(callee: &str) -> bool {
 /// of the calls above.
 pub(crate) fn taken_names(src: &Src, def: Node) -> HashSet<String> {
     let mut out = HashSet::new();
+    // The `&x` arguments of calls that do not need `x` in memory, found at their call (a
+    // preorder walk meets the call first), so that no `&x` has to look for its parents.
+    let mut exempt: HashSet<usize> = HashSet::new();
     crate::frontend::walk_nodes(def, &mut |n| {
-        if n.kind() == "lambda_expression" {
-            out.extend(captured_by_reference(src, n));
-            return;
+        match n.kind() {
+            "lambda_expression" => {
+                out.extend(captured_by_reference(src, n));
+                return;
+            }
+            "call_expression" => {
+                exempt.extend(exempt_arguments(src, n));
+                return;
+            }
+            _ => {}
         }
         let is_addr = n.kind() == "pointer_expression"
             && n.child_by_field_name("operator").map(|o| src.text(o)) == Some("&");
-        if !is_addr {
+        if !is_addr || exempt.contains(&n.id()) {
             return;
         }
         let Some(id) = n.child_by_field_name("argument").map(strip_parens) else {
             return;
         };
-        if id.kind() != "identifier" || exempt_argument(src, n) {
-            return;
+        if id.kind() == "identifier" {
+            out.insert(src.text(id).to_string());
         }
-        out.insert(src.text(id).to_string());
     });
     out
 }
@@ -102,31 +111,40 @@ fn captured_by_reference(src: &Src, lambda: Node) -> HashSet<String> {
     out
 }
 
-/// Whether `&x` (the node `addr`) is an argument of a call that does not need `x` in memory.
-fn exempt_argument(src: &Src, addr: Node) -> bool {
-    let mut arg = addr;
-    while let Some(p) = arg
-        .parent()
-        .filter(|p| p.kind() == "parenthesized_expression")
-    {
-        arg = p;
-    }
-    let Some(list) = arg.parent().filter(|p| p.kind() == "argument_list") else {
-        return false;
+/// The `&x` arguments (node ids, parentheses stripped) of `call` that do not need `x` in
+/// memory: the handle of a thread creation, the arguments of the calls that only read or
+/// write through them.
+fn exempt_arguments(src: &Src, call: Node) -> Vec<usize> {
+    let Some(callee) = call.child_by_field_name("function").map(|f| src.text(f)) else {
+        return Vec::new();
     };
-    let Some(callee) = list
-        .parent()
-        .and_then(|c| c.child_by_field_name("function"))
-        .map(|f| src.text(f))
+    let Some(list) = call
+        .child_by_field_name("arguments")
+        .filter(|l| l.kind() == "argument_list")
     else {
-        return false;
+        return Vec::new();
     };
-    let position = named_children(list).iter().position(|a| a.id() == arg.id());
-    match position {
-        Some(0) => creates_threads(callee),
-        Some(_) => reads_or_writes_locals(callee),
-        None => false,
-    }
+    named_children(list)
+        .into_iter()
+        .enumerate()
+        .filter(|&(k, _)| {
+            if k == 0 {
+                creates_threads(callee)
+            } else {
+                reads_or_writes_locals(callee)
+            }
+        })
+        .map(|(_, a)| {
+            let mut a = a;
+            while a.kind() == "parenthesized_expression" {
+                match named_children(a).first() {
+                    Some(&inner) => a = inner,
+                    None => break,
+                }
+            }
+            a.id()
+        })
+        .collect()
 }
 
 impl FnLower<'_, '_> {

@@ -191,11 +191,7 @@ impl FnLower<'_, '_> {
         let text = src.text(size);
         let v = match crate::frontend::literal::parse_number(text) {
             Ok(v) => v,
-            Err(_) => match self
-                .cx
-                .macro_at(text, size.start_byte())
-                .and_then(|m| m.value)
-            {
+            Err(_) => match self.cx.macro_value_of(text) {
                 Some(v) => v,
                 None => {
                     return Err(
@@ -285,7 +281,7 @@ impl FnLower<'_, '_> {
                 ty: IntTy::I32,
                 atomic: false,
             },
-            Name::Unknown if self.cx.macro_at(name, n.start_byte()).is_some() => {
+            Name::Unknown if self.cx.macro_value_of(name).is_some() => {
                 let v = self.macro_value(n)?.1;
                 Ty::Int {
                     ty: v,

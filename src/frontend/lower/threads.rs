@@ -17,10 +17,15 @@
 //!   function); `pthread_self()` / `thrd_current()` are the thread's id ([`Instr::ThreadId`]),
 //!   `pthread_equal` / `thrd_equal` compare ids, `pthread_detach` / `thrd_detach` and
 //!   `pthread_yield` / `sched_yield` / `thrd_yield` have no effect in the model (value 0), nor
-//!   do `sleep` / `usleep` (the model has every interleaving already).
+//!   do `sleep` / `usleep` (the model has every interleaving already), nor GenMC's hints
+//!   `__VERIFIER_loop_begin()`, `__VERIFIER_spin_start()`, `__VERIFIER_spin_end(c)` and
+//!   `__VERIFIER_annotate_*(mask)` (their argument is evaluated); `__VERIFIER_opt_begin()` is
+//!   0 or 1 (GenMC's optional blocks, see `preprocess/system.rs`).
 //! * `exit(n)` / `_Exit(n)` / `quick_exit(n)` end the program ([`Instr::Exit`]); `abort()`,
 //!   `__VERIFIER_error()` and `reach_error()` (unless the file defines them) are bugs reported
-//!   like a failed assertion ([`Instr::Check`] with [`CheckKind::Abort`]).
+//!   like a failed assertion ([`Instr::Check`] with [`CheckKind::Abort`]); glibc's
+//!   `__assert_fail("e", ...)` (what `assert(e)` becomes in `cpp`'s output) is a failed
+//!   `assert(e)`.
 //! * `pthread_attr_*` setters (`init`, `destroy`, `setdetachstate`, `setstacksize`, ...) are
 //!   accepted and have no effect; the getters are refused (the model has no attribute values).
 
@@ -94,6 +99,28 @@ impl FnLower<'_, '_> {
                 self.handle_expr(args[0])?;
                 zero(false)
             }
+            "__VERIFIER_loop_begin" | "__VERIFIER_spin_start" => {
+                // GenMC's spin-loop markers: hints, no effect on what runs (see `system.rs`).
+                self.arity(call, name, args, 0)?;
+                zero(false)
+            }
+            "__VERIFIER_spin_end"
+            | "__VERIFIER_annotate_begin"
+            | "__VERIFIER_annotate_end"
+            | "__VERIFIER_annotate_read"
+            | "__VERIFIER_annotate_write"
+            | "__VERIFIER_annotate_CAS"
+            | "__VERIFIER_annotate_FAI" => {
+                self.arity(call, name, args, 1)?;
+                self.expr(args[0])?;
+                zero(false)
+            }
+            "__VERIFIER_opt_begin" => {
+                // Whether an optional block runs: either (GenMC's `__VERIFIER_optional`).
+                self.arity(call, name, args, 0)?;
+                self.nondet(call, "__VERIFIER_nondet_bool")
+                    .map(|v| Some((v, false)))
+            }
             "pthread_yield" | "sched_yield" | "thrd_yield" => {
                 self.arity(call, name, args, 0)?;
                 zero(false)
@@ -115,6 +142,17 @@ impl FnLower<'_, '_> {
                     cond: Expr::Const(0),
                     kind: CheckKind::Abort,
                     message: format!("`{name}()` called"),
+                });
+                zero(true)
+            }
+            "__assert_fail" => {
+                // glibc's `assert(e)` as `cpp` writes it: `__assert_fail("e", file, line, f)`.
+                self.arity(call, name, args, 4)?;
+                let lit = self.src.text(args[0]);
+                let text = lit.strip_prefix('"').and_then(|t| t.strip_suffix('"'));
+                self.emit(Instr::Assert {
+                    cond: Expr::Const(0),
+                    text: text.unwrap_or(lit).to_string(),
                 });
                 zero(true)
             }
@@ -149,7 +187,7 @@ impl FnLower<'_, '_> {
             }
         };
         let (tlo, thi) = ty.range();
-        let domain = |m: &str| self.cx.macros.get(m).and_then(|m| m.value);
+        let domain = |m: &str| self.cx.macro_value_of(m);
         let (lo, hi) = match (ty, domain(NONDET_LO), domain(NONDET_HI)) {
             (IntTy::Bool, _, _) => (0, 1),
             (_, Some(lo), Some(hi)) => (lo.max(tlo), hi.min(thi)),

@@ -111,7 +111,8 @@ impl Pp<'_> {
             def: Some((fid, at)),
         };
         if let Some(old) = self.macros.get(&name.text) {
-            if old.kind == MacroKind::User && !old.same_definition(&m) {
+            let builtin = old.def.is_some_and(|(f, _)| self.files[f as usize].builtin);
+            if old.kind == MacroKind::User && !builtin && !old.same_definition(&m) {
                 let first = match old.def {
                     Some((f, o)) => {
                         let (l, c) = self.files[f as usize].line_col(o);
@@ -197,6 +198,14 @@ impl Pp<'_> {
                     out.push(t);
                     continue;
                 }
+                MacroKind::Refused(why) if !in_if => {
+                    let m = format!("`{}`: {why}", t.text);
+                    return Err(self.diag(t.file, t.at, DiagKind::Unsupported, &m));
+                }
+                MacroKind::Refused(_) => {
+                    out.push(t);
+                    continue;
+                }
                 MacroKind::Line | MacroKind::File => {
                     self.exps.push(record(&t.text));
                     vec![self.builtin(&t, m.kind)]
@@ -243,12 +252,13 @@ impl Pp<'_> {
         Ok(out)
     }
 
-    /// `__LINE__` (the line of the use in the user's file) or `__FILE__`.
+    /// `__LINE__` (the line of the use in the user's file) or `__FILE__`, as `#line` sets them.
     fn builtin(&self, t: &PTok, kind: MacroKind) -> PTok {
         let file = &self.files[t.file as usize];
+        let (name, line, _) = file.presumed(t.at);
         let text = match kind {
-            MacroKind::Line => file.line_col(t.at).0.to_string(),
-            _ => format!("{:?}", file.name),
+            MacroKind::Line => line.to_string(),
+            _ => format!("{name:?}"),
         };
         PTok {
             kind: if kind == MacroKind::Line {

@@ -36,7 +36,7 @@ impl Pp<'_> {
                         def: None,
                     });
                 }
-                return Ok(());
+                return self.system_definitions(&name);
             }
             if quoted && system::dialect(&name) {
                 return Ok(());
@@ -93,6 +93,49 @@ impl Pp<'_> {
             self.push_seg(hid, end, 0);
             self.out.push('\n');
         }
+        Ok(())
+    }
+
+    /// The macros fensyn defines for system header `name` (read once, as the file `<name>`),
+    /// and the names it refuses.
+    fn system_definitions(&mut self, name: &str) -> R<()> {
+        for (n, why) in system::refused(name) {
+            self.macros.entry(n.to_string()).or_insert(Macro {
+                kind: MacroKind::Refused(why),
+                params: None,
+                variadic: false,
+                body: Vec::new(),
+                def: None,
+            });
+        }
+        let Some(text) = system::definitions(name) else {
+            return Ok(());
+        };
+        let path = PathBuf::from(format!("<{name}>"));
+        if self.files.iter().any(|f| f.builtin && f.path == path) {
+            return Ok(());
+        }
+        let mut file = SourceFile::new(path.display().to_string(), path, text.to_string());
+        file.builtin = true;
+        let toks = lex::lex(&file.text).map_err(|e| self.unterminated(&file, e.0))?;
+        self.files.push(file);
+        let fid = self.files.len() as u32 - 1;
+        let mut i = 0;
+        while i < toks.len() {
+            let end = (i + 1..toks.len())
+                .find(|&k| toks[k].bol)
+                .unwrap_or(toks.len());
+            // Only `#define` lines (see `system.rs`); the user's definition of a name stays.
+            let args = &toks[i + 2..end];
+            if !args
+                .first()
+                .is_some_and(|n| self.macros.contains_key(&n.text))
+            {
+                self.define(fid, args, toks[i].start)?;
+            }
+            i = end;
+        }
+        self.toks.push(Rc::new(toks));
         Ok(())
     }
 

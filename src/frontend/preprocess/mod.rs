@@ -85,6 +85,19 @@ pub struct SourceFile {
     pub system_before: Vec<String>,
     /// Start offset of every line.
     lines: Vec<usize>,
+    /// `#line` directives and linemarkers, in the order of the lines they follow.
+    marks: Vec<LineMark>,
+    /// Definitions fensyn reads for a system header (`system::definitions`), not a file.
+    pub(crate) builtin: bool,
+}
+
+/// `#line N "name"` (or the linemarker `# N "name"`) on the line before `line`: from `line`
+/// on, the file's lines are numbered from `presumed`, under `name` if given (C11 6.10.4).
+#[derive(Clone, Debug)]
+struct LineMark {
+    line: usize,
+    presumed: usize,
+    name: Option<String>,
 }
 
 impl SourceFile {
@@ -97,6 +110,8 @@ impl SourceFile {
             text,
             system_before: Vec::new(),
             lines,
+            marks: Vec::new(),
+            builtin: false,
         }
     }
 
@@ -104,6 +119,41 @@ impl SourceFile {
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let line = self.lines.partition_point(|&s| s <= offset).max(1);
         (line, offset - self.lines[line - 1] + 1)
+    }
+
+    /// The *presumed* name, line and column of `offset` (what `__FILE__` and `__LINE__` say
+    /// there): its own without `#line` directives or linemarkers before it.
+    pub fn presumed(&self, offset: usize) -> (&str, usize, usize) {
+        let (line, column) = self.line_col(offset);
+        let k = self.marks.partition_point(|m| m.line <= line);
+        let Some(m) = k.checked_sub(1).map(|k| &self.marks[k]) else {
+            return (&self.name, line, column);
+        };
+        let name = self.marks[..k]
+            .iter()
+            .rev()
+            .find_map(|m| m.name.as_deref())
+            .unwrap_or(&self.name);
+        (name, m.presumed + (line - m.line), column)
+    }
+
+    /// A diagnostic at `offset`: at the presumed position, followed by the file's own
+    /// position when a `#line` or linemarker moved it.
+    pub(crate) fn diagnostic(&self, offset: usize, kind: DiagKind, message: &str) -> Diagnostic {
+        let (name, line, column) = self.presumed(offset);
+        let (own_line, _) = self.line_col(offset);
+        let message = if name == self.name && line == own_line {
+            message.to_string()
+        } else {
+            format!("{message} (at {}:{own_line}:{column} as read)", self.name)
+        };
+        Diagnostic {
+            file: name.to_string(),
+            line,
+            column,
+            kind,
+            message,
+        }
     }
 }
 
@@ -227,6 +277,12 @@ impl Unit {
         let r = self.region(out)?;
         let e = self.exps.get(r.exp as usize)?;
         Some(match e.def {
+            Some((f, _)) if self.files[f as usize].builtin => {
+                format!(
+                    "in expansion of {}, defined by fensyn's {}",
+                    e.name, self.files[f as usize].name
+                )
+            }
             Some((f, at)) => {
                 let file = &self.files[f as usize];
                 let (l, c) = file.line_col(at);
@@ -301,6 +357,23 @@ pub fn normalize(p: &Path) -> PathBuf {
     out
 }
 
+/// The characters of a string literal `"..."` (simple escapes only: a file name).
+fn unquote(lit: &str) -> String {
+    let inner = lit
+        .strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .unwrap_or(lit);
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(chars.next()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// What a macro is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MacroKind {
@@ -310,6 +383,8 @@ pub(crate) enum MacroKind {
     PassThrough,
     Line,
     File,
+    /// Declared by a system header but not modelled: a use is refused, saying why.
+    Refused(&'static str),
 }
 
 #[derive(Clone, Debug)]
@@ -404,15 +479,7 @@ impl<'a> Pp<'a> {
     }
 
     pub(crate) fn diag(&self, file: u32, at: usize, kind: DiagKind, message: &str) -> Diagnostic {
-        let f = &self.files[file as usize];
-        let (line, column) = f.line_col(at);
-        Diagnostic {
-            file: f.name.clone(),
-            line,
-            column,
-            kind,
-            message: message.to_string(),
-        }
+        self.files[file as usize].diagnostic(at, kind, message)
     }
 
     fn unterminated(&self, f: &SourceFile, at: usize) -> Diagnostic {
@@ -439,10 +506,11 @@ impl<'a> Pp<'a> {
             .insert("__LINE__".into(), builtin(MacroKind::Line));
         self.macros
             .insert("__FILE__".into(), builtin(MacroKind::File));
-        let mut texts: Vec<(String, String, MacroKind)> = system::predefined(self.cpp)
-            .into_iter()
-            .map(|(n, v)| (n.to_string(), v.to_string(), MacroKind::User))
-            .collect();
+        let mut texts: Vec<(String, String, MacroKind)> =
+            system::predefined(self.cpp, self.opts.std)
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), v, MacroKind::User))
+                .collect();
         for (n, v) in system::ORDER_VALUES {
             texts.push((n.to_string(), v.to_string(), MacroKind::PassThrough));
         }
@@ -648,9 +716,11 @@ impl<'a> Pp<'a> {
                 return self.continue_if(fid, &name.text, args, at)
             }
             _ if !self.active() => return Ok(()),
+            _ if name.kind == Kind::Number => return self.line_directive(fid, line, false),
             _ => {}
         }
         match name.text.as_str() {
+            "line" => self.line_directive(fid, line, true),
             "define" => self.define(fid, args, at),
             "undef" => {
                 let n = self.macro_name(fid, args, at, "#undef")?;
@@ -677,7 +747,7 @@ impl<'a> Pp<'a> {
                 }
                 Ok(())
             }
-            d @ ("line" | "include_next" | "import" | "ident" | "sccs" | "assert" | "unassert") => {
+            d @ ("include_next" | "import" | "ident" | "sccs" | "assert" | "unassert") => {
                 Err(self.diag(fid, at, DiagKind::Unsupported, &format!("`#{d}` directive")))
             }
             d => Err(self.diag(
@@ -687,6 +757,52 @@ impl<'a> Pp<'a> {
                 &format!("unknown directive `#{d}`"),
             )),
         }
+    }
+
+    /// `#line N "name"` (`hash_line`; its tokens are macro-replaced) or GCC's linemarker
+    /// `# N "name" flags...` (what `cpp` writes): numbers the following lines from `N`, in
+    /// file `name` if given, for messages, `__LINE__` and `__FILE__`.
+    fn line_directive(&mut self, fid: u32, line: &[Tok], hash_line: bool) -> R<()> {
+        let at = line[0].start;
+        let what = if hash_line { "#line" } else { "linemarker" };
+        let toks: Vec<PTok> = line[if hash_line { 2 } else { 1 }..]
+            .iter()
+            .map(|t| PTok::of(t, fid))
+            .collect();
+        let toks = if hash_line {
+            self.expand(&mut toks.into(), None, false, 0)?
+        } else {
+            toks
+        };
+        let bad = |p: &Pp, m: &str| p.diag(fid, at, DiagKind::Error, &format!("{what}: {m}"));
+        let number = toks
+            .first()
+            .filter(|t| t.kind == Kind::Number && t.text.bytes().all(|b| b.is_ascii_digit()));
+        let Some(number) = number else {
+            return Err(bad(self, "expects a line number (decimal digits)"));
+        };
+        let presumed = match number.text.parse::<usize>() {
+            Ok(n) if n <= 2_147_483_647 => n,
+            _ => return Err(bad(self, "line number out of range (at most 2147483647)")),
+        };
+        let name = match toks.get(1) {
+            Some(t) if t.kind == Kind::Str && t.text.starts_with('"') => Some(unquote(&t.text)),
+            Some(_) => return Err(bad(self, "expects a file name in double quotes")),
+            None => None,
+        };
+        let flags = toks.get(2..).unwrap_or(&[]);
+        let flag_ok = |t: &PTok| matches!(t.text.as_str(), "1" | "2" | "3" | "4");
+        if !flags.is_empty() && (hash_line || name.is_none() || !flags.iter().all(flag_ok)) {
+            return Err(bad(self, &format!("unexpected `{}`", flags[0].text)));
+        }
+        let last = line.last().map_or(at, |t| t.start);
+        let next_line = self.files[fid as usize].line_col(last).0 + 1;
+        self.files[fid as usize].marks.push(LineMark {
+            line: next_line,
+            presumed,
+            name,
+        });
+        Ok(())
     }
 
     /// The text of a directive's tokens as written (for `#error`).

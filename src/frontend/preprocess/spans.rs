@@ -73,6 +73,7 @@ pub(crate) fn map_program(p: &mut Program, unit: &Unit) {
             .iter()
             .zip(&bases)
             .skip(1)
+            .filter(|(f, _)| !f.builtin)
             .map(|(f, &base)| Header {
                 name: f.name.clone(),
                 path: f.path.clone(),

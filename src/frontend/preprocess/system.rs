@@ -4,6 +4,8 @@
 //! `assert`, `ATOMIC_VAR_INIT`, ...) are *pass-through* macros: `defined`/`#ifdef` see them,
 //! but they are not replaced, so the lowering still sees the name it knows.
 
+use crate::ir::{Lang, LangStd};
+
 /// The C headers, and the pass-through macros each defines.
 const C_HEADERS: &[(&str, &[&str])] = &[
     (
@@ -59,9 +61,76 @@ const C_HEADERS: &[(&str, &[&str])] = &[
     ("uchar.h", &[]),
     ("stdarg.h", &[]),
     ("sys/types.h", &[]),
-    // GenMC's header: it declares the `__VERIFIER_*` functions, which fensyn knows.
+    // GenMC's header: the `__VERIFIER_*` functions fensyn knows are built into the lowering,
+    // its macros are `GENMC_H` below, and what fensyn cannot model is `GENMC_REFUSED`.
     ("genmc.h", &[]),
 ];
+
+/// The macros of GenMC's `<genmc.h>` that keep their meaning in fensyn, read as if the header
+/// held them. Every annotation is a hint by which GenMC explores fewer executions; without it
+/// fensyn explores all of them, which is what the program means when compiled (the hints are
+/// functions that do nothing there). `__VERIFIER_optional(x)` runs `x` or not, and blocks the
+/// executions that ran it, as GenMC's does. `__VERIFIER_loop_begin`, `__VERIFIER_spin_start`,
+/// `__VERIFIER_spin_end` and `__VERIFIER_annotate_*` are functions with no effect in the
+/// lowering (so the file may declare them); `__VERIFIER_assume` and `__VERIFIER_nondet_*`
+/// are built in there too.
+const GENMC_H: &str = "\
+#define GENMC_ATTR_LOCAL 0x00000001
+#define GENMC_ATTR_FINAL 0x00000002
+#define GENMC_KIND_NONVR 0x00010000
+#define GENMC_KIND_HELPED 0x00020000
+#define GENMC_KIND_HELPING 0x00040000
+#define GENMC_KIND_SPECUL 0x00080000
+#define GENMC_KIND_CONFIRM 0x00100000
+#define __VERIFIER_local_write(s) do { s; } while (0)
+#define __VERIFIER_final_write(s) do { s; } while (0)
+#define __VERIFIER_helped_CAS(c) do { c; } while (0)
+#define __VERIFIER_helping_CAS(c) do { c; } while (0)
+#define __VERIFIER_speculative_read(c) (c)
+#define __VERIFIER_confirming_read(c) (c)
+#define __VERIFIER_confirming_CAS(c) (c)
+#define __VERIFIER_final_CAS(c) (c)
+#define __VERIFIER_optional(x) do { if (__VERIFIER_opt_begin()) { x; __VERIFIER_assume(0); } } while (0)
+";
+
+/// The names `<genmc.h>` declares that fensyn does not model, and why: a use is refused at
+/// its position.
+const GENMC_REFUSED: &[(&str, &str)] = &[
+    ("__VERIFIER_hp_t", HAZARD),
+    ("__VERIFIER_hp_alloc", HAZARD),
+    ("__VERIFIER_hp_protect", HAZARD),
+    ("__VERIFIER_hp_clear", HAZARD),
+    ("__VERIFIER_hp_free", HAZARD),
+    ("__VERIFIER_hp_retire", HAZARD),
+    ("__VERIFIER_hazptr_t", HAZARD),
+    ("__VERIFIER_spawn", THREADS),
+    ("__VERIFIER_spawn_symmetric", THREADS),
+    ("__VERIFIER_join", THREADS),
+    ("__VERIFIER_join_symmetric", THREADS),
+    ("__VERIFIER_thread_t", THREADS),
+    ("__VERIFIER_persistent_storage", PERSIST),
+    ("__VERIFIER_palloc", PERSIST),
+    ("__VERIFIER_recovery_routine", PERSIST),
+    ("__VERIFIER_pbarrier", PERSIST),
+];
+
+const HAZARD: &str = "GenMC's hazard pointers (their deferred reclamation is not modelled)";
+const THREADS: &str = "GenMC's thread functions (use pthread_create and pthread_join)";
+const PERSIST: &str = "GenMC's persistency checking (file systems and recovery are not modelled)";
+
+/// The text of definitions fensyn reads for the system header `name` (never from disk).
+pub(crate) fn definitions(name: &str) -> Option<&'static str> {
+    (name == "genmc.h").then_some(GENMC_H)
+}
+
+/// The names the system header `name` declares that fensyn refuses, with the reason.
+pub(crate) fn refused(name: &str) -> &'static [(&'static str, &'static str)] {
+    if name == "genmc.h" {
+        GENMC_REFUSED
+    } else {
+        &[]
+    }
+}
 
 /// The C++ headers (every `<cxxx>` form of a C header above is known too).
 const CPP_HEADERS: &[&str] = &[
@@ -117,9 +186,11 @@ pub(crate) const ORDER_VALUES: [(&str, i64); 6] = [
     ("__ATOMIC_SEQ_CST", 5),
 ];
 
-/// The predefined macros of an LP64 Linux target with GCC's atomics, for C or C++.
-pub(crate) fn predefined(cpp: bool) -> Vec<(&'static str, &'static str)> {
-    let mut v = vec![
+/// The predefined macros of an LP64 Linux target with GCC's atomics, for C or C++, with
+/// `__STDC_VERSION__` or `__cplusplus` of `std` when it is a standard of that language
+/// (GCC ignores one of the other language), else C17's or C++17's.
+pub(crate) fn predefined(cpp: bool, std: Option<LangStd>) -> Vec<(&'static str, String)> {
+    let v = [
         ("__STDC__", "1"),
         ("__STDC_HOSTED__", "1"),
         ("__GNUC__", "4"),
@@ -134,10 +205,16 @@ pub(crate) fn predefined(cpp: bool) -> Vec<(&'static str, &'static str)> {
         ("__SIZEOF_POINTER__", "8"),
         ("__fensyn__", "1"),
     ];
-    if cpp {
-        v.push(("__cplusplus", "201703L"));
-    } else {
-        v.push(("__STDC_VERSION__", "201710L"));
+    let lang = if cpp { Lang::Cpp } else { Lang::C };
+    let version = match std {
+        Some(s) if s.lang == lang => s.version,
+        _ => LangStd::default_for(lang).version,
+    };
+    let mut v: Vec<(&str, String)> = v.into_iter().map(|(n, t)| (n, t.to_string())).collect();
+    match (cpp, version) {
+        (true, Some(n)) => v.push(("__cplusplus", format!("{n}L"))),
+        (false, Some(n)) => v.push(("__STDC_VERSION__", format!("{n}L"))),
+        (_, None) => {}
     }
     v
 }

@@ -212,3 +212,117 @@ fn programs_from_headers_have_spans_in_the_headers() {
         "memory_order_release is not valid for a load (in expansion of LOAD, defined at dir/algo.h:1:1)"
     );
 }
+
+#[test]
+fn line_directives_and_linemarkers_set_the_presumed_position() {
+    // GCC's output: linemarkers with flags, a `# 0` line, a header's text inline.
+    let src = "# 0 \"algo.c\"\n# 1 \"<built-in>\"\n# 1 \"algo.c\"\n# 1 \"algo.h\" 1 3 4\nint h = __LINE__;\n# 3 \"algo.c\" 2\nconst char *f = __FILE__; int l = __LINE__;\n";
+    let u = run(src);
+    assert_eq!(
+        words(&u),
+        "int h = 1 ; const char * f = \"algo.c\" ; int l = 3 ;"
+    );
+    let main = &u.files[0];
+    let at = src.find("int h").unwrap_or(0);
+    assert_eq!(main.presumed(at), ("algo.h", 1, 1));
+    // `#line` with a macro-replaced number and no name keeps the last name.
+    let u = run("#define BASE 40\n#line BASE\nint a;\n\nint b = __LINE__;\n");
+    assert_eq!(words(&u), "int a ; int b = 42 ;");
+    // Inside a skipped group it is ignored.
+    let u = run("#if 0\n#line 1 \"x.c\"\n# 9 \"y.c\" 9\n#endif\nint c = __LINE__;\n");
+    assert_eq!(words(&u), "int c = 5 ;");
+    // A diagnostic names the presumed position and the file's own.
+    let d = err("#line 100 \"gen.c\"\n#error stop\n", vec![]);
+    assert_eq!((d.file.as_str(), d.line, d.column), ("gen.c", 100, 1));
+    assert_eq!(d.message, "#error stop (at dir/main.c:2:1 as read)");
+    for (bad, msg) in [
+        ("#line\n", "#line: expects a line number (decimal digits)"),
+        (
+            "#line 0x10\n",
+            "#line: expects a line number (decimal digits)",
+        ),
+        (
+            "#line 4294967296\n",
+            "#line: line number out of range (at most 2147483647)",
+        ),
+        ("#line 3 \"a.c\" 1\n", "#line: unexpected `1`"),
+        (
+            "# 3 L\"a.c\"\n",
+            "linemarker: expects a file name in double quotes",
+        ),
+        (
+            "# 3 5\n",
+            "linemarker: expects a file name in double quotes",
+        ),
+    ] {
+        assert_eq!(err(bad, vec![]).message, msg, "{bad}");
+    }
+}
+
+#[test]
+fn genmc_h_defines_its_annotations_and_refuses_what_is_not_modelled() {
+    let src = "#include <genmc.h>\nif (__VERIFIER_final_CAS(cas(&x))) __VERIFIER_helping_CAS(cas(&y););\n__VERIFIER_optional(f());\n#if GENMC_ATTR_FINAL == 2 && defined(__VERIFIER_hp_alloc)\nint ok;\n#endif\n";
+    let u = run(src);
+    assert_eq!(
+        words(&u),
+        "if ( ( cas ( & x ) ) ) do { cas ( & y ) ; ; } while ( 0 ) ; \
+         do { if ( __VERIFIER_opt_begin ( ) ) { f ( ) ; __VERIFIER_assume ( 0 ) ; } } while ( 0 ) ; \
+         int ok ;"
+    );
+    // Provenance names fensyn's header, which is no header of the user's.
+    let at = u.text.find("do").unwrap_or(0);
+    assert_eq!(
+        u.expansion_note(at).as_deref(),
+        Some("in expansion of __VERIFIER_helping_CAS, defined by fensyn's <genmc.h>")
+    );
+    // The user may define them differently (GenMC's own header, copied).
+    let u = run("#include <genmc.h>\n#define __VERIFIER_final_CAS(c) ({ c; })\n#include <genmc.h>\n__VERIFIER_final_CAS(1)\n");
+    assert_eq!(words(&u), "( { 1 ; } )");
+    let d = err(
+        "#include <genmc.h>\n  void *p = __VERIFIER_hp_protect(hp, &x);\n",
+        vec![],
+    );
+    assert_eq!((d.line, d.column, d.kind), (2, 13, DiagKind::Unsupported));
+    // Without the header the names are the user's.
+    assert_eq!(
+        words(&run("__VERIFIER_final_CAS(1)\n")),
+        "__VERIFIER_final_CAS ( 1 )"
+    );
+}
+
+/// `(executions, blocked, buggy)` of a GenMC-style program under RC11.
+fn explore_genmc(body: &str) -> (u64, u64, u64) {
+    let main = format!("#include <stdatomic.h>\n#include <assert.h>\n#include <genmc.h>\natomic_int x;\nint main(void) {{\n{body}\n  return 0;\n}}\n");
+    let p = parse_unit(
+        "m.c",
+        &main,
+        Lang::C,
+        &[],
+        &PpOptions::default(),
+        &Mem(vec![]),
+    )
+    .unwrap_or_else(|d| panic!("{d}\n{main}"));
+    let r = crate::checker::check(&p, &crate::checker::CheckOptions::default());
+    (r.stats.executions, r.stats.blocked, r.stats.buggy)
+}
+
+#[test]
+fn genmc_annotations_keep_their_meaning() {
+    // An optional block runs or not; the executions that ran it are blocked, but a bug in it
+    // is still found: a failed assertion ends the execution (GenMC's `__VERIFIER_optional`).
+    assert_eq!(
+        explore_genmc(
+            "  __VERIFIER_optional(atomic_store(&x, 1));\n  assert(atomic_load(&x) == 0);"
+        ),
+        (1, 1, 0)
+    );
+    assert_eq!(
+        explore_genmc("  __VERIFIER_optional(assert(atomic_load(&x) == 1));"),
+        (2, 0, 1)
+    );
+    // Markers and annotations do nothing; the CAS annotations are the CAS.
+    let (e, b, bug) = explore_genmc(
+        "  int zero = 0;\n  __VERIFIER_loop_begin();\n  __VERIFIER_spin_start();\n  __VERIFIER_annotate_write(GENMC_ATTR_LOCAL);\n  __VERIFIER_local_write(atomic_store(&x, 2););\n  __VERIFIER_spin_end(atomic_load(&x) == 2);\n  int ok = __VERIFIER_confirming_CAS(atomic_compare_exchange_strong(&x, &zero, 5));\n  assert(!ok && zero == 2 && __VERIFIER_speculative_read(atomic_load(&x)) == 2);",
+    );
+    assert_eq!((e, b, bug), (1, 0, 0));
+}
