@@ -1574,6 +1574,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 span,
                 message: format!("`{name}` ignored: output has no effect on shared memory"),
                 warning: false,
+                file: None,
             });
         }
         Ok(())
@@ -1593,6 +1594,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 span,
                 message,
                 warning: true,
+                file: None,
             });
         }
     }
