@@ -178,3 +178,53 @@ fn small_rows_are_fixed_optimally_and_proved_minimal() {
     let problems: Vec<String> = rows.iter().filter_map(|r| fix_and_prove(r).err()).collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// `fixtures/bench/thesis-sources.csv` (what `scripts/bench thesis-src DIR` runs): one line per
+/// row of the thesis's table, in order; a path is relative to a checkout of the thesis's
+/// repository and names a C++ test of it; `set` is `NAME=integer` pairs (the file's own
+/// `#define`s, given those values); a row without a path says why in its note.
+#[test]
+fn every_row_of_table_6_4_has_a_thesis_source_or_a_reason() {
+    let thesis = read_csv("fixtures/bench/thesis-table-6.4.csv");
+    let sources = read_csv("fixtures/bench/thesis-sources.csv");
+    let ids = |rows: &[BTreeMap<String, String>]| -> Vec<String> {
+        rows.iter().map(|r| r["id"].clone()).collect()
+    };
+    assert_eq!(ids(&sources), ids(&thesis));
+    let mut reason = false;
+    for r in &sources {
+        let path = &r["path"];
+        if path.is_empty() {
+            // A run of rows without a file shares the first one's note.
+            reason |= !r["note"].is_empty();
+            assert!(
+                reason && r["set"].is_empty(),
+                "row {}: no file and no note",
+                r["id"]
+            );
+            continue;
+        }
+        reason = false;
+        assert!(
+            path.starts_with("tests/benchmarks/") && path.ends_with(".cc"),
+            "row {}: {path}",
+            r["id"]
+        );
+        for item in r["set"].split_whitespace() {
+            let (name, value) = item.split_once('=').unwrap_or(("", ""));
+            assert!(
+                !name.is_empty()
+                    && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+                    && value.parse::<i64>().is_ok(),
+                "row {}: `{item}` is not NAME=integer",
+                r["id"]
+            );
+        }
+        assert!(
+            ["name", "family", "inferred"].contains(&r["basis"].as_str()),
+            "row {}: basis `{}`",
+            r["id"],
+            r["basis"]
+        );
+    }
+}

@@ -375,3 +375,26 @@ fn the_standard_comes_from_the_database_or_the_command_line() {
         stderr(&out)
     );
 }
+
+/// A header that redefines the test's parameter differently (the thesis's barrier.h after a
+/// test's `#define LOOP`): GCC warns and uses the later definition; so does fensyn, naming the
+/// header's line, and the program is checked with the header's value.
+#[test]
+fn a_macro_redefined_differently_warns_and_the_later_definition_is_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("spin.h"), "#define ROUNDS 3\n").unwrap();
+    let main = "#include <assert.h>\n#define ROUNDS 2\n#include \"spin.h\"\nint main(void) {\n  int n = 0;\n  for (int i = 0; i < ROUNDS; i++)\n    n++;\n  assert(n == 2);\n  return 0;\n}\n";
+    let file = d.join("test.c");
+    std::fs::write(&file, main).unwrap();
+    let (code, _, err) = run(&["check", file.to_str().unwrap()]);
+    // The assertion fails: the loop runs 3 times, as compiled by GCC.
+    assert_eq!(code, Some(1), "{err}");
+    let header = d.join("spin.h");
+    let want = format!(
+        "{}:1:9: warning: `ROUNDS` redefined differently (first defined at {}:2:1)",
+        header.display(),
+        file.display()
+    );
+    assert!(err.contains(&want), "{err}");
+}

@@ -533,9 +533,10 @@ fn load(
         Ok(p) => {
             for n in &p.notes {
                 let kind = if n.warning { "warning" } else { "note" };
+                let file = n.file.as_deref().unwrap_or(&name);
                 let _ = writeln!(
                     err,
-                    "{name}:{}:{}: {kind}: {}",
+                    "{file}:{}:{}: {kind}: {}",
                     n.span.line, n.span.column, n.message
                 );
             }

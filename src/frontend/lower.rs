@@ -1588,6 +1588,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 span,
                 message: format!("`{name}` ignored: output has no effect on shared memory"),
                 warning: false,
+                file: None,
             });
         }
         Ok(())
@@ -1607,6 +1608,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 span,
                 message,
                 warning: true,
+                file: None,
             });
         }
     }

@@ -578,6 +578,8 @@ pub enum DiagKind {
     Unsupported,
     /// Invalid program (undeclared identifier, bad memory order, no `main`...).
     Error,
+    /// Accepted as a compiler accepts it (never returned as an error).
+    Warning,
 }
 
 impl DiagKind {
@@ -586,6 +588,7 @@ impl DiagKind {
             DiagKind::Syntax => "syntax error",
             DiagKind::Unsupported => "unsupported",
             DiagKind::Error => "error",
+            DiagKind::Warning => "warning",
         }
     }
 }
@@ -1018,6 +1021,21 @@ pub fn parse_unit(
     if !identity {
         preprocess::spans::map_program(&mut program, &unit);
     }
+    // The preprocessor's warnings, at their own file's position (after the mapping).
+    program.notes.splice(
+        0..0,
+        unit.warnings.iter().map(|d| crate::ir::Note {
+            span: crate::ir::Span {
+                start: 0,
+                end: 0,
+                line: d.line,
+                column: d.column,
+            },
+            message: d.message.clone(),
+            warning: true,
+            file: Some(d.file.clone()),
+        }),
+    );
     program.sources.options = pp.clone();
     Ok(program)
 }

@@ -981,6 +981,9 @@ pub struct Note {
     pub span: Span,
     pub message: String,
     pub warning: bool,
+    /// The file the position is in when it is not the main file's program text (a
+    /// preprocessor warning: `span` then holds only its line and column).
+    pub file: Option<String>,
 }
 
 impl Program {

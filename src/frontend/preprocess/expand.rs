@@ -120,8 +120,14 @@ impl Pp<'_> {
                     }
                     None => "first defined on the command line".to_string(),
                 };
-                let msg = format!("`{}` redefined differently ({first})", name.text);
-                return Err(err(self, Some(name), &msg));
+                // GCC warns and takes the later definition; so do we.
+                let msg = format!(
+                    "`{}` redefined differently ({first}); this later definition is used, as \
+                     by GCC",
+                    name.text
+                );
+                let w = self.diag(fid, name.start, DiagKind::Warning, &msg);
+                self.warnings.push(w);
             }
         }
         self.macros.insert(name.text.clone(), m);

@@ -225,6 +225,8 @@ pub struct Unit {
     segs: Vec<Seg>,
     pub(crate) regions: Vec<Region>,
     pub(crate) exps: Vec<Expansion>,
+    /// What a compiler accepts with a warning (a macro redefined differently), in order.
+    pub warnings: Vec<Diagnostic>,
 }
 
 impl Unit {
@@ -336,6 +338,7 @@ pub fn preprocess(
         segs: pp.segs,
         regions: pp.regions,
         exps: pp.exps,
+        warnings: pp.warnings,
     })
 }
 
@@ -448,6 +451,8 @@ pub(crate) struct Pp<'a> {
     pub(crate) produced: usize,
     /// The known system headers included so far, sorted.
     system_seen: Vec<String>,
+    /// Diagnostics of kind [`DiagKind::Warning`]: accepted as GCC accepts them.
+    pub(crate) warnings: Vec<Diagnostic>,
 }
 
 /// Deepest include nesting.
@@ -475,6 +480,7 @@ impl<'a> Pp<'a> {
             guards: HashMap::new(),
             produced: 0,
             system_seen: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 

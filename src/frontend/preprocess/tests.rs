@@ -326,3 +326,39 @@ fn genmc_annotations_keep_their_meaning() {
     );
     assert_eq!((e, b, bug), (1, 0, 0));
 }
+
+#[test]
+fn a_macro_redefined_differently_warns_and_the_later_definition_wins() {
+    // barrier.h's `#define LOOP 10` after the test's `#define LOOP 5`: GCC warns, uses 10.
+    let files = vec![("dir/barrier.h", "#define LOOP 10\nint k = LOOP;\n")];
+    let text =
+        "#define LOOP 5\nint a = LOOP;\n#include \"barrier.h\"\nint b = LOOP;\n#define LOOP 10\n";
+    let u = run_with(text, files, &PpOptions::default()).unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(words(&u), "int a = 5 ; int k = 10 ; int b = 10 ;");
+    // One warning, at the redefinition's name; the same definition again is no warning.
+    assert_eq!(u.warnings.len(), 1, "{:?}", u.warnings);
+    let w = &u.warnings[0];
+    assert_eq!((w.file.as_str(), w.line, w.column), ("dir/barrier.h", 1, 9));
+    assert_eq!(w.kind, DiagKind::Warning);
+    assert!(
+        w.message
+            .starts_with("`LOOP` redefined differently (first defined at dir/main.c:1:1)"),
+        "{}",
+        w.message
+    );
+    // Parsed, the warning is a note of the program, with its file.
+    let files = vec![("dir/barrier.h", "#define N 3\n")];
+    let main = "#include <assert.h>\n#define N 2\n#include \"barrier.h\"\nint main() {\n  assert(N == 3);\n  return 0;\n}\n";
+    let p = parse_unit(
+        "dir/main.c",
+        main,
+        Lang::C,
+        &[],
+        &PpOptions::default(),
+        &Mem(files),
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    let n = &p.notes[0];
+    assert!(n.warning && n.file.as_deref() == Some("dir/barrier.h"));
+    assert_eq!((n.span.line, n.span.column), (1, 9));
+}
