@@ -49,6 +49,7 @@ use fensyn::checker::{
     explore, Bug, BugKind, Control, DynLoc, Equiv, Event, EventKind, ExecutionGraph, Limits,
     MemoryError, Model, Stats, ThreadEnd, DEFAULT_UNROLL, INIT_THREAD,
 };
+use fensyn::ir::spin::SpinInfo;
 use fensyn::ir::{
     Addr, BinOp, Dealloc, Expr, FuncId, Function, Global, Instr, Layout, MemOrder, ObjectKind,
     Program, RmwOp, Slot, SlotPlace, Span, Stmt, StmtKind, SyncRole, MAX_OBJECT_CELLS,
@@ -1278,6 +1279,44 @@ struct Walker<'a> {
     dom: &'a Dom,
     unroll: u32,
     out: Vec<Run>,
+    /// The program's loop heads, strongly live registers and spin-safe locations (the IR's
+    /// facts the spin rule of `ir::spin` is stated with; the rule itself is applied here).
+    spin: SpinInfo,
+}
+
+/// A run's loops: iterations started since each loop was entered, and the spin rule's record
+/// of the last arrival at its head (pc, strongly live values, events + spawns + joins so far).
+#[derive(Clone, Default)]
+struct Loops {
+    count: BTreeMap<usize, u32>,
+    spins: BTreeMap<usize, (usize, Vec<i64>, usize, usize)>,
+}
+
+impl Walker<'_> {
+    /// The spin rule of `ir::spin`, checked by the oracle on its own runs: arriving at a loop
+    /// head with the same strongly live values as at the previous arrival, with only fences and
+    /// reads of spin-safe locations in between, blocks the run; any other arrival is recorded.
+    fn spun(&self, pc: usize, regs: &[i64], run: &Run, loops: &mut Loops) -> bool {
+        let Some((id, live)) = self.spin.head(self.func, pc) else {
+            return false;
+        };
+        let live: Vec<i64> = live.iter().map(|&r| regs[r]).collect();
+        let n = run.events.len();
+        let others = run.spawns.len() + run.joins.len();
+        if let Some((at, before, seen, seen_others)) = loops.spins.get(&id) {
+            let reads_only = run.events[*seen..].iter().all(|e| {
+                e.kind == EventKind::Fence
+                    || e.kind == EventKind::Read
+                        && e.loc
+                            .is_some_and(|l| self.spin.spin_safe(l, e.order != MemOrder::NonAtomic))
+            });
+            if *at == pc && *before == live && reads_only && *seen_others == others {
+                return true;
+            }
+        }
+        loops.spins.insert(id, (pc, live, n, others));
+        false
+    }
 }
 
 thread_local! {
@@ -1431,7 +1470,7 @@ impl Walker<'_> {
         mut regs: Vec<i64>,
         mut run: Run,
         mut steps: usize,
-        mut loops: BTreeMap<usize, u32>,
+        mut loops: Loops,
     ) {
         let prog = self.prog;
         let dom = self.dom;
@@ -1470,7 +1509,10 @@ impl Walker<'_> {
                 Instr::BranchIfZero { cond, target } => match cond.eval(&regs) {
                     Ok(0) => {
                         run.branch_on(cond);
-                        pc = *target
+                        pc = *target;
+                        if self.spun(pc, &regs, &run, &mut loops) {
+                            return self.stop(run, End::Blocked);
+                        }
                     }
                     Ok(_) => {
                         run.branch_on(cond);
@@ -1478,7 +1520,12 @@ impl Walker<'_> {
                     }
                     Err(_) => return self.stop(run, End::Failed),
                 },
-                Instr::Jump { target } => pc = *target,
+                Instr::Jump { target } => {
+                    pc = *target;
+                    if self.spun(pc, &regs, &run, &mut loops) {
+                        return self.stop(run, End::Blocked);
+                    }
+                }
                 Instr::ThreadId { dst } => {
                     regs[*dst] = self.tid as i64;
                     run.reg_deps[*dst] = BTreeSet::new();
@@ -1620,11 +1667,13 @@ impl Walker<'_> {
                     Err(_) => return self.stop(run, End::Failed),
                 },
                 Instr::LoopEnter { id } => {
-                    loops.remove(id);
+                    loops.count.remove(id);
+                    loops.spins.remove(id);
                     pc += 1;
+                    self.spun(pc, &regs, &run, &mut loops);
                 }
                 Instr::LoopIter { id } => {
-                    let k = loops.entry(*id).or_insert(0);
+                    let k = loops.count.entry(*id).or_insert(0);
                     *k += 1;
                     if *k > self.unroll {
                         return self.stop(run, End::Bounded);
@@ -1839,6 +1888,7 @@ fn thread_runs(
         dom,
         unroll,
         out: Vec::new(),
+        spin: SpinInfo::new(prog),
     };
     let run = Run {
         events: Vec::new(),
@@ -1851,7 +1901,7 @@ fn thread_runs(
         needs: Vec::new(),
         fail: None,
     };
-    w.go(0, regs, run, 0, BTreeMap::new());
+    w.go(0, regs, run, 0, Loops::default());
     w.out
 }
 
@@ -5594,7 +5644,7 @@ fn algorithm_fixtures_agree_with_the_oracle() {
     );
 }
 
-/// The other C fixtures with few executions against the oracle: control flow, locks, the
+/// The other C fixtures with few executions against the oracle: control flow, spin loops, locks, the
 /// CDSChecker dialect, functions, data, builtins, and the C twins of C++ fixtures. The C++
 /// fixtures themselves are not enumerated again: `tests/fixtures.rs` checks that each has the
 /// counts and fix of its C twin, which is compared with the oracle here or in its own
@@ -5603,6 +5653,7 @@ fn algorithm_fixtures_agree_with_the_oracle() {
 fn control_and_other_c_fixtures_agree_with_the_oracle() {
     let dirs = [
         "control",
+        "loops",
         "locks",
         "dialect",
         "functions",
@@ -5761,7 +5812,7 @@ fn fixture_dirs_agree_with_the_oracle(dirs: &[&str]) -> usize {
             // The hardware models too (RMWs, CAS, mutexes and the __sync full barriers exercise
             // their barriers) on the C fixtures with the fewest executions (the oracle's time
             // grows fast with them, and the C++ fixtures are twins of C ones).
-            if !["control", "algorithms", "locks", "builtins"].contains(&dir) {
+            if !["control", "loops", "algorithms", "locks", "builtins"].contains(&dir) {
                 checked += 1;
                 continue;
             }
