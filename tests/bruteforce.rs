@@ -4867,27 +4867,38 @@ fn rmw_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> {
             Some([0, 1, 0, 0]),
         ));
     }
-    // An await loop lowered as an ordinary loop: `while (load(f) == 0) ;`. The child reads 0
-    // k times and then 1 (k = 0..8 iterations: 9 executions), or 0 nine times and is cut when
-    // the 9th iteration starts (1 bounded graph, main stuck joining it).
-    {
-        let t = function(
-            "t",
-            1,
-            None,
-            vec![
-                Instr::LoopEnter { id: 0 },
-                load(0, 0, Acquire),
-                Instr::BranchIfZero {
-                    cond: eq(r(0), c(0)),
-                    target: 5,
-                },
-                Instr::LoopIter { id: 0 },
-                Instr::Jump { target: 1 },
-                load(0, 1, NonAtomic),
-                assert_ir(eq(r(0), c(7))),
-            ],
-        );
+    // An await loop lowered as an ordinary loop: `while (load(f) == 0) ;`. A pass that reads
+    // 0 only reads and leaves nothing live changed: a spin (`ir::spin`), so the child reads 1
+    // at once (1 execution) or blocks after one pass (1 blocked), whatever the bound.
+    // With a pass counter the code after the loop reads (`n++` in the body, `assert(n < 100)`
+    // after it) no pass is a spin: the child reads 0 k times and then 1 (k = 0..8 iterations:
+    // 9 executions), or 0 nine times and is cut when the 9th iteration starts (1 bounded
+    // graph, main stuck joining it).
+    for (name, counted, counts) in [
+        ("await_loop_spins", false, [1, 1, 0, 0]),
+        ("await_loop_bounded", true, [9, 0, 1, 0]),
+    ] {
+        let mut body = vec![
+            Instr::Assign { dst: 1, val: c(0) },
+            Instr::LoopEnter { id: 0 },
+            load(0, 0, Acquire),
+            Instr::BranchIfZero {
+                cond: eq(r(0), c(0)),
+                target: 7,
+            },
+            Instr::LoopIter { id: 0 },
+            Instr::Assign {
+                dst: 1,
+                val: bin(BinOp::Add, r(1), c(1)),
+            },
+            Instr::Jump { target: 2 },
+            load(0, 1, NonAtomic),
+            assert_ir(eq(r(0), c(7))),
+        ];
+        if counted {
+            body.push(assert_ir(bin(BinOp::Lt, r(1), c(100))));
+        }
+        let t = function("t", 2, None, body);
         let main = function(
             "main",
             1,
@@ -4906,11 +4917,7 @@ fn rmw_programs() -> Vec<(&'static str, Program, Option<[u64; 4]>)> {
                 },
             ],
         );
-        out.push((
-            "await_loop_bounded",
-            prog_of(&["f", "data"], vec![t], main),
-            Some([9, 0, 1, 0]),
-        ));
+        out.push((name, prog_of(&["f", "data"], vec![t], main), Some(counts)));
     }
     // A counting loop (2 iterations) of fetch_adds in two threads: within the
     // bound, every interleaving of the four RMWs on the counter: 4!/(2!2!) = 6 executions.
@@ -5203,28 +5210,36 @@ fn rmw_cas_assume_and_loop_counts() {
             }
         }
     }
-    // A smaller loop bound cuts the await loop earlier: unroll 2 gives 3 executions (0, 1 or
-    // 2 iterations) + 1 cut.
-    let (_, prog, _) = rmw_programs()
-        .into_iter()
-        .find(|p| p.0 == "await_loop_bounded")
-        .unwrap();
+    // A smaller loop bound cuts the counted await loop earlier: unroll 2 gives 3 executions
+    // (0, 1 or 2 iterations) + 1 cut; the spinning one has its counts at every bound.
+    for (name, spins) in [("await_loop_bounded", false), ("await_loop_spins", true)] {
+        let (_, prog, _) = rmw_programs().into_iter().find(|p| p.0 == name).unwrap();
+        spin_and_bound_counts(&mut failures, name, &prog, spins);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The counts of `await_loop_bounded` / `await_loop_spins` at unroll 1 and 2, by the oracle
+/// and the explorer, and their agreement.
+fn spin_and_bound_counts(failures: &mut Vec<String>, name: &str, prog: &Program, spins: bool) {
     for unroll in [1, 2] {
-        let want = [unroll as u64 + 1, 0, 1, 0];
-        let o = classify(oracle_with(&prog, Model::Rc11, unroll).values());
-        let st = explorer_with(&prog, Model::Rc11, unroll).stats;
+        let want = if spins {
+            [1, 1, 0, 0]
+        } else {
+            [unroll as u64 + 1, 0, 1, 0]
+        };
+        let o = classify(oracle_with(prog, Model::Rc11, unroll).values());
+        let st = explorer_with(prog, Model::Rc11, unroll).stats;
         let got = [st.executions, st.blocked, st.bounded, st.buggy];
         if o != want || got != want {
             failures.push(format!(
-                "await_loop_bounded, unroll {unroll}: expected {want:?}, oracle {o:?}, explorer \
-                 {got:?}"
+                "{name}, unroll {unroll}: expected {want:?}, oracle {o:?}, explorer {got:?}"
             ));
         }
-        if let Err(e) = compare_with("await_loop_bounded", &prog, Model::Rc11, unroll) {
+        if let Err(e) = compare_with(name, prog, Model::Rc11, unroll) {
             failures.push(e);
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 // ---------------------------------------------------------------------------------------------

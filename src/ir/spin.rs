@@ -138,14 +138,16 @@ impl SpinInfo {
     }
 }
 
-/// The successors of the instruction at `pc` (none: the thread ends there).
+/// The successors of the instruction at `pc`; `body.len()` (past the last instruction) is the
+/// thread's end, as a `Return` is. Empty after `Exit` (the program ends).
 fn successors(body: &[Instr], pc: usize) -> Vec<usize> {
-    let next = (pc + 1 < body.len()).then_some(pc + 1);
+    let end = body.len();
     match &body[pc] {
-        Instr::Jump { target } => vec![*target],
-        Instr::BranchIfZero { target, .. } => next.into_iter().chain([*target]).collect(),
-        Instr::Return | Instr::Exit => vec![],
-        _ => next.into_iter().collect(),
+        Instr::Jump { target } => vec![(*target).min(end)],
+        Instr::BranchIfZero { target, .. } => vec![pc + 1, (*target).min(end)],
+        Instr::Return => vec![end],
+        Instr::Exit => vec![],
+        _ => vec![pc + 1],
     }
 }
 
@@ -299,12 +301,13 @@ fn strongly_live(body: &[Instr], result: Option<Reg>) -> Vec<Vec<Reg>> {
     while changed {
         changed = false;
         for pc in (0..body.len()).rev() {
-            let succ = successors(body, pc);
-            let mut out: std::collections::BTreeSet<Reg> =
-                succ.iter().flat_map(|&s| live[s].iter().copied()).collect();
-            let ends = succ.is_empty() && !matches!(body[pc], Instr::Exit);
-            if ends {
-                out.extend(result);
+            let mut out = std::collections::BTreeSet::new();
+            for s in successors(body, pc) {
+                match live.get(s) {
+                    Some(l) => out.extend(l.iter().copied()),
+                    // The thread's end: a join may read its result.
+                    None => out.extend(result),
+                }
             }
             let (defs, u) = &info[pc];
             let needed = match (u, &body[pc]) {
