@@ -117,15 +117,16 @@ fn indexer_without_collisions_has_one_execution() {
 /// Peterson's and Dekker's locks have no closed form; their counts at n = 1 are the
 /// brute-force oracle's (tests/bruteforce.rs), and the larger ones are pinned here so that a
 /// change in the explorer's coverage shows up. Every count is the same under sc and rc11
-/// (seq_cst accesses only).
+/// (seq_cst accesses only). Dekker's waiting passes only re-read the flags: spins (issue 23),
+/// so nothing is cut (it was 17 / 4 blocked / 9 cut and 6714 / 1418 / 2808 before).
 #[test]
 fn lock_families_have_their_pinned_counts() {
     let cases: [(&str, String, u32, [u64; 3]); 5] = [
         ("peterson(1)", peterson(1), 2, [4, 6, 0]),
         ("peterson(2)", peterson(2), 3, [48, 88, 0]),
         ("peterson(3)", peterson(3), 4, [588, 1098, 0]),
-        ("dekker(1)", dekker(1), 2, [17, 4, 9]),
-        ("dekker(2)", dekker(2), 3, [6714, 1418, 2808]),
+        ("dekker(1)", dekker(1), 2, [4, 8, 0]),
+        ("dekker(2)", dekker(2), 3, [71, 170, 0]),
     ];
     for (name, src, unroll, want) in cases {
         for model in [Model::Sc, Model::Rc11] {

@@ -319,3 +319,50 @@ fn cpp_fixtures_match_their_c_twins() {
     assert!(n >= 20, "expected at least 20 C++ fixtures, found {n}");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The spin-loop fixtures (`fixtures/loops`, issue 23) need no unroll bound: with `--unroll 2`
+/// they have the counts of their expectations (taken at the default bound), nothing cut, and
+/// the same exit code — their spinning passes block by the spin rule instead of unrolling.
+#[test]
+fn spin_loop_fixtures_need_no_unroll_bound() {
+    let dir = root().join("fixtures/loops");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 6, "only {} spin-loop fixtures", files.len());
+    let mut problems = Vec::new();
+    for c in &files {
+        let name = rel(c);
+        let exp = expect_of(c).unwrap_or_else(|| panic!("{name}: no expectation"));
+        assert!(expect_args(&exp).is_empty(), "{name}: takes no arguments");
+        let out = fensyn(&["check", &name, "--format", "json", "--unroll", "2"]);
+        let j: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let ec = &exp["check"];
+        for key in ["executions", "blocked", "buggy"] {
+            if j[key] != ec[key] {
+                problems.push(format!(
+                    "{name}: --unroll 2: {key} {} != {}",
+                    j[key], ec[key]
+                ));
+            }
+        }
+        if j["bounded"].as_u64() != Some(0) {
+            problems.push(format!(
+                "{name}: --unroll 2 cut {} executions",
+                j["bounded"]
+            ));
+        }
+        let want = if ec["buggy"].as_u64() == Some(0) {
+            0
+        } else {
+            1
+        };
+        if out.status.code() != Some(want) {
+            problems.push(format!("{name}: --unroll 2: exit {:?}", out.status.code()));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

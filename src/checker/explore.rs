@@ -43,6 +43,7 @@ use super::graph::{
 use super::incremental::Views;
 use super::model::{MemoryModel, Model, Relations};
 use super::witness::Witness;
+use crate::ir::spin::SpinInfo;
 use crate::ir::{Instr, MemOrder, Program, SyncKind, SyncRole};
 use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
@@ -236,6 +237,9 @@ struct ThreadState {
     bound: usize,
     /// Iterations started by each loop since control last entered it.
     loops: std::collections::BTreeMap<usize, u32>,
+    /// Per loop entered: the head pc, the strongly live registers' values there and the
+    /// thread's event count at its last arrival at the loop's head (the spin rule, `ir::spin`).
+    spins: std::collections::BTreeMap<usize, (usize, Vec<i64>, usize)>,
     /// `run_local` stopped at the thread's next event (an access, fence or spawn, already
     /// validated): running it again would change nothing. Cleared when the thread moves.
     at_event: bool,
@@ -341,6 +345,9 @@ struct Explorer<'a, F: FnMut(&ExecutionGraph) -> Control> {
     /// length; each is the state of an id-prefix of the current graph, which a revisit copies
     /// instead of replaying that prefix (see `revisit`).
     snapshots: Vec<(usize, Rc<State>)>,
+    /// The spin rule's facts about the program (`ir::spin`); `None` under [`Goal::Sc`], where
+    /// deleting a spin's reads could hide a non-SC execution.
+    spin: Option<Rc<SpinInfo>>,
 }
 
 /// One way a pending read can go: its source, its event (and its RMW write), whether it goes
@@ -435,6 +442,7 @@ fn initial_state(prog: &Program, model: Model, limits: &Limits) -> State {
             status: Status::Running,
             bound: 0,
             loops: Default::default(),
+            spins: Default::default(),
             at_event: false,
             dep: track_deps.then(|| DepState::new(main.reg_names.len())),
         }],
@@ -453,6 +461,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         let coarse = limits.coarse(model);
         let trust = !coarse && !limits.canonical;
         let by_value = ValuePolicy::new(prog, limits.equiv == Equiv::Value && coarse);
+        let spin = (limits.goal != Goal::Sc).then(|| Rc::new(SpinInfo::new(prog)));
         Explorer {
             prog,
             future,
@@ -472,6 +481,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             cancel: None,
             visits: None,
             snapshots: Vec::new(),
+            spin,
         }
     }
 }
@@ -716,10 +726,14 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                         if let Some(d) = &mut st.th[t].dep {
                             d.branch(cond);
                         }
-                        if v == 0 {
-                            st.th[t].pc = *target
-                        } else {
+                        if v != 0 {
                             st.th[t].pc += 1
+                        } else {
+                            st.th[t].pc = *target;
+                            if self.spun(st, t) {
+                                self.finish(st, t, ThreadEnd::Blocked);
+                                return Ok(());
+                            }
                         }
                     }
                     Err(_) => {
@@ -727,7 +741,13 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                         return Ok(());
                     }
                 },
-                Instr::Jump { target } => st.th[t].pc = *target,
+                Instr::Jump { target } => {
+                    st.th[t].pc = *target;
+                    if self.spun(st, t) {
+                        self.finish(st, t, ThreadEnd::Blocked);
+                        return Ok(());
+                    }
+                }
                 Instr::ThreadId { dst } => {
                     st.th[t].regs[*dst] = t as i64;
                     if let Some(d) = &mut st.th[t].dep {
@@ -814,7 +834,9 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                 },
                 Instr::LoopEnter { id } => {
                     st.th[t].loops.remove(id);
+                    st.th[t].spins.remove(id);
                     st.th[t].pc += 1;
+                    self.spun(st, t);
                 }
                 Instr::LoopIter { id } => {
                     let unroll = self.limits.unroll();
@@ -836,6 +858,41 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                 }
             }
         }
+    }
+
+    /// The spin rule (`ir::spin`), when thread `t` has just arrived at its pc: if that is a
+    /// loop head, did the pass through the loop since its last arrival there leave the
+    /// strongly live registers as they were, adding only fences and reads that may be deleted (then the
+    /// thread must block)? Otherwise the arrival is recorded.
+    fn spun(&self, st: &mut State, t: usize) -> bool {
+        let Some(spin) = &self.spin else {
+            return false;
+        };
+        let pc = st.th[t].pc;
+        let Some((id, live)) = spin.head(st.g.threads[t].func, pc) else {
+            return false;
+        };
+        let regs = &st.th[t].regs;
+        let live: Vec<i64> = live.iter().map(|&r| regs[r]).collect();
+        let events = &st.g.threads[t].events;
+        if let Some((at, before, n)) = st.th[t].spins.get(&id) {
+            let only_safe_reads = || {
+                events[*n..].iter().all(|&e| {
+                    let ev = &st.g.events[e];
+                    ev.is_fence()
+                        || ev.is_read()
+                            && ev
+                                .loc
+                                .is_some_and(|l| spin.spin_safe(l, ev.order.is_atomic()))
+                })
+            };
+            if *at == pc && *before == live && only_safe_reads() {
+                return true;
+            }
+        }
+        let n = events.len();
+        st.th[t].spins.insert(id, (pc, live, n));
+        false
     }
 
     fn last_event(&self, g: &ExecutionGraph, t: usize) -> Option<usize> {
@@ -1265,6 +1322,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                     status: Status::Running,
                     bound: 0,
                     loops: Default::default(),
+                    spins: Default::default(),
                     at_event: false,
                     dep: child_dep,
                 });

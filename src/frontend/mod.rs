@@ -200,7 +200,8 @@
 //!   `Assume { cond: !cond }` — no loop, no loop markers, and no statements or slots for the empty
 //!   body. Executions in which the loop would spin forever are thereby blocked; the iterations
 //!   that fail have no effect, so only the final one needs to be explored. Any other loop,
-//!   including one whose body has an assignment or a call, is an ordinary loop.
+//!   including one whose body has an assignment or a call, is an ordinary loop (whose passes
+//!   the explorer may still block as spins: see [`crate::ir::spin`]).
 //! * **Read-modify-writes** ([`Instr::Rmw`](crate::ir::Instr::Rmw)):
 //!   `atomic_exchange[_explicit]` and `atomic_fetch_{add,sub,and,or,xor}[_explicit]` (value: the
 //!   old value; the implicit forms are `seq_cst`; every order is valid, `consume` is

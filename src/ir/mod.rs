@@ -131,6 +131,8 @@ impl fmt::Display for MemOrder {
 }
 
 /// Index into [`Program::globals`].
+pub mod spin;
+
 pub type Loc = usize;
 /// Index into [`Function::reg_names`]: a local register of one function activation.
 pub type Reg = usize;

@@ -137,15 +137,18 @@ impl SourceFile {
         (name, m.presumed + (line - m.line), column)
     }
 
-    /// A diagnostic at `offset`: at the presumed position, followed by the file's own
-    /// position when a `#line` or linemarker moved it.
+    /// A diagnostic at `offset`: at the file's own position (the text fensyn read, where
+    /// traces, fences and SARIF point too), naming the presumed position when a `#line` or
+    /// linemarker moved it: a generator's or `gcc -E`'s file names may not exist here, or be
+    /// a system header whose text is not the one read.
     pub(crate) fn diagnostic(&self, offset: usize, kind: DiagKind, message: &str) -> Diagnostic {
-        let (name, line, column) = self.presumed(offset);
-        let (own_line, _) = self.line_col(offset);
-        let message = if name == self.name && line == own_line {
+        let (presumed, p_line, column) = self.presumed(offset);
+        let (line, _) = self.line_col(offset);
+        let name = self.name.as_str();
+        let message = if presumed == name && p_line == line {
             message.to_string()
         } else {
-            format!("{message} (at {}:{own_line}:{column} as read)", self.name)
+            format!("{message} (presumed {presumed}:{p_line}:{column})")
         };
         Diagnostic {
             file: name.to_string(),

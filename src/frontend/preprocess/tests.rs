@@ -231,10 +231,10 @@ fn line_directives_and_linemarkers_set_the_presumed_position() {
     // Inside a skipped group it is ignored.
     let u = run("#if 0\n#line 1 \"x.c\"\n# 9 \"y.c\" 9\n#endif\nint c = __LINE__;\n");
     assert_eq!(words(&u), "int c = 5 ;");
-    // A diagnostic names the presumed position and the file's own.
+    // A diagnostic is at the file's own position and names the presumed one.
     let d = err("#line 100 \"gen.c\"\n#error stop\n", vec![]);
-    assert_eq!((d.file.as_str(), d.line, d.column), ("gen.c", 100, 1));
-    assert_eq!(d.message, "#error stop (at dir/main.c:2:1 as read)");
+    assert_eq!((d.file.as_str(), d.line, d.column), ("dir/main.c", 2, 1));
+    assert_eq!(d.message, "#error stop (presumed gen.c:100:1)");
     for (bad, msg) in [
         ("#line\n", "#line: expects a line number (decimal digits)"),
         (

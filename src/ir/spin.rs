@@ -1,0 +1,371 @@
+//! Spin passes (issue 23): which passes through a loop cannot matter, as a property of the IR.
+//!
+//! **The rule** (part of the IR's semantics: the explorer and the brute-force oracle both
+//! apply it). The *head* of a loop is the instruction after one of its [`Instr::LoopEnter`]s
+//! (its condition for `while` and `for`, its `LoopIter` for `do` and `goto` loops): control
+//! falls into it from the `LoopEnter` and comes back to it by jumps. A thread that arrives at
+//! a head remembers the pc, the values of the registers *strongly live* there
+//! ([`SpinInfo::head`]) and how many events it has; the loop's `LoopEnter` forgets that.
+//! When it arrives at the same head again by a jump and
+//!
+//! 1. the strongly live registers hold the same values as at the previous arrival, and
+//! 2. every event the thread added since that arrival is a fence or a read of a global
+//!    location that no write can race with ([`SpinInfo::spin_safe`]) — a failed
+//!    compare-and-swap is such a read; a store, a successful RMW, an allocation, a free, a
+//!    spawn, a join or a nondeterministic choice is not —,
+//!
+//! the pass through the loop that just ended is a *spin*: the thread blocks (as a false
+//! `assume` would, GenMC's spin-assume), whatever the unroll bound. The first pass of a
+//! `while (!atomic_load(&f)) backoff++;` that reads 0 is one (`backoff` is not strongly live:
+//! it only feeds its own increment); so is a failed `while (!cas(&x, &r, 1)) r = 0;` attempt
+//! (`r` is 0 again at the head) and a `do { v = load(&x); } while (v != 1);` poll (`v` is dead
+//! at the head). A loop whose strongly live state changes in every pass (a counter the code
+//! after the loop reads, `while (!cas(&x, &r, r + 1));`) or that writes in every pass is
+//! unrolled up to `--unroll` as before; a bounded counter (`if (n < 4) n++;`) spins once it
+//! stops changing.
+//!
+//! **Why it loses nothing.** Take any execution in which some pass through the loop is a
+//! spin by this rule, and delete that pass's events (reads and fences). What remains is an
+//! execution of the program: the thread is back at the same head with the same
+//! strongly live registers, so it goes on exactly as it did (a register that is not strongly
+//! live never reaches an event, a branch, an assertion, a check, an assume or the thread's
+//! result: its value cannot change what the thread does). It is consistent (deleting reads
+//! and fences only removes `rf`, `fr`, `sw`, `hb`, `psc` and hardware-order edges, and every
+//! axiom is an acyclicity or an emptiness), its assertion and check failures are the same
+//! (the same values reach them), and its races and memory errors are a superset of those of the other events (hb only
+//! shrank). The deleted reads had no race and no memory error of their own: they read global
+//! locations (never freed) that no write racing with them exists for (an atomic read: no
+//! non-atomic write after main's first spawn; a plain read: no write at all after it).
+//! Repeating, every execution maps to one without spins, which the explorer visits (within
+//! the unroll bound for the passes that are not spins); a spin pass itself is
+//! explored before the thread blocks, so a bug found *inside* it (an assertion on a value it
+//! read, an out-of-bounds address) is found there. The same argument holds after fences are
+//! added (synthesis): the fenced execution minus the spin's events is a fenced execution.
+//! Robustness (`Goal::Sc`) is the exception: deleting reads can make a non-SC execution SC,
+//! so the explorer does not apply the rule there.
+
+use super::{Addr, Expr, FuncId, Instr, Loc, MemOrder, Program, Reg};
+use std::collections::BTreeMap;
+
+/// What the spin rule needs to know of a program (see the module doc).
+#[derive(Clone, Debug, Default)]
+pub struct SpinInfo {
+    /// Per function, the loop heads: head pc → (loop id, its strongly live registers).
+    heads: Vec<BTreeMap<usize, (usize, Vec<Reg>)>>,
+    /// Per global location: some write may reach it after main's first spawn.
+    written: Vec<bool>,
+    /// Per global location: some non-atomic write may reach it after main's first spawn.
+    na_written: Vec<bool>,
+}
+
+impl SpinInfo {
+    pub fn new(prog: &Program) -> SpinInfo {
+        let heads = prog
+            .functions
+            .iter()
+            .map(|f| {
+                let all = strongly_live(&f.body, f.result);
+                f.body
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(pc, i)| match i {
+                        Instr::LoopEnter { id } if pc + 1 < f.body.len() => {
+                            Some((pc + 1, (*id, all[pc + 1].clone())))
+                        }
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect();
+        let n = prog.globals.len();
+        let mut info = SpinInfo {
+            heads,
+            written: vec![false; n],
+            na_written: vec![false; n],
+        };
+        for (fid, f) in prog.functions.iter().enumerate() {
+            let after_spawn = if fid == prog.main {
+                after_spawn(&f.body)
+            } else {
+                vec![true; f.body.len()]
+            };
+            for (pc, ins) in f.body.iter().enumerate() {
+                if after_spawn[pc] {
+                    info.note_write(ins);
+                }
+            }
+        }
+        info
+    }
+
+    /// When `pc` of `func` is a loop head: the loop's id and the registers strongly live
+    /// there (sorted).
+    pub fn head(&self, func: FuncId, pc: usize) -> Option<(usize, &[Reg])> {
+        let (id, live) = self.heads.get(func)?.get(&pc)?;
+        Some((*id, live.as_slice()))
+    }
+
+    /// May a spin pass's read of `loc` (atomic or not) be deleted: `loc` is a global
+    /// (never freed) and no write that could race with the read may reach it after main's
+    /// first spawn (a non-atomic one for an atomic read, any for a plain read).
+    pub fn spin_safe(&self, loc: Loc, atomic: bool) -> bool {
+        let racy = if atomic {
+            self.na_written.get(loc)
+        } else {
+            self.written.get(loc)
+        };
+        racy == Some(&false)
+    }
+
+    /// Records the global locations instruction `ins` may write.
+    fn note_write(&mut self, ins: &Instr) {
+        let (addr, na) = match ins {
+            Instr::Store { loc, order, .. } => (loc, *order == MemOrder::NonAtomic),
+            Instr::Rmw { loc, .. } | Instr::Cas { loc, .. } => (loc, false),
+            _ => return,
+        };
+        let n = self.written.len();
+        let range = match addr {
+            Addr::Fixed(l) => *l..*l + 1,
+            Addr::Computed { lo, hi, .. } => *lo..(*hi).min(n),
+            // Objects allocated at run time: never a global.
+            Addr::Within { .. } => return,
+        };
+        for l in range.filter(|&l| l < n) {
+            self.written[l] = true;
+            self.na_written[l] |= na;
+        }
+    }
+}
+
+/// The successors of the instruction at `pc`; `body.len()` (past the last instruction) is the
+/// thread's end, as a `Return` is. Empty after `Exit` (the program ends).
+fn successors(body: &[Instr], pc: usize) -> Vec<usize> {
+    let end = body.len();
+    match &body[pc] {
+        Instr::Jump { target } => vec![(*target).min(end)],
+        Instr::BranchIfZero { target, .. } => vec![pc + 1, (*target).min(end)],
+        Instr::Return => vec![end],
+        Instr::Exit => vec![],
+        _ => vec![pc + 1],
+    }
+}
+
+/// Per pc of main, whether a path from the start to it passes a `Spawn` (another thread may
+/// then run). A write at a pc that none does is hb-before every other thread's events.
+fn after_spawn(body: &[Instr]) -> Vec<bool> {
+    let mut seen = vec![false; body.len()];
+    let mut stack: Vec<usize> = (0..body.len())
+        .filter(|&pc| matches!(body[pc], Instr::Spawn { .. }))
+        .flat_map(|pc| successors(body, pc))
+        .collect();
+    while let Some(pc) = stack.pop() {
+        if pc < body.len() && !seen[pc] {
+            seen[pc] = true;
+            stack.extend(successors(body, pc));
+        }
+    }
+    seen
+}
+
+/// The registers an expression reads.
+fn uses(e: &Expr, out: &mut Vec<Reg>) {
+    match e {
+        Expr::Const(_) => {}
+        Expr::Reg(r) => out.push(*r),
+        Expr::Unary(_, a) => uses(a, out),
+        Expr::Binary(_, a, b) => {
+            uses(a, out);
+            uses(b, out);
+        }
+    }
+}
+
+/// Can evaluating `e` fail (a division or remainder by a value that is not a constant other
+/// than zero)? Its failure is observable even when its value is not.
+fn may_fail(e: &Expr) -> bool {
+    match e {
+        Expr::Const(_) | Expr::Reg(_) => false,
+        Expr::Unary(_, a) => may_fail(a),
+        Expr::Binary(op, a, b) => {
+            let div = matches!(op, super::BinOp::Div | super::BinOp::Rem)
+                && !matches!(**b, Expr::Const(k) if k != 0);
+            div || may_fail(a) || may_fail(b)
+        }
+    }
+}
+
+/// What an address reads (its pointer and bounds expressions).
+fn addr_uses(a: &Addr, out: &mut Vec<Reg>) {
+    match a {
+        Addr::Fixed(_) => {}
+        Addr::Computed { ptr, .. } => uses(ptr, out),
+        Addr::Within { ptr, base, .. } => {
+            uses(ptr, out);
+            uses(base, out);
+        }
+    }
+}
+
+/// The registers instruction `ins` defines and those it needs whatever happens to its
+/// definitions (`None` for an `Assign`, whose operands are needed only when its destination
+/// is live or its evaluation may fail).
+fn def_use(ins: &Instr) -> (Vec<Reg>, Option<Vec<Reg>>) {
+    let mut u = Vec::new();
+    let defs = match ins {
+        Instr::Assign { dst, val } => {
+            if may_fail(val) {
+                uses(val, &mut u);
+                return (vec![*dst], Some(u));
+            }
+            return (vec![*dst], None);
+        }
+        Instr::Load { dst, loc, .. } => {
+            addr_uses(loc, &mut u);
+            vec![*dst]
+        }
+        Instr::Store { loc, val, .. } => {
+            addr_uses(loc, &mut u);
+            uses(val, &mut u);
+            vec![]
+        }
+        Instr::Rmw { dst, loc, val, .. } => {
+            addr_uses(loc, &mut u);
+            uses(val, &mut u);
+            vec![*dst]
+        }
+        Instr::Cas {
+            ok,
+            old,
+            loc,
+            expected,
+            desired,
+            ..
+        } => {
+            addr_uses(loc, &mut u);
+            uses(expected, &mut u);
+            uses(desired, &mut u);
+            vec![*ok, *old]
+        }
+        Instr::Assume { cond }
+        | Instr::Assert { cond, .. }
+        | Instr::Check { cond, .. }
+        | Instr::BranchIfZero { cond, .. } => {
+            uses(cond, &mut u);
+            vec![]
+        }
+        Instr::Spawn { arg, dst, .. } => {
+            uses(arg, &mut u);
+            dst.iter().copied().collect()
+        }
+        Instr::Join { tid, dst } => {
+            uses(tid, &mut u);
+            dst.iter().copied().collect()
+        }
+        Instr::Alloc { dst, count, .. } => {
+            if let Some(c) = count {
+                uses(c, &mut u);
+            }
+            vec![*dst]
+        }
+        Instr::Free { ptr, .. } => {
+            uses(ptr, &mut u);
+            vec![]
+        }
+        Instr::ObjectCells { dst, ptr } => {
+            uses(ptr, &mut u);
+            vec![*dst]
+        }
+        Instr::Nondet { dst, .. } | Instr::ThreadId { dst } => vec![*dst],
+        Instr::LoopEnter { .. }
+        | Instr::LoopIter { .. }
+        | Instr::Fence { .. }
+        | Instr::Jump { .. }
+        | Instr::Slot(_)
+        | Instr::Return
+        | Instr::Exit => vec![],
+    };
+    (defs, Some(u))
+}
+
+/// Strong liveness (faint-variable analysis) of every pc of a body: a register is strongly
+/// live at a pc when some path from there uses its value in something the thread does — an
+/// address, a written or compared value, a branch, an assertion, a check, an assume, a spawn
+/// or join argument, an allocation count, a free, the thread's `result` at its end — directly
+/// or through assignments to registers that are themselves strongly live. A counter that
+/// only feeds its own increments is not.
+fn strongly_live(body: &[Instr], result: Option<Reg>) -> Vec<Vec<Reg>> {
+    let info: Vec<_> = body.iter().map(def_use).collect();
+    let mut live: Vec<std::collections::BTreeSet<Reg>> = vec![Default::default(); body.len()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for pc in (0..body.len()).rev() {
+            let mut out = std::collections::BTreeSet::new();
+            for s in successors(body, pc) {
+                match live.get(s) {
+                    Some(l) => out.extend(l.iter().copied()),
+                    // The thread's end: a join may read its result.
+                    None => out.extend(result),
+                }
+            }
+            let (defs, u) = &info[pc];
+            let needed = match (u, &body[pc]) {
+                (Some(u), _) => Some(u.clone()),
+                (None, Instr::Assign { dst, val }) if out.contains(dst) => {
+                    let mut v = Vec::new();
+                    uses(val, &mut v);
+                    Some(v)
+                }
+                _ => None,
+            };
+            for d in defs {
+                out.remove(d);
+            }
+            out.extend(needed.into_iter().flatten());
+            if out != live[pc] {
+                live[pc] = out;
+                changed = true;
+            }
+        }
+    }
+    live.into_iter().map(|s| s.into_iter().collect()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(i: Reg) -> Expr {
+        Expr::Reg(i)
+    }
+
+    #[test]
+    fn a_counter_that_only_feeds_itself_is_not_strongly_live() {
+        // 0: LoopIter; 1: r0 := r0 + 1; 2: r1 := load x; 3: if r1 == 0 goto 0; 4: return
+        let body = vec![
+            Instr::LoopIter { id: 0 },
+            Instr::Assign {
+                dst: 0,
+                val: Expr::Binary(
+                    super::super::BinOp::Add,
+                    Box::new(r(0)),
+                    Box::new(Expr::Const(1)),
+                ),
+            },
+            Instr::Load {
+                dst: 1,
+                loc: Addr::Fixed(0),
+                order: MemOrder::Relaxed,
+            },
+            Instr::BranchIfZero {
+                cond: r(1),
+                target: 0,
+            },
+            Instr::Return,
+        ];
+        assert_eq!(strongly_live(&body, None)[0], Vec::<Reg>::new());
+        // Returned as the thread's result, it is live.
+        assert_eq!(strongly_live(&body, Some(0))[0], vec![0]);
+    }
+}
