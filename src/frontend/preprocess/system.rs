@@ -93,6 +93,45 @@ const GENMC_H: &str = "\
 #define __VERIFIER_optional(x) do { if (__VERIFIER_opt_begin()) { x; __VERIFIER_assume(0); } } while (0)
 ";
 
+/// The limits of `<limits.h>` for the LP64 types fensyn models (`int` 32, `long` 64 bits).
+/// The unsigned 64-bit maxima (`ULONG_MAX`, `ULLONG_MAX`) are not defined: no value of the
+/// IR holds them, so a use is an unknown name, refused at its position.
+const LIMITS_H: &str = "\
+#define CHAR_BIT 8
+#define SCHAR_MIN (-128)
+#define SCHAR_MAX 127
+#define UCHAR_MAX 255
+#define CHAR_MIN SCHAR_MIN
+#define CHAR_MAX SCHAR_MAX
+#define SHRT_MIN (-32768)
+#define SHRT_MAX 32767
+#define USHRT_MAX 65535
+#define INT_MIN (-2147483647 - 1)
+#define INT_MAX 2147483647
+#define UINT_MAX 4294967295U
+#define LONG_MIN (-9223372036854775807L - 1)
+#define LONG_MAX 9223372036854775807L
+#define LLONG_MIN LONG_MIN
+#define LLONG_MAX LONG_MAX
+";
+
+/// The limits of `<stdint.h>`'s exact-width types (as [`LIMITS_H`], without `UINT64_MAX`).
+const STDINT_H: &str = "\
+#define INT8_MIN (-128)
+#define INT8_MAX 127
+#define UINT8_MAX 255
+#define INT16_MIN (-32768)
+#define INT16_MAX 32767
+#define UINT16_MAX 65535
+#define INT32_MIN (-2147483647 - 1)
+#define INT32_MAX 2147483647
+#define UINT32_MAX 4294967295U
+#define INT64_MIN (-9223372036854775807L - 1)
+#define INT64_MAX 9223372036854775807L
+#define INTPTR_MIN INT64_MIN
+#define INTPTR_MAX INT64_MAX
+";
+
 /// The names `<genmc.h>` declares that fensyn does not model, and why: a use is refused at
 /// its position.
 const GENMC_REFUSED: &[(&str, &str)] = &[
@@ -120,7 +159,12 @@ const PERSIST: &str = "GenMC's persistency checking (file systems and recovery a
 
 /// The text of definitions fensyn reads for the system header `name` (never from disk).
 pub(crate) fn definitions(name: &str) -> Option<&'static str> {
-    (name == "genmc.h").then_some(GENMC_H)
+    match name {
+        "genmc.h" => Some(GENMC_H),
+        "limits.h" | "climits" => Some(LIMITS_H),
+        "stdint.h" | "cstdint" | "inttypes.h" | "cinttypes" => Some(STDINT_H),
+        _ => None,
+    }
 }
 
 /// The names the system header `name` declares that fensyn refuses, with the reason.
