@@ -333,15 +333,7 @@ fn say_skipped(skipped: &[String], total: usize) -> i32 {
 /// Writes a report file through a temporary file in the same directory and a rename, so a
 /// reader never sees half a report.
 fn write_report(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.fensyn-{}.tmp", std::process::id()));
+    let tmp = super::write::temp_path(path);
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;

@@ -52,7 +52,7 @@ fn check(c: &Change) -> std::io::Result<()> {
 }
 
 /// The temporary file next to `path`.
-fn temp_path(path: &Path) -> PathBuf {
+pub(super) fn temp_path(path: &Path) -> PathBuf {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())

@@ -409,7 +409,7 @@ impl FnLower<'_, '_> {
 
     /// The object a builtin's first argument points to: `&place` or any pointer value, to an
     /// integer or pointer object, atomic or not.
-    fn builtin_place(&mut self, arg: Node, name: &str) -> R<Place> {
+    pub(super) fn builtin_place(&mut self, arg: Node, name: &str) -> R<Place> {
         let src = self.src;
         let a = strip_parens(arg);
         let is_addr = a.kind() == "pointer_expression"

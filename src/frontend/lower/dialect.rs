@@ -173,28 +173,7 @@ impl FnLower<'_, '_> {
     /// The integer cell of `bits` bits that the first argument of `name` addresses.
     fn race_place(&mut self, arg: Node, name: &str, bits: usize) -> R<Place> {
         let src = self.src;
-        let a = strip_parens(arg);
-        let is_addr = a.kind() == "pointer_expression"
-            && a.child_by_field_name("operator").map(|o| src.text(o)) == Some("&");
-        let place = if is_addr {
-            let inner = a.child_by_field_name("argument").unwrap_or(a);
-            match self.place_of(inner)? {
-                Some(p) => p,
-                None => {
-                    let text = src.text(inner);
-                    return Err(src.error(
-                        inner,
-                        &format!("`{name}` of `{text}`, which is not in memory"),
-                    ));
-                }
-            }
-        } else {
-            let (p, ty) = self.ptr_value(arg)?;
-            Place {
-                addr: self.deref_addr(p),
-                ty,
-            }
-        };
+        let place = self.builtin_place(arg, name)?;
         let size = match &place.ty {
             Ty::Int { ty, .. } => int_bits(*ty),
             _ => 0,
