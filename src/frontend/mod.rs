@@ -1383,6 +1383,23 @@ fn compiled_queries(
 }
 
 impl<'a> Ctx<'a> {
+    /// Rejects a second definition of the struct or union tag `name` (`keyword` says which
+    /// the new one is; both share the one table of record types).
+    pub(crate) fn check_new_tag(&self, node: Node, name: Option<&str>, keyword: &str) -> R<()> {
+        let taken = |n: &str| {
+            self.types
+                .structs
+                .iter()
+                .any(|s| s.name.as_deref() == Some(n))
+        };
+        match name {
+            Some(n) if taken(n) => Err(self
+                .src
+                .error(node, &format!("redefinition of `{keyword} {n}`"))),
+            _ => Ok(()),
+        }
+    }
+
     /// A top-level declaration: prototypes (ignored), global variables, global thread handles.
     fn global_decl(&mut self, node: Node<'a>) -> R<()> {
         let src = self.src;
@@ -1863,16 +1880,7 @@ impl<'a> Ctx<'a> {
         if src.lang == Lang::Cpp {
             self.check_class_head(node)?;
         }
-        if let Some(n) = &name {
-            if self
-                .types
-                .structs
-                .iter()
-                .any(|s| s.name.as_ref() == Some(n))
-            {
-                return Err(src.error(node, &format!("redefinition of `struct {n}`")));
-            }
-        }
+        self.check_new_tag(node, name.as_deref(), "struct")?;
         let id = self.types.structs.len();
         self.types.structs.push(types::StructDef {
             name: name.clone(),

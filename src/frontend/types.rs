@@ -454,6 +454,21 @@ pub(super) fn plain_typedef(name: &str) -> Option<BaseTy> {
 
 /// Classifies the specifiers of `node` (a `declaration`, `parameter_declaration`,
 /// `type_descriptor` or `function_definition`).
+impl DeclSpec<'_> {
+    /// A pointer to `ty` made by declarator `node` (`*` or its abstract form): atomic when
+    /// `node` says `* _Atomic`, or for the first pointer of `_Atomic(T *)` (`first`).
+    pub(crate) fn pointer_to(&self, src: &Src, node: Node, ty: Ty, first: bool) -> Ty {
+        let mut c = node.walk();
+        let qualified = node
+            .children(&mut c)
+            .any(|q| q.kind() == "type_qualifier" && src.text(q) == "_Atomic");
+        Ty::Ptr {
+            to: Box::new(ty),
+            atomic: qualified || (first && self.atomic_pointer),
+        }
+    }
+}
+
 pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclSpec<'t>> {
     let mut atomic = false;
     let mut atomic_pointer = false;
@@ -736,14 +751,7 @@ pub(crate) fn declarator<'t>(
                 return Ok(Declared { name: d, ty, init });
             }
             "pointer_declarator" => {
-                let mut c = d.walk();
-                let qualified = d
-                    .children(&mut c)
-                    .any(|q| q.kind() == "type_qualifier" && src.text(q) == "_Atomic");
-                ty = Ty::Ptr {
-                    to: Box::new(ty),
-                    atomic: qualified || (first_pointer && spec.atomic_pointer),
-                };
+                ty = spec.pointer_to(src, d, ty, first_pointer);
                 first_pointer = false;
                 d = d
                     .child_by_field_name("declarator")

@@ -36,16 +36,7 @@ impl Ctx<'_> {
         let Some(body) = node.child_by_field_name("body") else {
             return Ok(usize::MAX);
         };
-        if let Some(n) = &name {
-            if self
-                .types
-                .structs
-                .iter()
-                .any(|s| s.name.as_ref() == Some(n))
-            {
-                return Err(src.error(node, &format!("redefinition of `union {n}`")));
-            }
-        }
+        self.check_new_tag(node, name.as_deref(), "union")?;
         let mut members: Vec<(String, Ty, Node)> = Vec::new();
         for fd in named_children(body) {
             if fd.kind() != "field_declaration" {

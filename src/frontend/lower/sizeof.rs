@@ -158,14 +158,7 @@ impl FnLower<'_, '_> {
         while let Some(node) = d {
             match node.kind() {
                 "abstract_pointer_declarator" => {
-                    let mut c = node.walk();
-                    let qualified = node
-                        .children(&mut c)
-                        .any(|q| q.kind() == "type_qualifier" && src.text(q) == "_Atomic");
-                    ty = Ty::Ptr {
-                        to: Box::new(ty),
-                        atomic: qualified || (first_pointer && spec.atomic_pointer),
-                    };
+                    ty = spec.pointer_to(&src, node, ty, first_pointer);
                     first_pointer = false;
                 }
                 "abstract_array_declarator" => {
