@@ -149,7 +149,7 @@ fn explore_families(c: &mut Criterion) {
         ),
         // No closed form: the counts pinned by tests/families.rs.
         ("peterson-2".into(), families::peterson(2), 3, 48),
-        ("dekker-1".into(), families::dekker(1), 2, 17),
+        ("dekker-1".into(), families::dekker(1), 2, 4),
     ];
     // The bundled algorithm fixtures, with the counts their expectation files pin.
     let fixture = |dir: &str, name: &str| {

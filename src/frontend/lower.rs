@@ -24,7 +24,7 @@ mod goto;
 mod heap;
 mod heap_cpp;
 mod inline;
-mod locals;
+pub(crate) mod locals;
 mod memory;
 mod mutex;
 mod rwlock;
@@ -138,7 +138,7 @@ struct FnLower<'c, 'a> {
     local_tys: Vec<Ty>,
     /// The names whose address the function being lowered takes (innermost inlined function
     /// last): its local variables of these names live in memory.
-    taken: Vec<std::collections::HashSet<String>>,
+    taken: Vec<std::rc::Rc<std::collections::HashSet<String>>>,
     /// This thread's copies of the thread-local variables (see `locals.rs`), visible in the
     /// function and every function inlined into it.
     thread_locals: Vec<(String, Binding)>,
@@ -186,7 +186,8 @@ pub(crate) fn lower_function(cx: &mut Ctx, def: Node, fid: FuncId, is_main: bool
     let mut l = FnLower::new(cx, fid, mode);
     l.root_name = name.clone();
     l.root_start = def.start_byte();
-    l.taken.push(locals::taken_names(&src, def));
+    let taken = l.cx.taken_names(def);
+    l.taken.push(taken);
     l.bind_thread_locals(def)?;
     l.scopes.push(Vec::new());
     if is_main {

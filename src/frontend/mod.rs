@@ -528,6 +528,7 @@ mod attributes;
 mod classes;
 mod cpp;
 mod enums;
+mod facts;
 mod initializers;
 mod literal;
 mod lower;
@@ -889,6 +890,8 @@ pub(crate) struct Ctx<'a> {
     /// The functions whose address the program takes (what a call through a pointer may
     /// reach).
     pub(crate) fn_taken: std::collections::BTreeSet<String>,
+    /// What the walk before lowering found in each top-level function definition.
+    pub(crate) facts: facts::Facts<'a>,
     /// The C++ classes defined so far (`classes.rs`).
     pub(crate) classes: Vec<classes::ClassDef<'a>>,
     /// Global objects of a class type whose construction runs at the start of the main
@@ -1202,17 +1205,10 @@ fn lower_text(
     };
     let fn_order = lower::funptr::function_order(&defs);
     let defined: HashSet<String> = fn_order.iter().cloned().collect();
-    let fn_taken = lower::funptr::address_taken(&src, root, &defined);
+    let facts = facts::collect(&src, root, &defs, &defined);
     let mut spawned = HashMap::new();
     cpp::std_thread_functions(&src, main_def, threads, prepared.as_bytes(), &mut spawned);
-    reachable_spawns(
-        &src,
-        &defs,
-        main_def,
-        (threads, prepared.as_bytes()),
-        &fn_taken,
-        &mut spawned,
-    );
+    reachable_spawns(&src, &defs, main_def, &facts, &mut spawned);
     let mut func_ids = HashMap::new();
     let mut lowered_defs = Vec::new();
     for &(name, node) in &defs {
@@ -1238,7 +1234,7 @@ fn lower_text(
         global_tys: Vec::new(),
         global_index: HashMap::new(),
         handles: Vec::new(),
-        outside_main: identifiers_outside(&src, &defs, main_def),
+        outside_main: identifiers_outside(&facts, main_def),
         cell_tys: Vec::new(),
         objects: Vec::new(),
         object_index: HashMap::new(),
@@ -1266,7 +1262,8 @@ fn lower_text(
         layouts: Vec::new(),
         thread_locals: Vec::new(),
         fn_order,
-        fn_taken,
+        fn_taken: facts.fn_taken.clone(),
+        facts,
         // GCC's predefined `__ATOMIC_*` orders, then `-D` (which may redefine them).
         macros: lower::ORDER_MACROS
             .iter()
@@ -2049,6 +2046,9 @@ fn classify_items<'t>(root: Node<'t>, query: &Query, text: &[u8]) -> Vec<(Node<'
     let names = query.capture_names();
     let mut kinds: HashMap<usize, Item> = HashMap::new();
     let mut cursor = QueryCursor::new();
+    // Every pattern starts at the translation unit: the cursor need not go below its children
+    // (it would otherwise visit the whole tree).
+    cursor.set_max_start_depth(Some(0));
     let mut matches = cursor.matches(query, root, text);
     while let Some(m) = matches.next() {
         for cap in m.captures() {
@@ -2081,20 +2081,22 @@ fn reachable_spawns(
     src: &Src,
     defs: &[(&str, Node)],
     main_def: Node,
-    (query, text): (&Query, &[u8]),
-    fn_taken: &std::collections::BTreeSet<String>,
+    facts: &facts::Facts,
     out: &mut HashMap<String, SpawnedBy>,
 ) {
     let def_of = |name: &str| defs.iter().find(|(n, _)| *n == name).map(|&(_, d)| d);
     let mut seen: HashSet<usize> = HashSet::from([main_def.id()]);
     let mut work = vec![main_def];
     while let Some(def) = work.pop() {
+        let Some(f) = facts.defs.get(&def.id()) else {
+            continue;
+        };
         let before: HashSet<String> = out.keys().cloned().collect();
-        spawned_functions(src, def, (query, text), &declared_names(src, def), out);
+        spawned_functions(src, f, out);
         // A thread function given by a pointer: any function whose address is taken and
         // whose return type fits the API (a pointer for pthreads, else C11's).
         if let Some(by) = out.remove(DYNAMIC_SPAWN) {
-            for name in fn_taken {
+            for name in &facts.fn_taken {
                 let Some(d) = def_of(name) else { continue };
                 let returns_pointer = d
                     .child_by_field_name("declarator")
@@ -2112,17 +2114,7 @@ fn reachable_spawns(
             .filter(|k| !before.contains(*k))
             .map(|k| k.as_str())
             .collect();
-        let mut called = Vec::new();
-        walk_nodes(def, &mut |n| {
-            if n.kind() == "call_expression" {
-                if let Some(f) = n.child_by_field_name("function") {
-                    if f.kind() == "identifier" {
-                        called.push(src.text(f));
-                    }
-                }
-            }
-        });
-        next.extend(called);
+        next.extend(f.callees.iter().copied());
         next.sort_unstable();
         for name in next {
             if let Some(d) = def_of(name) {
@@ -2138,92 +2130,36 @@ fn reachable_spawns(
 const DYNAMIC_SPAWN: &str = "\0function pointer";
 
 /// Adds to `out` the functions passed to `pthread_create` (third argument) or `thrd_create`
-/// (second argument) inside the function definition `def`, with the API(s) they are passed
-/// to; a function given by a pointer (not by its name) is recorded as [`DYNAMIC_SPAWN`].
-fn spawned_functions(
-    src: &Src,
-    def: Node,
-    (query, text): (&Query, &[u8]),
-    variables: &HashSet<String>,
-    out: &mut HashMap<String, SpawnedBy>,
-) {
-    let (Some(args_idx), Some(callee_idx)) = (
-        query.capture_index_for_name("args"),
-        query.capture_index_for_name("callee"),
-    ) else {
-        return;
-    };
-    let Some(body) = def.child_by_field_name("body") else {
-        return;
-    };
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(query, body, text);
-    while let Some(m) = matches.next() {
-        let c11 = m
-            .captures()
-            .iter()
-            .any(|c| c.index == callee_idx && src.text(c.node) == "thrd_create");
-        for cap in m.captures().iter().filter(|c| c.index == args_idx) {
-            let args = named_children(cap.node);
-            if let Some(f) = args.get(if c11 { 1 } else { 2 }) {
-                let f = lower::thread_fn_node(src, *f);
-                let named = f.kind() == "identifier" && !variables.contains(src.text(f));
-                let key = if named {
-                    src.text(f).to_string()
-                } else {
-                    DYNAMIC_SPAWN.to_string()
-                };
-                {
-                    let by = out.entry(key).or_default();
-                    if c11 {
-                        by.c11 = true;
-                    } else {
-                        by.pthread = true;
-                    }
-                }
-            }
+/// (second argument) in the body of the function definition whose facts are `def`, with the
+/// API(s) they are passed to; a function given by a pointer (not by its name, or by the name
+/// of one of the definition's variables) is recorded as [`DYNAMIC_SPAWN`].
+fn spawned_functions(src: &Src, def: &facts::DefFacts, out: &mut HashMap<String, SpawnedBy>) {
+    for &(args, c11) in &def.spawns {
+        let args = named_children(args);
+        let Some(f) = args.get(if c11 { 1 } else { 2 }) else {
+            continue;
+        };
+        let f = lower::thread_fn_node(src, *f);
+        let named = f.kind() == "identifier" && !def.declared.contains(src.text(f));
+        let key = if named {
+            src.text(f).to_string()
+        } else {
+            DYNAMIC_SPAWN.to_string()
+        };
+        let by = out.entry(key).or_default();
+        if c11 {
+            by.c11 = true;
+        } else {
+            by.pthread = true;
         }
     }
 }
 
-/// The names declared in definition `def` (its parameters and local variables): a thread
-/// function named like one of them is given by a pointer.
-fn declared_names(src: &Src, def: Node) -> HashSet<String> {
+/// The identifiers used in the function definitions other than `main_def`.
+fn identifiers_outside(facts: &facts::Facts, main_def: Node) -> HashSet<String> {
     let mut out = HashSet::new();
-    walk_nodes(def, &mut |n| {
-        if matches!(n.kind(), "declaration" | "parameter_declaration") {
-            let mut c = n.walk();
-            for mut d in n.children_by_field_name("declarator", &mut c) {
-                // Down to the declared name: `*x`, `x[2]`, `x = v`, `(*x)(...)`.
-                for _ in 0..64 {
-                    if d.kind() == "identifier" {
-                        out.insert(src.text(d).to_string());
-                        break;
-                    }
-                    let mut cc = d.walk();
-                    let inner = d
-                        .child_by_field_name("declarator")
-                        .or_else(|| d.named_children(&mut cc).find(|x| x.kind() != "comment"));
-                    match inner {
-                        Some(i) => d = i,
-                        None => break,
-                    }
-                }
-            }
-        }
-    });
-    out
-}
-
-/// The identifiers used in the bodies of the function definitions `defs` other than `main_def`.
-fn identifiers_outside(src: &Src, defs: &[(&str, Node)], main_def: Node) -> HashSet<String> {
-    let mut out = HashSet::new();
-    for &(_, def) in defs.iter().filter(|(_, d)| d.id() != main_def.id()) {
-        walk_nodes(def, &mut |n| {
-            if n.kind() == "identifier" {
-                out.insert(src.text(n).to_string());
-            }
-        });
+    for (_, f) in facts.defs.iter().filter(|(id, _)| **id != main_def.id()) {
+        out.extend(f.identifiers.iter().map(|s| s.to_string()));
     }
     out
 }

@@ -1108,7 +1108,8 @@ impl<'a> FnLower<'_, 'a> {
             l.root_name = name.clone();
             l.root_start = root_start;
             l.scopes.push(Vec::new());
-            l.taken.push(super::locals::taken_names(&src, lambda));
+            let taken = l.cx.taken_names(lambda);
+            l.taken.push(taken);
             l.bind_thread_locals(lambda)?;
             if let Some((pname, ty)) = binding {
                 l.bind_param(&pname, ty);

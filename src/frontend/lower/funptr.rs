@@ -19,36 +19,15 @@
 //! fits the API.
 
 use super::{bin, strip_parens, FnLower, TExpr, R};
+use crate::frontend::named_children;
 use crate::frontend::types::IntTy;
-use crate::frontend::{named_children, walk_nodes, Src};
 use crate::ir::{BinOp, CheckKind, Expr, FuncId, Instr};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 use tree_sitter::Node;
 
 /// The value of the first function (no location is this far: a function's value never
 /// addresses a cell).
 pub(crate) const FN_BASE: i64 = 1 << 40;
-
-/// The functions defined in the file whose address the program takes: named anywhere
-/// (function bodies, global initialisers) other than as the callee of a call or as the name in
-/// their own declarator. Sorted.
-pub(crate) fn address_taken(src: &Src, root: Node, defined: &HashSet<String>) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    walk_nodes(root, &mut |n| {
-        if n.kind() != "identifier" || !defined.contains(src.text(n)) {
-            return;
-        }
-        let Some(p) = n.parent() else { return };
-        let callee = p.kind() == "call_expression"
-            && p.child_by_field_name("function")
-                .is_some_and(|f| f.id() == n.id());
-        let declared = p.kind() == "function_declarator";
-        if !callee && !declared {
-            out.insert(src.text(n).to_string());
-        }
-    });
-    out
-}
 
 /// Whether each parameter of function definition `def` is a pointer (`(void)` has none).
 fn parameter_kinds(def: Node) -> Option<Vec<bool>> {

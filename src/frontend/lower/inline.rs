@@ -194,7 +194,8 @@ impl<'a> FnLower<'_, 'a> {
         self.mode = Mode::Thread;
         let saved_visible = std::mem::replace(&mut self.visible_before, def.start_byte());
         let saved_stmt = self.cur_stmt;
-        self.taken.push(super::locals::taken_names(&self.src, def));
+        let taken = self.cx.taken_names(def);
+        self.taken.push(taken);
         self.inlines.push(Frame {
             name: name.to_string(),
             result,

@@ -36,37 +36,49 @@ fn creates_threads(callee: &str) -> bool {
 }
 
 /// The names whose address the function definition `def` takes (`&x`), except as arguments
-/// of the calls above.
+/// of the calls above. The lowering asks `Ctx::taken_names`, which has those of the top-level
+/// definitions from the walk before lowering (`facts.rs`) and caches the others.
 pub(crate) fn taken_names(src: &Src, def: Node) -> HashSet<String> {
-    let mut out = HashSet::new();
-    // The `&x` arguments of calls that do not need `x` in memory, found at their call (a
-    // preorder walk meets the call first), so that no `&x` has to look for its parents.
-    let mut exempt: HashSet<usize> = HashSet::new();
-    crate::frontend::walk_nodes(def, &mut |n| {
-        match n.kind() {
+    let mut scan = TakenScan::default();
+    crate::frontend::walk_nodes(def, &mut |n| scan.visit(src, n, n.kind()));
+    scan.out
+}
+
+/// [`taken_names`] node by node, in preorder.
+#[derive(Default)]
+pub(crate) struct TakenScan {
+    pub(crate) out: HashSet<String>,
+    /// The `&x` arguments of calls that do not need `x` in memory, found at their call (a
+    /// preorder walk meets the call first), so that no `&x` has to look for its parents.
+    exempt: HashSet<usize>,
+}
+
+impl TakenScan {
+    /// Visits `n`, whose kind is `kind`.
+    pub(crate) fn visit(&mut self, src: &Src, n: Node, kind: &str) {
+        match kind {
             "lambda_expression" => {
-                out.extend(captured_by_reference(src, n));
+                self.out.extend(captured_by_reference(src, n));
                 return;
             }
             "call_expression" => {
-                exempt.extend(exempt_arguments(src, n));
+                self.exempt.extend(exempt_arguments(src, n));
                 return;
             }
             _ => {}
         }
-        let is_addr = n.kind() == "pointer_expression"
+        let is_addr = kind == "pointer_expression"
             && n.child_by_field_name("operator").map(|o| src.text(o)) == Some("&");
-        if !is_addr || exempt.contains(&n.id()) {
+        if !is_addr || self.exempt.contains(&n.id()) {
             return;
         }
         let Some(id) = n.child_by_field_name("argument").map(strip_parens) else {
             return;
         };
         if id.kind() == "identifier" {
-            out.insert(src.text(id).to_string());
+            self.out.insert(src.text(id).to_string());
         }
-    });
-    out
+    }
 }
 
 /// The names a C++ lambda captures by reference (they must be in memory: the lambda's thread
@@ -153,7 +165,6 @@ impl FnLower<'_, '_> {
     /// address of a variable of that name (initialised here, at the thread's start), else an
     /// object allocated here when the thread's code names it.
     pub(super) fn bind_thread_locals(&mut self, def: Node) -> R<()> {
-        let src = self.src;
         let vars: Vec<_> = self
             .cx
             .thread_locals
@@ -165,7 +176,10 @@ impl FnLower<'_, '_> {
             return Ok(());
         }
         let defs: Vec<Node> = self.cx.fn_defs.values().copied().collect();
-        let taken: HashSet<String> = defs.iter().flat_map(|d| taken_names(&src, *d)).collect();
+        let mut taken: HashSet<String> = HashSet::new();
+        for d in defs {
+            taken.extend(self.cx.taken_names(d).iter().cloned());
+        }
         let used = self.names_reachable(def);
         for v in vars {
             let binding = match &v.ty {
@@ -197,16 +211,11 @@ impl FnLower<'_, '_> {
 
     /// The identifiers used in definition `def` and in the functions it calls, transitively.
     fn names_reachable(&self, def: Node) -> HashSet<String> {
-        let src = self.src;
         let mut names = HashSet::new();
         let mut seen = HashSet::from([def.id()]);
         let mut work = vec![def];
         while let Some(d) = work.pop() {
-            crate::frontend::walk_nodes(d, &mut |n| {
-                if n.kind() == "identifier" {
-                    names.insert(src.text(n).to_string());
-                }
-            });
+            names.extend(self.cx.identifiers_in(d).into_iter().map(str::to_string));
             for name in names.iter() {
                 if let Some(&callee) = self.cx.fn_defs.get(name) {
                     if seen.insert(callee.id()) {
