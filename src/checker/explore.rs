@@ -1660,13 +1660,14 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             let (ea, eb) = (&st.g.events[a], &st.g.events[b]);
             let loc = ea.loc.unwrap_or(0);
             let name = st.g.loc_name(self.prog, loc);
-            let (la, lb) = (
-                ea.stmt.map(|s| self.prog.stmt_line(s)).unwrap_or(0),
-                eb.stmt.map(|s| self.prog.stmt_line(s)).unwrap_or(0),
-            );
-            let (first, second) = if la <= lb { (la, lb) } else { (lb, la) };
+            let number = |e: &Event| e.stmt.map(|s| self.prog.stmt_line(s)).unwrap_or(0);
+            // Named `12`, or `ring.h:12` in a header; in the order of their line numbers.
+            let line = |e: &Event| e.stmt.map_or("0".into(), |s| self.prog.stmt_ref(s));
+            let (la, lb) = (line(ea), line(eb));
+            let a_first = number(ea) <= number(eb);
+            let (first, second) = if a_first { (&la, &lb) } else { (&lb, &la) };
             // Report the race at the later source line, whatever order the events came in.
-            let at = if la <= lb { eb } else { ea };
+            let at = if a_first { eb } else { ea };
             // An object's allocation is a write of the allocating statement: say so.
             let allocation = st.g.object_of(loc).map(|(_, d)| d.event);
             let message = match allocation {
@@ -1753,7 +1754,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         let mut lines: Vec<String> = Vec::new();
         for &e in &cycle {
             let ev = &g.events[e];
-            let line = ev.stmt.map(|s| self.prog.stmt_line(s)).unwrap_or(0);
+            let line = ev.stmt.map_or("0".into(), |s| self.prog.stmt_ref(s));
             let who = if ev.thread == INIT_THREAD {
                 "init".to_string()
             } else {

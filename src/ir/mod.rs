@@ -998,6 +998,19 @@ impl Program {
         self.stmts[s].span.line
     }
 
+    /// Statement `s`'s line as messages name it: `12`, or `ring.h:12` in a header (its file
+    /// name without directories).
+    pub fn stmt_ref(&self, s: StmtId) -> String {
+        let span = self.stmts[s].span;
+        match self.sources.header(&span) {
+            Some(h) => {
+                let base = h.name.rsplit(['/', '\\']).next().unwrap_or(&h.name);
+                format!("{base}:{}", span.line)
+            }
+            None => span.line.to_string(),
+        }
+    }
+
     /// Makes every source place have one slot: markers of slots whose [`SlotPlace`] equals an
     /// earlier slot's are renumbered to that slot. Inlining a function copies its body, and
     /// with it its slot markers; a fence written at that place in the source runs in every

@@ -154,7 +154,7 @@ fn describe_cycle(prog: &Program, g: &ExecutionGraph, cycle: &[usize]) -> String
         if ev.thread == INIT_THREAD {
             format!("init ({what})")
         } else {
-            let line = ev.stmt.map(|s| prog.stmt_line(s)).unwrap_or(0);
+            let line = ev.stmt.map_or("0".into(), |s| prog.stmt_ref(s));
             format!("T{} line {line} ({what})", ev.thread)
         }
     };

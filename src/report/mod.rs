@@ -157,14 +157,7 @@ impl ExploredAs {
 
 /// Statement `s`'s line as the reports name it: `12`, or `ring.h:12` in a header.
 pub(crate) fn stmt_ref(prog: &Program, s: crate::ir::StmtId) -> String {
-    let span = prog.stmts[s].span;
-    match prog.sources.header(&span) {
-        Some(h) => {
-            let base = h.name.rsplit(['/', '\\']).next().unwrap_or(&h.name);
-            format!("{base}:{}", span.line)
-        }
-        None => span.line.to_string(),
-    }
+    prog.stmt_ref(s)
 }
 
 /// Statement `s`'s source line (from its header when it is in one), as [`source_line`].
