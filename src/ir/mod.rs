@@ -837,6 +837,10 @@ pub struct Header {
     /// The system headers (`stdatomic.h`, `atomic`, ...) the translation unit had included
     /// when this header was first read: what its code may use without including it.
     pub system_before: Vec<String>,
+    /// The system headers the translation unit had included when the first reading of this
+    /// header ended (its own and those before it): what a file that includes it has after
+    /// the `#include`.
+    pub system_after: Vec<String>,
 }
 
 /// A macro use `start..end` of a file of the unit (offsets as [`Span`]s number them: a

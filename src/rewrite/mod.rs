@@ -559,8 +559,21 @@ fn build(
     let inserts = fences.iter().any(|(s, _)| matches!(s, Site::Slot(_))) && !spelling.builtin;
     let want = include::header(prog.lang);
     let known = frame.system_before.iter().any(|h| h == want);
+    // A user header included here brings it when the unit had it once that header was read.
+    let provides = |name: &str| {
+        prog.sources
+            .headers
+            .iter()
+            .any(|h| h.path.ends_with(name) && h.system_after.iter().any(|s| s == want))
+    };
     if let (true, false, Some(root)) = (inserts, known, root) {
-        edits.extend(include::include_edit(src, root, prog.lang, newline(src)));
+        edits.extend(include::include_edit(
+            src,
+            root,
+            prog.lang,
+            newline(src),
+            &provides,
+        ));
     }
     Ok((edits, positions))
 }

@@ -88,6 +88,10 @@ impl Pp<'_> {
         self.stack.push(hid);
         self.run_file(hid)?;
         self.stack.pop();
+        let seen = &self.system_seen;
+        self.files[hid as usize]
+            .system_after
+            .get_or_insert_with(|| seen.clone());
         if !self.out.ends_with('\n') {
             let end = self.files[hid as usize].text.len();
             self.push_seg(hid, end, 0);

@@ -83,6 +83,9 @@ pub struct SourceFile {
     /// The known system headers included before this file was read (see
     /// [`crate::ir::Header::system_before`]).
     pub system_before: Vec<String>,
+    /// The known system headers included when the first reading of this header ended (see
+    /// [`crate::ir::Header::system_after`]).
+    pub system_after: Option<Vec<String>>,
     /// Start offset of every line.
     lines: Vec<usize>,
     /// `#line` directives and linemarkers, in the order of the lines they follow.
@@ -109,6 +112,7 @@ impl SourceFile {
             path,
             text,
             system_before: Vec::new(),
+            system_after: None,
             lines,
             marks: Vec::new(),
             builtin: false,

@@ -80,6 +80,10 @@ pub(crate) fn map_program(p: &mut Program, unit: &Unit) {
                 base,
                 text: f.text.clone(),
                 system_before: f.system_before.clone(),
+                system_after: f
+                    .system_after
+                    .clone()
+                    .unwrap_or_else(|| f.system_before.clone()),
             })
             .collect(),
         macro_uses: unit
