@@ -85,6 +85,43 @@ fn fences_between_macro_statements_are_not_written() {
     );
 }
 
+#[test]
+fn fences_next_to_statement_macros_go_next_to_the_use() {
+    // The slots after the inner statement of `SET(data, 42)` and before that of
+    // `GET(got, data)` are the program points after and before the uses' statements.
+    let (code, out, err) = run(&["fix", &format!("{DIR}/statement_macros.c")]);
+    assert_eq!(code, Some(1), "{err}");
+    let before = |use_: &str| {
+        out.lines()
+            .skip_while(|l| !l.contains("memory_order_release"))
+            .nth(1)
+            .is_some_and(|l| l.contains(use_))
+    };
+    assert!(before("SET(ready, 1);"), "{out}");
+    assert!(out.contains("+\tatomic_thread_fence(memory_order_acquire); /* fensyn: orders line 33 before line 35 */\n \tGET(got, data);"), "{out}");
+}
+
+#[test]
+fn a_race_in_a_header_names_the_header() {
+    let (code, out, err) = run(&["check", &format!("{DIR}/header_race.c")]);
+    assert_eq!(code, Some(1), "{err}");
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("race on `hits` between line stats.h:9 and line 16"),
+        "{all}"
+    );
+}
+
+#[test]
+fn a_header_that_brings_stdatomic_is_enough() {
+    // `guarded_flag.c` includes `seqflag.h`, which includes `ops.h`, which includes
+    // <stdatomic.h>: neither file gets an `#include` with its fence.
+    let (code, out, err) = run(&["fix", &format!("{DIR}/guarded_flag.c")]);
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(out.matches("atomic_thread_fence").count(), 2, "{out}");
+    assert!(!out.contains("#include"), "{out}");
+}
+
 /// A temporary copy of `fixtures/preprocessor/NAME.c` with its header `include/HEADER`.
 fn with_header(name: &str, header: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

@@ -1198,6 +1198,8 @@ pub fn repair_commented(
             }
         },
     };
+    // The sites as written (a fence inside a macro use moved after its statement).
+    let solution = rewrite::placement::relocate(prog, &solution).unwrap_or(solution);
     Repair::Fixed {
         solution,
         positions,
@@ -1240,14 +1242,10 @@ fn write_and_recheck(
     solution: &synth::Solution,
     comments: bool,
 ) -> Result<(Vec<rewrite::FileRewrite>, Vec<Position>, Verified), Recheck> {
-    let sites = solution.fences.iter().map(|f| f.site);
-    if let Some(why) = sites
-        .filter_map(|s| rewrite::placement::unwritable(prog, s))
-        .next()
-    {
-        return Err(Recheck::NotWritable(why));
-    }
-    let (files, positions) = match rewrite::rewrite(src, prog, &rewrite::plan(solution), comments) {
+    // A fence inside a macro use goes before or after the use's statement, or is not written.
+    let planned = rewrite::placement::relocate_planned(prog, &rewrite::plan(solution))
+        .map_err(Recheck::NotWritable)?;
+    let (files, positions) = match rewrite::rewrite(src, prog, &planned, comments) {
         Ok(r) => (r.files, r.positions),
         Err(e) => return Err(Recheck::Internal(format!("cannot write the fences: {e}"))),
     };
