@@ -114,8 +114,7 @@ fn guard_define<'t>(src: &str, root: tree_sitter::Node<'t>) -> Option<tree_sitte
     let mut c = group.walk();
     let first = group
         .named_children(&mut c)
-        .filter(|n| n.id() != name.id() && n.kind() != "comment")
-        .next()?;
+        .find(|n| n.id() != name.id() && n.kind() != "comment")?;
     let defined = first.child_by_field_name("name")?;
     (first.kind() == "preproc_def" && src[defined.byte_range()] == src[name.byte_range()])
         .then_some(first)
