@@ -411,4 +411,27 @@ mod tests {
         // Returned as the thread's result, it is live.
         assert_eq!(strongly_live(&body, Some(0))[0], vec![0]);
     }
+
+    #[test]
+    fn an_entered_loop_that_never_iterates_is_an_await_and_a_lone_assume_is_not() {
+        let load = |dst| Instr::Load {
+            dst,
+            loc: Addr::Fixed(0),
+            order: MemOrder::Acquire,
+        };
+        // 0: enter 3; 1: r0 := load; 2: assume r0; 3: r1 := load; 4: assume r1 (the
+        // program's own); 5: enter 4; 6: iter 4; 7: assume r1; 8: jump 6
+        let body = vec![
+            Instr::LoopEnter { id: 3 },
+            load(0),
+            Instr::Assume { cond: r(0) },
+            load(1),
+            Instr::Assume { cond: r(1) },
+            Instr::LoopEnter { id: 4 },
+            Instr::LoopIter { id: 4 },
+            Instr::Assume { cond: r(1) },
+            Instr::Jump { target: 6 },
+        ];
+        assert_eq!(await_loops(&body), BTreeMap::from([(2, 3)]));
+    }
 }
