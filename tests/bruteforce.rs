@@ -1361,9 +1361,7 @@ impl Walker<'_> {
     /// reads of spin-safe locations in between, blocks the run (`Some`: where the spinning
     /// pass began); any other arrival is recorded.
     fn spun(&self, pc: usize, regs: &[i64], run: &Run, loops: &mut Loops) -> Option<usize> {
-        let Some((id, live)) = self.spin.head(self.func, pc) else {
-            return None;
-        };
+        let (id, live) = self.spin.head(self.func, pc)?;
         let live: Vec<i64> = live.iter().map(|&r| regs[r]).collect();
         let n = run.events.len();
         let others = run.spawns.len() + run.joins.len();
