@@ -962,6 +962,66 @@ fn deadlocked_threads(g: &ExecutionGraph, roles: &[Option<SyncRole>]) -> Vec<usi
     out
 }
 
+/// Threads spinning forever (issue 23's liveness, as the explorer checks it with
+/// `Limits::liveness`): in a graph where every thread finished, waits at a join or is blocked,
+/// a thread blocked in a loop (`spin_from`: where its last pass began) whose last pass read
+/// the mo-last write of every location it read and no synchronisation cell. Only when every
+/// other blocked thread is settled too: a looping thread's pass read only mo-last writes, and
+/// a thread blocked by an `assume` outside a loop waits on a lock, barrier or condition (its
+/// last read outside an RMW is of a `Wait` or `Signals` cell) and read the mo-last write
+/// there — a thread blocked by the program's own `assume` excludes the execution.
+fn looping_threads(
+    g: &ExecutionGraph,
+    spin_from: &[Option<usize>],
+    roles: &[Option<SyncRole>],
+) -> Vec<usize> {
+    let ended = |e: Option<ThreadEnd>| {
+        matches!(
+            e,
+            Some(ThreadEnd::Finished | ThreadEnd::Stuck | ThreadEnd::Blocked)
+        )
+    };
+    if !g.threads.iter().all(|tr| ended(tr.end)) {
+        return Vec::new();
+    }
+    let waits_on_sync = |r: usize| {
+        let role = g.events[r]
+            .loc
+            .and_then(|l| roles.get(l).copied().flatten());
+        matches!(role, Some(SyncRole::Wait | SyncRole::Signals))
+    };
+    let mut out = Vec::new();
+    for (t, tr) in g.threads.iter().enumerate() {
+        if tr.end != Some(ThreadEnd::Blocked) {
+            continue;
+        }
+        match spin_from[t] {
+            Some(from) => {
+                let pass: Vec<usize> = tr.events[from..]
+                    .iter()
+                    .copied()
+                    .filter(|&e| g.events[e].kind == EventKind::Read)
+                    .collect();
+                if !pass.iter().all(|&r| reads_mo_last(g, r)) {
+                    return Vec::new();
+                }
+                if !pass.iter().any(|&r| waits_on_sync(r)) {
+                    out.push(t);
+                }
+            }
+            None => {
+                let last = tr.events.iter().rev().copied().find(|&r| {
+                    g.events[r].kind == EventKind::Read && g.rmw.iter().all(|&(rr, _)| rr != r)
+                });
+                if !last.is_some_and(|r| waits_on_sync(r) && reads_mo_last(g, r)) {
+                    return Vec::new();
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The oracle's verdict on any graph: `Err(axiom)` or `Ok(buggy)`.
 fn judge(model: Model, g: &ExecutionGraph) -> Result<bool, &'static str> {
     let po = program_order(g);
@@ -1077,6 +1137,9 @@ struct Run {
     needs: Vec<(usize, usize, usize, Need)>,
     /// For a run that failed on a memory error: which.
     fail: Option<Fail>,
+    /// For a run blocked in a loop (by the spin rule, or at an await loop's `assume`): where
+    /// its last pass began (an index into `events`).
+    spin_from: Option<usize>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1295,11 +1358,10 @@ struct Loops {
 impl Walker<'_> {
     /// The spin rule of `ir::spin`, checked by the oracle on its own runs: arriving at a loop
     /// head with the same strongly live values as at the previous arrival, with only fences and
-    /// reads of spin-safe locations in between, blocks the run; any other arrival is recorded.
-    fn spun(&self, pc: usize, regs: &[i64], run: &Run, loops: &mut Loops) -> bool {
-        let Some((id, live)) = self.spin.head(self.func, pc) else {
-            return false;
-        };
+    /// reads of spin-safe locations in between, blocks the run (`Some`: where the spinning
+    /// pass began); any other arrival is recorded.
+    fn spun(&self, pc: usize, regs: &[i64], run: &Run, loops: &mut Loops) -> Option<usize> {
+        let (id, live) = self.spin.head(self.func, pc)?;
         let live: Vec<i64> = live.iter().map(|&r| regs[r]).collect();
         let n = run.events.len();
         let others = run.spawns.len() + run.joins.len();
@@ -1311,15 +1373,19 @@ impl Walker<'_> {
                             .is_some_and(|l| self.spin.spin_safe(l, e.order != MemOrder::NonAtomic))
             });
             if *at == pc && *before == live && reads_only && *seen_others == others {
-                return true;
+                return Some(*seen);
             }
         }
         loops.spins.insert(id, (pc, live, n, others));
-        false
+        None
     }
 }
 
 thread_local! {
+    /// Whether the oracle counts threads spinning forever as bugs (`looping_threads`), as the
+    /// explorer does with `Limits::liveness`. Off for the coarse equivalences: the liveness
+    /// verdict reads mo, which a reads-from class does not fix (see `compare_coarse`).
+    static LIVENESS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
     /// Whether weak CASes may fail spuriously, in both the oracle and the explorer (set by the
     /// tests that compare with spurious failures enabled).
     static SPURIOUS_CAS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -1518,7 +1584,8 @@ impl Walker<'_> {
                     Ok(0) => {
                         run.branch_on(cond);
                         pc = *target;
-                        if self.spun(pc, &regs, &run, &mut loops) {
+                        if let Some(from) = self.spun(pc, &regs, &run, &mut loops) {
+                            run.spin_from = Some(from);
                             return self.stop(run, End::Blocked);
                         }
                     }
@@ -1530,7 +1597,8 @@ impl Walker<'_> {
                 },
                 Instr::Jump { target } => {
                     pc = *target;
-                    if self.spun(pc, &regs, &run, &mut loops) {
+                    if let Some(from) = self.spun(pc, &regs, &run, &mut loops) {
+                        run.spin_from = Some(from);
                         return self.stop(run, End::Blocked);
                     }
                 }
@@ -1667,7 +1735,12 @@ impl Walker<'_> {
                     return;
                 }
                 Instr::Assume { cond } => match cond.eval(&regs) {
-                    Ok(0) => return self.stop(run, End::Blocked),
+                    Ok(0) => {
+                        // An await loop's `assume`: its only pass began at the loop's entry.
+                        let id = self.spin.awaits(self.func, pc);
+                        run.spin_from = id.and_then(|id| loops.spins.get(&id)).map(|s| s.2);
+                        return self.stop(run, End::Blocked);
+                    }
                     Ok(_) => {
                         run.branch_on(cond);
                         pc += 1
@@ -1909,6 +1982,7 @@ fn thread_runs(
         allocs: Vec::new(),
         needs: Vec::new(),
         fail: None,
+        spin_from: None,
     };
     w.go(0, regs, run, 0, Loops::default());
     w.out
@@ -2236,6 +2310,10 @@ fn graphs_of_combination(
     out: &mut BTreeMap<String, (bool, ExecutionGraph)>,
 ) {
     let mut g = skeleton(prog, main, kids);
+    let spin_from: Vec<Option<usize>> = std::iter::once(main)
+        .chain(kids.iter().copied())
+        .map(|r| r.spin_from)
+        .collect();
     let n = g.events.len();
     // BRUTEFORCE_NO_PREFILTER=1 checks the RMW pre-filter below against the axioms.
     let no_prefilter = std::env::var_os("BRUTEFORCE_NO_PREFILTER").is_some();
@@ -2335,6 +2413,8 @@ fn graphs_of_combination(
                     let buggy = !failed_threads(&g).is_empty()
                         || (!hardware && !races(&g, &d).is_empty())
                         || !deadlocked_threads(&g, &roles).is_empty()
+                        || (LIVENESS.with(|l| l.get())
+                            && !looping_threads(&g, &spin_from, &roles).is_empty())
                         || !g2.bugs.is_empty();
                     let key = sym_key(&g);
                     if let Some((b, g0)) = out.get(&key) {
@@ -2627,6 +2707,7 @@ fn explorer_with(prog: &Program, model: Model, unroll: u32) -> Explored {
         spurious_cas: SPURIOUS_CAS.with(|s| s.get()),
         // Every step is also checked against the full axioms.
         verify_incremental: true,
+        liveness: true,
         ..Limits::default()
     };
     let stats = explore(prog, model, limits, |g| {
@@ -6414,7 +6495,12 @@ fn compare_coarse(name: &str, prog: &Program) -> Result<(), String> {
     if std::env::var("COARSE_GRAPH_TOO").is_ok() {
         compare_with(name, prog, Model::Sc, 2)?;
     }
+    // Without liveness: whether a spinning thread's reads read the latest writes depends on
+    // mo, which differs between the graphs of one class (the explorer reports it when the
+    // class's witness shows it; see README, liveness).
+    LIVENESS.with(|l| l.set(false));
     let oracle_graphs = oracle_with(prog, Model::Sc, 2);
+    LIVENESS.with(|l| l.set(true));
     for (equiv, key) in [
         (
             Equiv::Rf,

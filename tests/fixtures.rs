@@ -3,7 +3,8 @@
 //! * `check --format json`: executions, buggy count, error kinds (and, with `details`, the
 //!   `detail` of memory errors: `use-after-free`, ...), exit code, and (`warnings`) texts its
 //!   stderr must contain;
-//! * `fix --format json`: status, fence orders (as a sorted multiset), counts, weight, that the
+//! * `fix --format json` (plus the expectation's `fix_args`, e.g. `--liveness`): status,
+//!   fence orders (as a sorted multiset), counts, weight, that the
 //!   fix was re-checked clean, and exit code;
 //! * that the diff has one section per file the JSON's `files` lists (a fence in a header
 //!   changes the header: `fixtures/preprocessor/header_fence.c`, `spsc_harness.c`), in that
@@ -111,8 +112,15 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
         }
     }
 
-    // fix
-    let out = run(with(vec!["fix", "--format", "json"]), &name);
+    // fix (`fix_args`: arguments for `fix` only, e.g. `--liveness`)
+    let fix_with = |base: Vec<&'static str>| {
+        let mut args = with(base);
+        if let Some(a) = exp["fix_args"].as_array() {
+            args.extend(a.iter().map(|v| v.as_str().unwrap().to_string()));
+        }
+        args
+    };
+    let out = run(fix_with(vec!["fix", "--format", "json"]), &name);
     let j: Value = serde_json::from_str(&stdout(&out))
         .unwrap_or_else(|e| panic!("{name}: fix JSON: {e}\n{}", stderr(&out)));
     let ef = &exp["fix"];
@@ -164,7 +172,7 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
             fail(format!("fix not verified clean: {}", j["verified"]));
         }
         // The text diff, against its snapshot.
-        let out = run(with(vec!["fix"]), &name);
+        let out = run(fix_with(vec!["fix"]), &name);
         let diff = stdout(&out);
         // One section per changed file, in the order of the JSON's `files` (the checked file
         // first, then headers in include order), and every fence in one of them.

@@ -53,7 +53,15 @@ fn sarif_run(log: &Value) -> &Value {
     assert_eq!(driver["version"], env!("CARGO_PKG_VERSION"));
     let rules = driver["rules"].as_array().unwrap();
     let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
-    for kind in ["assertion", "race", "deadlock", "misuse", "memory", "ub"] {
+    for kind in [
+        "assertion",
+        "race",
+        "deadlock",
+        "liveness",
+        "misuse",
+        "memory",
+        "ub",
+    ] {
         assert!(ids.contains(&kind), "{ids:?}");
     }
     for r in rules {

@@ -49,6 +49,7 @@ use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
+mod liveness;
 mod memory;
 mod revisit;
 
@@ -124,6 +125,10 @@ pub struct Limits {
     /// Report heap objects a complete execution never freed ([`MemoryError::Leak`]): off by
     /// default (`--leaks`), as a test harness rarely frees what it allocated.
     pub leaks: bool,
+    /// Report a thread that spins forever in an await or spin loop ([`BugKind::Liveness`],
+    /// see `explore/liveness.rs`). Off in the library's default; `check` and `fix` turn it on
+    /// unless `--no-liveness`.
+    pub liveness: bool,
 }
 
 /// The equivalence between executions the explorer visits one representative of.
@@ -240,6 +245,9 @@ struct ThreadState {
     /// Per loop entered: the head pc, the strongly live registers' values there and the
     /// thread's event count at its last arrival at the loop's head (the spin rule, `ir::spin`).
     spins: std::collections::BTreeMap<usize, (usize, Vec<i64>, usize)>,
+    /// Set when the thread blocked in a loop (the spin rule, or an await loop's `assume`): the
+    /// loop's head pc and the index (in the thread's events) where its last pass began.
+    spin_block: Option<(usize, usize)>,
     /// `run_local` stopped at the thread's next event (an access, fence or spawn, already
     /// validated): running it again would change nothing. Cleared when the thread moves.
     at_event: bool,
@@ -443,6 +451,7 @@ fn initial_state(prog: &Program, model: Model, limits: &Limits) -> State {
             bound: 0,
             loops: Default::default(),
             spins: Default::default(),
+            spin_block: None,
             at_event: false,
             dep: track_deps.then(|| DepState::new(main.reg_names.len())),
         }],
@@ -818,6 +827,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                 }
                 Instr::Assume { cond } => match cond.eval(regs) {
                     Ok(0) => {
+                        self.note_await(st, t, pc);
                         self.finish(st, t, ThreadEnd::Blocked);
                         return Ok(());
                     }
@@ -887,6 +897,8 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                 })
             };
             if *at == pc && *before == live && only_safe_reads() {
+                let start = *n;
+                st.th[t].spin_block = Some((pc, start));
                 return true;
             }
         }
@@ -1323,6 +1335,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                     bound: 0,
                     loops: Default::default(),
                     spins: Default::default(),
+                    spin_block: None,
                     at_event: false,
                     dep: child_dep,
                 });
@@ -1634,6 +1647,9 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             return self.count_and_visit(st, key);
         }
         self.find_deadlocks(&mut st.g);
+        if self.limits.liveness {
+            self.find_liveness(&mut st.g, &st.th);
+        }
         // Hardware models run the mapped program: plain accesses are machine loads and
         // stores, and a data race is a C-level notion they do not report.
         let races = if self.sem.has_races() {

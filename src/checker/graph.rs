@@ -121,6 +121,10 @@ pub enum BugKind {
     /// A memory-safety error: an object used outside its lifetime or bounds, freed wrongly,
     /// or read before it was written.
     Memory(MemoryError),
+    /// A thread spins forever in an await or spin loop: every other thread finished or waits,
+    /// and the loop's last pass read the latest write of every location it reads, so no fair
+    /// continuation changes what it reads (`check --liveness`, on by default).
+    Liveness,
 }
 
 /// The memory-safety errors ([`BugKind::Memory`]).
@@ -172,6 +176,7 @@ impl BugKind {
             BugKind::Misuse => "misuse",
             BugKind::NonSc => "non_sc",
             BugKind::Memory(_) => "memory",
+            BugKind::Liveness => "liveness",
         }
     }
 
@@ -193,6 +198,7 @@ impl BugKind {
             BugKind::Misuse => 4,
             BugKind::NonSc => 5,
             BugKind::Memory(m) => 6 + m as i64,
+            BugKind::Liveness => 6 + MemoryError::Leak as i64 + 1,
         }
     }
 }

@@ -190,6 +190,7 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
             unroll: settings.unroll,
             spurious_cas: settings.spurious_cas,
             leaks: settings.leaks,
+            liveness: settings.liveness,
             equiv: settings.equiv,
             jobs: settings.jobs,
             defines: settings.defines.clone(),

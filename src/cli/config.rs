@@ -6,7 +6,7 @@
 //! beats the file's, and the file's beats the built-in default ([`Settings::resolve`]).
 //!
 //! Keys are the long option names with `_` for `-`: `model`, `lang`, `mode`, `cost`, `unroll`,
-//! `max_executions`, `timeout`, `optimal_timeout`, `collect_limit`, `spurious_cas`, `leaks`, `comments`,
+//! `max_executions`, `timeout`, `optimal_timeout`, `collect_limit`, `spurious_cas`, `leaks`, `liveness`, `comments`,
 //! `equiv`, `jobs`, and `include` (a list of directories searched for `#include`, relative to
 //! the file's directory; after the command line's `-I`).
 //! An unknown key, a
@@ -41,6 +41,7 @@ pub struct Config {
     pub collect_limit: Option<usize>,
     pub spurious_cas: Option<bool>,
     pub leaks: Option<bool>,
+    pub liveness: Option<bool>,
     pub comments: Option<bool>,
     pub equiv: Option<crate::checker::Equiv>,
     pub jobs: Option<usize>,
@@ -91,6 +92,7 @@ struct Raw {
     collect_limit: Option<usize>,
     spurious_cas: Option<bool>,
     leaks: Option<bool>,
+    liveness: Option<bool>,
     comments: Option<bool>,
     equiv: Option<Spanned<String>>,
     jobs: Option<Spanned<usize>>,
@@ -168,6 +170,7 @@ pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
         collect_limit: raw.collect_limit,
         spurious_cas: raw.spurious_cas,
         leaks: raw.leaks,
+        liveness: raw.liveness,
         comments: raw.comments,
         equiv: choice("equiv", raw.equiv, &error)?,
         jobs: match raw.jobs {
@@ -299,6 +302,9 @@ pub struct Settings {
     pub spurious_cas: bool,
     /// `--leaks`: report heap objects never freed.
     pub leaks: bool,
+    /// `--liveness` / `--no-liveness`: report threads spinning forever (`None`: the command's
+    /// default — on for `check` and `explain`, off for `fix`).
+    pub liveness: Option<bool>,
     /// Whether inserted fences get an explanatory comment (`comments` in the configuration).
     pub comments: bool,
     /// `None`: rf where it is sound, else graph (see `checker::resolve_equiv`).
@@ -338,6 +344,7 @@ impl Settings {
                 .unwrap_or(crate::synth::COLLECT_LIMIT),
             spurious_cas: cli.spurious_cas.or(cfg.spurious_cas).unwrap_or(false),
             leaks: cli.leaks.or(cfg.leaks).unwrap_or(false),
+            liveness: cli.liveness.or(cfg.liveness),
             comments: cli.comments.or(cfg.comments).unwrap_or(true),
             equiv: cli.equiv.or(cfg.equiv),
             jobs: cli

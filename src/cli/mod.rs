@@ -190,6 +190,15 @@ pub struct CommonArgs {
     /// error `leak`, at the allocation. Off by default (test harnesses rarely free).
     #[arg(long)]
     pub leaks: bool,
+    /// Report a thread that spins forever in an await or spin loop (a flag never set, a lock
+    /// never released, a lost wake-up) as error `liveness`, at the loop. On by default in
+    /// `check` and `explain`; `fix` looks for them only with this flag (fences cannot make a
+    /// flag be set: a liveness bug found is reported as not fixable with fences).
+    #[arg(long, overrides_with = "no_liveness")]
+    pub liveness: bool,
+    /// Do not look for liveness errors (spinning threads end their executions as blocked).
+    #[arg(long, overrides_with = "liveness")]
+    pub no_liveness: bool,
     /// Which executions count as one when checking (`check`, and `fix`'s re-check of the
     /// fixed program; synthesis always uses graphs): `graph` one per execution graph, `rf` one
     /// per reads-from class, `value` one per vector of values read. rf and value need
@@ -291,6 +300,11 @@ impl CommonArgs {
             timeout: self.timeout,
             spurious_cas: self.spurious_cas.then_some(true),
             leaks: self.leaks.then_some(true),
+            liveness: match (self.liveness, self.no_liveness) {
+                (_, true) => Some(false),
+                (true, _) => Some(true),
+                _ => None,
+            },
             equiv: self.equiv,
             defines: self
                 .define
@@ -331,6 +345,8 @@ pub struct FileArgs {
     pub unroll: u32,
     pub spurious_cas: bool,
     pub leaks: bool,
+    /// `--liveness` / `--no-liveness` (`None`: on for `check` and `explain`, off for `fix`).
+    pub liveness: Option<bool>,
     /// `None`: rf where it is sound, else graph.
     pub equiv: Option<checker::Equiv>,
     pub jobs: usize,
@@ -559,6 +575,7 @@ fn limits(common: &FileArgs) -> Limits {
         unroll: Some(common.unroll),
         spurious_cas: common.spurious_cas,
         leaks: common.leaks,
+        liveness: common.liveness.unwrap_or(true),
         progress: progress_bar(),
         jobs: common.jobs,
         ..Limits::default()
@@ -1354,9 +1371,11 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         Ok(s) => s.equiv,
         Err(code) => return code,
     };
+    // Liveness bugs are not what fences fix: `fix` looks for them only when asked.
     let fix_limits = || Limits {
         goal,
         equiv: recheck,
+        liveness: common.liveness.unwrap_or(false),
         ..limits(common)
     };
     let repair = repair_commented(

@@ -935,6 +935,7 @@ fn await_loops_on_builtin_loads() {
         matches!(
             code.as_slice(),
             [
+                Instr::LoopEnter { .. },
                 Instr::Load {
                     order: MemOrder::Acquire,
                     ..

@@ -1002,11 +1002,14 @@ fn rmw_of(bits: u8, signed: bool, dst: Reg, loc: Loc, op: RmwOp, val: Expr) -> I
     }
 }
 
+/// The loops of `f` that iterate (an await loop is entered but never starts an iteration:
+/// it has a `LoopEnter` and no `LoopIter`).
 fn loop_heads(f: &Function) -> Vec<usize> {
+    let iterates = |id: usize| f.body.contains(&Instr::LoopIter { id });
     f.body
         .iter()
         .filter_map(|i| match i {
-            Instr::LoopEnter { id } => Some(*id),
+            Instr::LoopEnter { id } if iterates(*id) => Some(*id),
             _ => None,
         })
         .collect()
@@ -1361,19 +1364,24 @@ fn await_loops_become_assume() {
     assert_eq!(
         code(t),
         vec![
-            // Register 0 is the parameter `a`.
+            // Register 0 is the parameter `a`. Each await loop is entered (where its only
+            // pass starts, for liveness) and never iterates.
+            Instr::LoopEnter { id: 0 },
             load(1, 0, Acquire),
             Instr::Assume {
                 cond: not(b(BinOp::Eq, r(1), k(0)))
             },
+            Instr::LoopEnter { id: 1 },
             load(2, 0, SeqCst),
             Instr::Assume {
                 cond: not(not(r(2)))
             },
+            Instr::LoopEnter { id: 2 },
             load(3, 0, SeqCst),
             Instr::Assume {
                 cond: not(b(BinOp::Ne, r(3), k(1)))
             },
+            Instr::LoopEnter { id: 3 },
             load(4, 1, NonAtomic),
             Instr::Assume {
                 cond: not(b(BinOp::Eq, r(4), k(0)))

@@ -52,6 +52,8 @@ use std::collections::BTreeMap;
 pub struct SpinInfo {
     /// Per function, the loop heads: head pc → (loop id, its strongly live registers).
     heads: Vec<BTreeMap<usize, (usize, Vec<Reg>)>>,
+    /// Per function, the `Assume` of each await loop → the loop's id (see [`SpinInfo::awaits`]).
+    awaits: Vec<BTreeMap<usize, usize>>,
     /// Per global location: some write may reach it after main's first spawn.
     written: Vec<bool>,
     /// Per global location: some non-atomic write may reach it after main's first spawn.
@@ -77,9 +79,15 @@ impl SpinInfo {
                     .collect()
             })
             .collect();
+        let awaits = prog
+            .functions
+            .iter()
+            .map(|f| await_loops(&f.body))
+            .collect();
         let n = prog.globals.len();
         let mut info = SpinInfo {
             heads,
+            awaits,
             written: vec![false; n],
             na_written: vec![false; n],
         };
@@ -103,6 +111,14 @@ impl SpinInfo {
     pub fn head(&self, func: FuncId, pc: usize) -> Option<(usize, &[Reg])> {
         let (id, live) = self.heads.get(func)?.get(&pc)?;
         Some((*id, live.as_slice()))
+    }
+
+    /// When the `Assume` at `pc` of `func` is an await loop's (`while (!flag);` lowered to a
+    /// `LoopEnter`, the condition's reads and an `Assume` of its exit condition): the loop's id.
+    /// A thread blocked there spins forever in that loop, as one blocked by the spin rule; a
+    /// false `assume` of the program's own is not a loop.
+    pub fn awaits(&self, func: FuncId, pc: usize) -> Option<usize> {
+        self.awaits.get(func)?.get(&pc).copied()
     }
 
     /// May a spin pass's read of `loc` (atomic or not) be deleted: `loc` is a global
@@ -136,6 +152,33 @@ impl SpinInfo {
             self.na_written[l] |= na;
         }
     }
+}
+
+/// The await loops of a body: a loop entered (`LoopEnter`) that never starts an iteration
+/// (no `LoopIter` of its id) is an await loop, whose `Assume` is the first one after its
+/// entry (the condition between them only reads, computes and branches forward).
+fn await_loops(body: &[Instr]) -> BTreeMap<usize, usize> {
+    let iterated: std::collections::BTreeSet<usize> = body
+        .iter()
+        .filter_map(|i| match i {
+            Instr::LoopIter { id } => Some(*id),
+            _ => None,
+        })
+        .collect();
+    let mut out = BTreeMap::new();
+    for (pc, ins) in body.iter().enumerate() {
+        let Instr::LoopEnter { id } = ins else {
+            continue;
+        };
+        if iterated.contains(id) {
+            continue;
+        }
+        let assume = (pc + 1..body.len()).find(|&a| matches!(body[a], Instr::Assume { .. }));
+        if let Some(a) = assume {
+            out.insert(a, *id);
+        }
+    }
+    out
 }
 
 /// The successors of the instruction at `pc`; `body.len()` (past the last instruction) is the
@@ -367,5 +410,28 @@ mod tests {
         assert_eq!(strongly_live(&body, None)[0], Vec::<Reg>::new());
         // Returned as the thread's result, it is live.
         assert_eq!(strongly_live(&body, Some(0))[0], vec![0]);
+    }
+
+    #[test]
+    fn an_entered_loop_that_never_iterates_is_an_await_and_a_lone_assume_is_not() {
+        let load = |dst| Instr::Load {
+            dst,
+            loc: Addr::Fixed(0),
+            order: MemOrder::Acquire,
+        };
+        // 0: enter 3; 1: r0 := load; 2: assume r0; 3: r1 := load; 4: assume r1 (the
+        // program's own); 5: enter 4; 6: iter 4; 7: assume r1; 8: jump 6
+        let body = vec![
+            Instr::LoopEnter { id: 3 },
+            load(0),
+            Instr::Assume { cond: r(0) },
+            load(1),
+            Instr::Assume { cond: r(1) },
+            Instr::LoopEnter { id: 4 },
+            Instr::LoopIter { id: 4 },
+            Instr::Assume { cond: r(1) },
+            Instr::Jump { target: 6 },
+        ];
+        assert_eq!(await_loops(&body), BTreeMap::from([(2, 3)]));
     }
 }

@@ -2,8 +2,8 @@
 //! and a fix's fence edits as SARIF `fixes`, for code-scanning services and editors.
 //!
 //! One result per distinct error of a file (its kind is the rule: `assertion`, `race`,
-//! `deadlock`, `misuse`, `memory`, `ub`), at the failing statement (a memory error names the
-//! `free` involved as a related location). `fix` attaches to every result of a file the
+//! `deadlock`, `liveness`, `misuse`, `memory`, `ub`), at the failing statement (a liveness
+//! bug at its loop; a memory error names the `free` involved as a related location). `fix` attaches to every result of a file the
 //! same fix — the whole fence set, which removes all of the file's errors together — as
 //! replacements built from the rewriter's own [`Edit`]s: byte ranges of the file as it was
 //! read, given both as `byteOffset`/`byteLength` and as lines and columns (columns count
@@ -37,6 +37,13 @@ pub const RULES: &[(&str, &str, &str)] = &[
         "A thread waits forever: for a mutex, spinlock or rwlock that nobody releases, at a \
          barrier whose round never completes, or on a condition variable that is signalled \
          only before its wait began (a lost wake-up).",
+    ),
+    (
+        "liveness",
+        "LivenessViolation",
+        "A thread spins forever in an await or spin loop: every other thread has finished or \
+         waits, and the loop's last pass read the latest write of everything it reads, so \
+         under fair scheduling nothing it waits for is ever written.",
     ),
     (
         "misuse",

@@ -416,6 +416,11 @@ fn unfixable_reason(r: &Requirement, no_sites: bool) -> String {
              logic: fences order memory accesses but cannot make a thread release a lock, arrive \
              at a barrier or signal a condition variable"
             .into(),
+        crate::checker::BugKind::Liveness => "a thread spins forever in a loop, waiting for a \
+             write that no thread makes any more, even with a seq_cst fence at every position: \
+             fences order memory accesses but cannot make a thread set a flag or release a lock \
+             (the program's logic must change)"
+            .into(),
         crate::checker::BugKind::Misuse => "a synchronisation object is misused: fences order \
              memory accesses but cannot make a use of a lock, barrier or condition variable valid"
             .into(),

@@ -369,8 +369,11 @@ impl<'a> FnLower<'_, 'a> {
         verdict
     }
 
-    /// An await loop: the condition's loads, then `assume(!cond)` (no loop, no body).
+    /// An await loop: its entry (a `LoopEnter` that no `LoopIter` follows: no unroll bound,
+    /// but the checker knows where the loop starts, for liveness), the condition's loads, then
+    /// `assume(!cond)` (no body, no back jump; see `ir::spin::SpinInfo::awaits`).
     fn await_loop(&mut self, cond: Node) -> R<()> {
+        self.loop_enter();
         let outer = std::mem::replace(&mut self.in_await, true);
         let c = self.expr(cond);
         self.in_await = outer;

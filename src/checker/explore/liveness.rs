@@ -1,0 +1,163 @@
+//! Liveness (issue 23): a thread that spins forever in an await or spin loop.
+//!
+//! A thread blocks in a loop in two ways: the spin rule (`ir::spin`: a pass that read only and
+//! left the strongly live state as it was) or the false `assume` of an await loop
+//! (`while (!flag);`, [`crate::ir::spin::SpinInfo::awaits`]). Either way the execution stops
+//! there, and either way the thread's *last pass* is the events it added since it last
+//! arrived at the loop's head: reads (and fences) only.
+//!
+//! **The rule** (GenMC's `--check-liveness`, AMC / VSync's await termination). Under fair
+//! scheduling a complete graph shows a thread that spins forever when
+//!
+//! 1. every thread ended finished, waiting for a join, or blocked — none was cut at the loop
+//!    bound, failed (an assertion aborts the program) or called `exit`;
+//! 2. every blocked thread is *settled*: each read of a looping thread's last pass, and the
+//!    deciding read of a thread waiting on a synchronisation object, read the mo-latest write
+//!    of its location; a thread blocked by an `assume` of the program's own excludes the
+//!    execution (as for deadlocks);
+//! 3. the looping thread's last pass reads no synchronisation cell (a wait on a lock, barrier
+//!    or condition variable is the deadlock rules' business).
+//!
+//! Then no thread is left to write anything new, and coherence makes every later pass read
+//! the same writes (a read po-after a read of the mo-latest write reads it again), so every
+//! pass is the same spin: the loop never exits. Each looping thread of such a graph is a
+//! [`BugKind::Liveness`] at its loop, naming what it keeps reading.
+//!
+//! **Why a stale read is not reported.** A looping (or waiting) thread whose last pass read
+//! an older write would, in a fair continuation, pass again and read a newer one — which may
+//! let it leave the loop, and then write what another thread waits for. That continuation is
+//! another graph, which TruSt visits too (it is the same prefix with the read reading the
+//! newer write: consistent, since the read's po-successors are none and only reads follow it
+//! in the pass), so the stale graph is only a duplicate and is not reported; the graph where
+//! every blocked thread reads the latest writes is reported once.
+
+use super::{deciding_read, Explorer, State, ThreadState};
+use crate::checker::graph::{Bug, BugKind, EventId, ExecutionGraph, ThreadEnd};
+use crate::checker::Control;
+use crate::ir::SyncRole;
+
+impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
+    /// Thread `t` blocks at the false `Assume` at `pc`: if it is an await loop's, records the
+    /// loop's head and where its (only) pass began, as the spin rule does when it blocks.
+    pub(super) fn note_await(&self, st: &mut State, t: usize, pc: usize) {
+        let Some(spin) = &self.spin else {
+            return;
+        };
+        let Some(id) = spin.awaits(st.g.threads[t].func, pc) else {
+            return;
+        };
+        let pass = st.th[t]
+            .spins
+            .get(&id)
+            .map(|(head, _, from)| (*head, *from));
+        if pass.is_some() {
+            st.th[t].spin_block = pass;
+        }
+    }
+
+    /// Marks the liveness bugs of a complete graph (see the module doc); `th`: its threads'
+    /// final states.
+    pub(super) fn find_liveness(&self, g: &mut ExecutionGraph, th: &[ThreadState]) {
+        let ended = g.threads.iter().all(|tr| {
+            matches!(
+                tr.end,
+                Some(ThreadEnd::Finished | ThreadEnd::Stuck | ThreadEnd::Blocked)
+            )
+        });
+        if !ended {
+            return;
+        }
+        let mut looping = Vec::new();
+        for (t, tr) in g.threads.iter().enumerate() {
+            if tr.end != Some(ThreadEnd::Blocked) {
+                continue;
+            }
+            match th[t].spin_block {
+                Some((head, from)) => {
+                    let pass = &tr.events[from.min(tr.events.len())..];
+                    let reads = pass.iter().copied().filter(|&e| g.events[e].is_read());
+                    if !reads.clone().all(|e| reads_latest(g, e)) {
+                        return;
+                    }
+                    if !reads.clone().any(|e| self.sync_read(g, e)) {
+                        looping.push((t, head, from));
+                    }
+                }
+                // Blocked by an `assume` outside a loop: a wait on a synchronisation object
+                // (settled when it read the latest write), or the program's own (excluded).
+                None => match deciding_read(g, &tr.events) {
+                    Some(e) if self.sync_read(g, e) && reads_latest(g, e) => {}
+                    _ => return,
+                },
+            }
+        }
+        // The whole graph is the witness: that nothing changes any more depends on every
+        // thread's end, not only on the looping thread's past.
+        let witness: Vec<EventId> = g
+            .threads
+            .iter()
+            .filter_map(|tr| tr.events.last().copied())
+            .collect();
+        for (t, head, from) in looping {
+            let func = &self.prog.functions[g.threads[t].func];
+            let message = self.liveness_message(g, t, from);
+            g.bugs.push(Bug {
+                kind: BugKind::Liveness,
+                stmt: func.stmt_of[head],
+                thread: t,
+                message,
+                witness: witness.clone(),
+                race: None,
+                related: None,
+            });
+        }
+    }
+
+    /// What looping thread `t` keeps reading (its last pass, from its event `from`).
+    fn liveness_message(&self, g: &ExecutionGraph, t: usize, from: usize) -> String {
+        let events = &g.threads[t].events;
+        let mut seen: Vec<(String, i64)> = Vec::new();
+        for &e in &events[from.min(events.len())..] {
+            let ev = &g.events[e];
+            if let (true, Some(l)) = (ev.is_read(), ev.loc) {
+                let item = (g.loc_name(self.prog, l), ev.value);
+                if !seen.contains(&item) {
+                    seen.push(item);
+                }
+            }
+        }
+        if seen.is_empty() {
+            return format!(
+                "T{t} loops forever: its loop changes nothing and reads no shared memory"
+            );
+        }
+        let reads: Vec<String> = seen.iter().map(|(n, v)| format!("`{n}` = {v}")).collect();
+        let (latest, them) = if seen.len() == 1 {
+            ("the latest write", "it")
+        } else {
+            ("each the latest write", "them")
+        };
+        format!(
+            "T{t} spins forever: its loop keeps reading {} ({latest}), and every other thread \
+             has finished or waits, so nothing writes {them} again",
+            reads.join(", ")
+        )
+    }
+
+    /// Whether read `e` is of a synchronisation object's cell that waits are made on (a lock
+    /// word, a barrier round, a condition variable's signals).
+    fn sync_read(&self, g: &ExecutionGraph, e: EventId) -> bool {
+        g.events[e].loc.is_some_and(|l| {
+            g.loc_info(self.prog, l)
+                .and_then(|c| c.sync.as_ref())
+                .is_some_and(|c| c.role != SyncRole::State)
+        })
+    }
+}
+
+/// Whether read `e` read the mo-latest write of its location.
+fn reads_latest(g: &ExecutionGraph, e: EventId) -> bool {
+    g.events[e]
+        .loc
+        .is_some_and(|l| g.rf[e].is_some() && g.rf[e] == g.mo[l].last().copied())
+}
