@@ -55,12 +55,18 @@ fn every_test_file_is_in_the_suite() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         if name.ends_with(".rs") && name != "suite.rs" {
-            let decl = format!("#[path = \"{name}\"]\nmod {};", name.trim_end_matches(".rs"));
+            let decl = format!(
+                "#[path = \"{name}\"]\nmod {};",
+                name.trim_end_matches(".rs")
+            );
             if !root.contains(&decl) {
                 missing.push(name);
             }
         }
     }
     missing.sort();
-    assert!(missing.is_empty(), "tests/suite.rs does not declare {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "tests/suite.rs does not declare {missing:?}"
+    );
 }
