@@ -7,6 +7,10 @@
 //! Cargo does not discover test files on its own (`autotests = false` in Cargo.toml): a new
 //! `tests/NAME.rs` is declared below, and `every_test_file_is_in_the_suite` fails until it is.
 
+// Each file keeps its own `mod common;` (and bruteforce.rs its `mod families;`), as when it was a
+// test crate of its own: the shared helpers are compiled once per file that uses them.
+#![allow(clippy::duplicate_mod)]
+
 #[path = "bench.rs"]
 mod bench;
 #[path = "bruteforce.rs"]
