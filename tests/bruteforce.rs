@@ -5744,6 +5744,7 @@ fn all_seq_cst_random_programs_agree_with_the_oracle() {
 /// oracle, with a small loop bound to keep the enumeration small. (Split from the other
 /// directories below so that the two longest comparisons run in parallel.)
 #[test]
+#[ignore = "slow campaign: `cargo test --release -- --ignored` (CI runs it)"]
 fn algorithm_fixtures_agree_with_the_oracle() {
     let checked = fixture_dirs_agree_with_the_oracle(&["algorithms"]);
     assert!(
@@ -5758,6 +5759,7 @@ fn algorithm_fixtures_agree_with_the_oracle() {
 /// counts and fix of its C twin, which is compared with the oracle here or in its own
 /// directory's test when it is small enough and allocates nothing.
 #[test]
+#[ignore = "slow campaign: `cargo test --release -- --ignored` (CI runs it)"]
 fn control_and_other_c_fixtures_agree_with_the_oracle() {
     let dirs = [
         "control",
@@ -5792,6 +5794,7 @@ fn harness_fixtures_agree_with_the_oracle() {
 /// Treiber stack, Michael-Scott queues, the MCS lock, hazard pointers, one program per memory
 /// error) against the oracle, when the directory exists.
 #[test]
+#[ignore = "slow campaign: `cargo test --release -- --ignored` (CI runs it)"]
 fn heap_fixtures_agree_with_the_oracle() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/heap");
     let checked = fixture_dirs_agree_with_the_oracle(&["heap"]);
@@ -5969,6 +5972,7 @@ fn fixture_dirs_agree_with_the_oracle(dirs: &[&str]) -> usize {
 /// loop bound the expectations give (`--unroll`), and the explorer agrees with it under rc11
 /// and sc.
 #[test]
+#[ignore = "slow campaign: `cargo test --release -- --ignored` (CI runs it)"]
 fn goto_fixtures_agree_with_the_oracle_and_their_expectations() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/goto");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -6036,6 +6040,7 @@ const SYNC_TOO_BIG_FOR_THE_ORACLE: &[&str] = &[
 /// the hardware models too. The expectations of these `fixtures/sync/*.expect.json` are the
 /// oracle's counts.
 #[test]
+#[ignore = "slow campaign: `cargo test --release -- --ignored` (CI runs it)"]
 fn sync_fixtures_agree_with_the_oracle() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sync");
     let mut files: Vec<_> = std::fs::read_dir(&dir)

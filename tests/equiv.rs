@@ -190,6 +190,7 @@ fn coarse_refused(file: &Path, args: &[String], e: &str) -> bool {
 }
 
 #[test]
+#[ignore = "slow campaign: `cargo test --release -- --ignored` (CI runs it)"]
 fn every_fixture_has_the_same_verdict_with_every_equivalence_and_every_jobs() {
     let mut problems = Vec::new();
     for (file, args) in expected_fixtures() {
@@ -306,6 +307,7 @@ fn fix_rechecks_with_the_equivalence_that_applies() {
 /// The whole text report (counts, errors, the failing execution shown) is the same on one and
 /// on three threads, with and without `--first`.
 #[test]
+#[ignore = "slow campaign: `cargo test --release -- --ignored` (CI runs it)"]
 fn every_fixture_reports_the_same_text_on_any_number_of_jobs() {
     let mut problems = Vec::new();
     for (file, args) in expected_fixtures() {

@@ -10,8 +10,8 @@
 //!   changes the header: `fixtures/preprocessor/header_fence.c`, `spsc_harness.c`), in that
 //!   order, and that every fence's `file` is one of them;
 //! * the text diff of `fix` against the snapshot `NAME.fixed.diff` (regenerate with
-//!   `UPDATE_SNAPSHOTS=1` or `FENSYN_BLESS=1 cargo test --test fixtures`; `tests/golden.rs`
-//!   applies every snapshot with `git apply` and `patch -p1`).
+//!   `UPDATE_SNAPSHOTS=1` or `FENSYN_BLESS=1 cargo test --release --test suite fixtures::`;
+//!   `tests/golden.rs` applies every snapshot with `git apply` and `patch -p1`).
 //!
 //! Expected values come from published litmus results and hand derivations, not from fensyn.
 

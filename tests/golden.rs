@@ -3,7 +3,7 @@
 //! expected diff — these and the fixtures' `fixtures/**/NAME.fixed.diff` — applied with
 //! `git apply` and with `patch -p1` to a copy of its file.
 //!
-//! Regenerate the golden diffs with `FENSYN_BLESS=1 cargo test --test golden` (or
+//! Regenerate the golden diffs with `FENSYN_BLESS=1 cargo test --release --test suite golden::` (or
 //! `UPDATE_SNAPSHOTS=1`, which also regenerates the fixtures' diffs in `tests/fixtures.rs`).
 
 mod common;

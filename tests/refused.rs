@@ -1475,7 +1475,7 @@ fn every_refusal_is_documented() {
         &doc[start..end],
         &table[1..],
         "docs/supported.md does not list the refusals of tests/refused.rs: regenerate it with \
-         FENSYN_BLESS=1 cargo test --test refused"
+         FENSYN_BLESS=1 cargo test --release --test suite refused::"
     );
 }
 
