@@ -788,6 +788,36 @@ int main() { return 0; }
             "template",
         ),
         case(
+            "cpp_dynamic_cast",
+            "\
+struct node { int v; };
+int main() {
+    node n;
+    void *p = &n;
+    node *q = dynamic_cast<node *>(p);
+    return 0;
+}
+",
+            (5, 15),
+            UNSUPPORTED,
+            "dynamic_cast (it needs the run-time type",
+        ),
+        case(
+            "cpp_named_cast_postfix",
+            "\
+struct node { int v; };
+node nodes[2];
+int main() {
+    char *base = (char *)nodes;
+    int v = static_cast<node *>(base + 0)->v;
+    return v;
+}
+",
+            (5, 13),
+            UNSUPPORTED,
+            "`static_cast` of an operand with a binary operator, followed by",
+        ),
+        case(
             "cpp_class_destructor_scope",
             "\
 class Log {

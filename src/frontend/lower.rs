@@ -1848,8 +1848,11 @@ impl<'c, 'a> FnLower<'c, 'a> {
                         self.read_place(n, &p)
                     }
                     Name::Unknown if self.cx.enumerator_at(name, n.start_byte()).is_some() => {
-                        let v = self.cx.enumerator_at(name, n.start_byte()).unwrap_or(0);
-                        Ok((Expr::Const(v), IntTy::I32))
+                        let (v, ty) = self
+                            .cx
+                            .enumerator_typed_at(name, n.start_byte())
+                            .unwrap_or((0, IntTy::I32));
+                        Ok((Expr::Const(v), ty))
                     }
                     other => Err(self.name_error(n, name, other, false)),
                 }
