@@ -27,6 +27,7 @@ mod inline;
 mod locals;
 mod memory;
 mod mutex;
+mod reference;
 mod rwlock;
 mod sizeof;
 pub(crate) mod sync;
@@ -940,6 +941,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
                         .unsupported(d, "function pointer (function pointers are not supported)"));
                 }
                 return Err(src.unsupported(d, "function declaration inside a function"));
+            }
+            if !is_static && self.reference_local(d, &spec)? {
+                continue;
             }
             let decl = types::declarator(&src, &spec, d, &mut |n| const_eval(self.cx, n))?;
             let name = src.text(decl.name).to_string();

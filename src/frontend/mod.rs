@@ -470,10 +470,10 @@
 //!   expression; a declaration or init-statement in a condition is unsupported.
 //! * **Refused** (`unsupported` at the construct's position): classes, structs with methods
 //!   (and the other members above), templates other than `std::atomic` and the lock guards,
-//!   namespaces (other than `using namespace std;`), other `using`s and type aliases, `new` /
-//!   `delete`, references,
+//!   namespaces (other than `using namespace std;`), other `using`s and type aliases,
+//!   references other than parameters and locals (`lower/reference.rs`),
 //!   exceptions (`try`, `throw`), lambdas other than a `std::thread`'s function, `auto`,
-//!   casts like `static_cast`, range-based `for`, coroutines, `std::atomic_signal_fence`,
+//!   `dynamic_cast` (the other named casts are C casts, `named_casts.rs`), range-based `for`, coroutines, `std::atomic_signal_fence`,
 //!   `t.detach()` and other `std::thread` members, `std::async`, the other synchronisation
 //!   types of the library (`std::timed_mutex`, `std::condition_variable_any`, semaphores,
 //!   latches, `std::barrier`, ...), global `std::thread`s and lock guards,

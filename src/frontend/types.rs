@@ -821,7 +821,11 @@ pub(crate) fn declarator<'t>(
                 return Err(src.unsupported(d, "function declarator in a variable declaration"));
             }
             "reference_declarator" => {
-                return Err(src.unsupported(d, "reference (references are not supported)"))
+                return Err(src.unsupported(
+                    d,
+                    "reference here (a reference is supported as a parameter of a called function \
+                 and as a local variable bound to an object)",
+                ))
             }
             "parenthesized_declarator" => {
                 return Err(src.unsupported(
