@@ -1333,3 +1333,15 @@ fn a_counter_passed_by_reference_keeps_the_loop_bound() {
     assert!(has_loop(&by_ref));
     assert!(!has_loop(&by_value));
 }
+
+#[test]
+fn a_cpp_enumerator_may_be_wider_than_int() {
+    // C++ gives the enum a type that holds every value (C keeps C17's refusal, expr_tests.rs);
+    // the enumerator keeps its 64-bit value as an operand.
+    let p = ok("enum { MAX_TICKET = 9223372036854775807 };\nlong t;\nint main() { t = MAX_TICKET; return 0; }\n");
+    let stored = p.functions[p.main].body.iter().find_map(|i| match i {
+        Instr::Store { val, .. } => Some(val.clone()),
+        _ => None,
+    });
+    assert_eq!(stored, Some(Expr::Const(i64::MAX)));
+}

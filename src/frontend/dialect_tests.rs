@@ -256,3 +256,15 @@ fn invalid_failure_orders_are_read_without_their_release_part() {
         p.notes[0].message
     );
 }
+
+#[test]
+fn librace_h_brings_stdint_limits() {
+    // CDSChecker's librace.h includes <stdint.h>: the thesis's hehner_c11 uses INTPTR_MAX with
+    // no other include.
+    let p = ok("#include \"librace.h\"\nlong m;\nint main() { m = INTPTR_MAX; return 0; }\n");
+    let stored = p.functions[p.main].body.iter().find_map(|i| match i {
+        Instr::Store { val, .. } => Some(val.clone()),
+        _ => None,
+    });
+    assert_eq!(stored, Some(Expr::Const(i64::MAX)));
+}
