@@ -268,3 +268,10 @@ fn librace_h_brings_stdint_limits() {
     });
     assert_eq!(stored, Some(Expr::Const(i64::MAX)));
 }
+
+#[test]
+fn dialect_headers_may_be_included_with_angle_brackets() {
+    // CDSChecker's include directory is on the compiler's -I path: `<librace.h>` is its header.
+    let p = ok("#include <librace.h>\n#include <model-assert.h>\nint g;\nint main() { store_32(&g, 1); MODEL_ASSERT(load_32(&g) == 1); return 0; }\n");
+    assert!(!p.functions[p.main].body.is_empty());
+}
