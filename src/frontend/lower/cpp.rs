@@ -303,7 +303,7 @@ impl<'a> FnLower<'_, 'a> {
                 call,
                 "lambda (a lambda is supported only as the function of a std::thread)",
             )),
-            "template_function" => Err(src.unsupported(call, &template_call(&src, f))),
+            "template_function" => Err(src.unsupported(call, &template_call(&src, call, f))),
             _ => Ok(None),
         }
     }
@@ -1909,7 +1909,7 @@ fn smart_pointer_call(src: &crate::frontend::Src, call: Node, f: Node) -> Option
 
 /// Why a call of a template function `f` is refused: a named cast left as written (see
 /// `named_casts.rs`), `dynamic_cast`, or any other template.
-fn template_call(src: &Src, f: Node) -> String {
+fn template_call(src: &Src, call: Node, f: Node) -> String {
     let text = src.text(f);
     let name = f.child_by_field_name("name").map_or("", |n| src.text(n));
     if name == "dynamic_cast" {
@@ -1917,7 +1917,11 @@ fn template_call(src: &Src, f: Node) -> String {
                 classes with virtual functions are not supported)"
             .to_string();
     }
-    if crate::frontend::named_casts::NAMED_CASTS.contains(&name) {
+    let casts = crate::frontend::named_casts::NAMED_CASTS;
+    if casts.contains(&name) && crate::frontend::named_casts::named_cast(src.text, call).is_none() {
+        return format!("`{name}` whose argument is not one type and one operand");
+    }
+    if casts.contains(&name) {
         return format!(
             "`{name}` of an operand with a binary operator, followed by `->`, `.`, `[`, `(` or \
              `++`/`--` (write the operand in a local first, or use a C cast)"
