@@ -788,6 +788,83 @@ int main() { return 0; }
             "template",
         ),
         case(
+            "cpp_dynamic_cast",
+            "\
+struct node { int v; };
+int main() {
+    node n;
+    void *p = &n;
+    node *q = dynamic_cast<node *>(p);
+    return 0;
+}
+",
+            (5, 15),
+            UNSUPPORTED,
+            "dynamic_cast (it needs the run-time type",
+        ),
+        case(
+            "cpp_named_cast_postfix",
+            "\
+struct node { int v; };
+node nodes[2];
+int main() {
+    char *base = (char *)nodes;
+    int v = static_cast<node *>(base + 0)->v;
+    return v;
+}
+",
+            (5, 13),
+            UNSUPPORTED,
+            "`static_cast` of an operand with a binary operator, followed by",
+        ),
+        case(
+            "cpp_reference_global",
+            "int g;\nint &r = g;\nint main() {\n    return r;\n}\n",
+            (2, 5),
+            UNSUPPORTED,
+            "reference here (a reference is supported as a parameter of a called function",
+        ),
+        case(
+            "cpp_reference_to_temporary",
+            "\
+static int twice(const int &x) { return 2 * x; }
+int main() {
+    int v = twice(21);
+    return v;
+}
+",
+            (3, 19),
+            UNSUPPORTED,
+            "reference `x` bound to a value that is not a variable or an object in memory",
+        ),
+        case(
+            "cpp_reference_other_type",
+            "\
+long g;
+static void set(int &x) { x = 1; }
+int main() {
+    set(g);
+    return 0;
+}
+",
+            (4, 9),
+            UNSUPPORTED,
+            "reference `x` bound to `g` of another type",
+        ),
+        case(
+            "cpp_rvalue_reference",
+            "\
+static void take(int &&x) { x = 1; }
+int main() {
+    take(1);
+    return 0;
+}
+",
+            (1, 22),
+            UNSUPPORTED,
+            "rvalue reference (`T &&`)",
+        ),
+        case(
             "cpp_class_destructor_scope",
             "\
 class Log {

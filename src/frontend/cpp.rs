@@ -342,9 +342,11 @@ pub(crate) fn ctor_args<'t>(src: &Src, d: Node<'t>) -> R<(Node<'t>, Vec<CtorArg<
                 .collect();
             Ok((name, args))
         }
-        "reference_declarator" => {
-            Err(src.unsupported(d, "reference (references are not supported)"))
-        }
+        "reference_declarator" => Err(src.unsupported(
+            d,
+            "reference here (a reference is supported as a parameter of a called function \
+                 and as a local variable bound to an object)",
+        )),
         "pointer_declarator" => {
             Err(src.unsupported(d, "pointer variable (pointers are not supported)"))
         }

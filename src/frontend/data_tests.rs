@@ -286,3 +286,24 @@ fn tentative_definitions_are_one_object() {
     let p = ok("int a[] = {1, 2, 3};\nint main() { return a[2]; }\n");
     assert_eq!(p.globals.len(), 3);
 }
+
+#[test]
+fn a_struct_typedef_may_come_before_the_struct() {
+    // `typedef struct tag name;` above `struct tag { ... }` (a node pointing to itself): the
+    // name is the struct wherever it is used after the definition, `sizeof` included.
+    let p = ok("typedef struct node node_t;\n\
+                struct node { int v; node_t *next; };\n\
+                node_t pool[2];\n\
+                int main() { node_t *n = (node_t *)calloc(1, sizeof(node_t)); pool[0].next = n; return 0; }\n");
+    assert_eq!(
+        names(&p),
+        ["pool[0].v", "pool[0].next", "pool[1].v", "pool[1].next"]
+    );
+    let (line, col, kind, msg) =
+        diag("typedef struct node node_t;\nnode_t n;\nint main() { return 0; }\n");
+    assert_eq!((line, col, kind), (2, 1, DiagKind::Error));
+    assert!(
+        msg.contains("`node_t` names `struct node`, which is not defined"),
+        "{msg}"
+    );
+}

@@ -256,3 +256,22 @@ fn invalid_failure_orders_are_read_without_their_release_part() {
         p.notes[0].message
     );
 }
+
+#[test]
+fn librace_h_brings_stdint_limits() {
+    // CDSChecker's librace.h includes <stdint.h>: the thesis's hehner_c11 uses INTPTR_MAX with
+    // no other include.
+    let p = ok("#include \"librace.h\"\nlong m;\nint main() { m = INTPTR_MAX; return 0; }\n");
+    let stored = p.functions[p.main].body.iter().find_map(|i| match i {
+        Instr::Store { val, .. } => Some(val.clone()),
+        _ => None,
+    });
+    assert_eq!(stored, Some(Expr::Const(i64::MAX)));
+}
+
+#[test]
+fn dialect_headers_may_be_included_with_angle_brackets() {
+    // CDSChecker's include directory is on the compiler's -I path: `<librace.h>` is its header.
+    let p = ok("#include <librace.h>\n#include <model-assert.h>\nint g;\nint main() { store_32(&g, 1); MODEL_ASSERT(load_32(&g) == 1); return 0; }\n");
+    assert!(!p.functions[p.main].body.is_empty());
+}

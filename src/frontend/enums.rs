@@ -5,8 +5,9 @@
 //! An enumerator is an integer constant of type `int`, visible from its own definition on (so
 //! `B = A + 1` may use an earlier one): usable wherever a constant is (case labels, array
 //! sizes, initialisers, counting-loop bounds); a local variable of the same name hides it. A
-//! value given must be an integer constant expression that fits `int` (as in C17); the others
-//! count up from the previous one (from 0). An enumerated type is an integer type: `unsigned
+//! value given must be an integer constant expression that fits `int` (as in C17; in C++ a
+//! wider value makes the enum's type `unsigned int` or `long`, and every enumerator of that enum
+//! has it); the others count up from the previous one (from 0). An enumerated type is an integer type: `unsigned
 //! int` when no enumerator is negative, else `int` (what GCC and Clang choose; C leaves it to
 //! the implementation). Refused: an enum defined inside a function (its enumerators would be
 //! local), a reference to an enum tag that is not defined above, and C++ scoped enums (`enum
@@ -21,15 +22,23 @@ use tree_sitter::Node;
 pub(crate) struct Enumerator {
     pub(crate) value: i64,
     pub(crate) start: usize,
+    /// Its type as an operand: `int`, or in C++ the enum's type when a value does not fit
+    /// `int` (`enum { MAX_TICKET = INTPTR_MAX }`).
+    pub(crate) ty: IntTy,
 }
 
 impl Ctx<'_> {
     /// The value of the enumerator `name` if one is defined before byte `at`.
     pub(crate) fn enumerator_at(&self, name: &str, at: usize) -> Option<i64> {
+        self.enumerator_typed_at(name, at).map(|(v, _)| v)
+    }
+
+    /// The value and operand type of the enumerator `name` if one is defined before byte `at`.
+    pub(crate) fn enumerator_typed_at(&self, name: &str, at: usize) -> Option<(i64, IntTy)> {
         self.enumerators
             .get(name)
             .filter(|e| e.start < at)
-            .map(|e| e.value)
+            .map(|e| (e.value, e.ty))
     }
 
     /// A top-level `enum E { ... };` item.
@@ -80,6 +89,8 @@ impl Ctx<'_> {
         };
         let mut next = 0i64;
         let mut negative = false;
+        let mut wide = false;
+        let mut names: Vec<String> = Vec::new();
         for e in named_children(body) {
             if e.kind() != "enumerator" {
                 return Err(src.unsupported(e, "this enum member"));
@@ -92,7 +103,7 @@ impl Ctx<'_> {
                 None => next,
             };
             let at = e.child_by_field_name("value").unwrap_or(e);
-            if i32::try_from(value).is_err() {
+            if i32::try_from(value).is_err() && src.lang == Lang::C {
                 return Err(src.unsupported(
                     at,
                     &format!("enumerator value {value} is outside the range of `int`"),
@@ -100,9 +111,24 @@ impl Ctx<'_> {
             }
             self.declare_enumerator(id, value)?;
             negative |= value < 0;
-            next = value + 1;
+            wide |= i32::try_from(value).is_err();
+            names.push(src.text(id).to_string());
+            next = value.saturating_add(1);
         }
-        let ty = if negative { IntTy::I32 } else { IntTy::U32 };
+        let ty = match (negative, wide) {
+            (true, false) => IntTy::I32,
+            (false, false) => IntTy::U32,
+            // C++: the underlying type is one that holds every value (only C++ gets here).
+            (false, true) if names.iter().all(|n| self.enumerator_fits_u32(n)) => IntTy::U32,
+            (_, true) => IntTy::I64,
+        };
+        if wide {
+            for n in &names {
+                if let Some(e) = self.enumerators.get_mut(n) {
+                    e.ty = ty;
+                }
+            }
+        }
         if let (Some(n), Lang::Cpp) = (&name, src.lang) {
             // In C++ the tag is a type name.
             self.types
@@ -134,8 +160,15 @@ impl Ctx<'_> {
             Enumerator {
                 value,
                 start: id.start_byte(),
+                ty: IntTy::I32,
             },
         );
         Ok(())
+    }
+
+    fn enumerator_fits_u32(&self, name: &str) -> bool {
+        self.enumerators
+            .get(name)
+            .is_some_and(|e| u32::try_from(e.value).is_ok())
     }
 }

@@ -27,6 +27,7 @@ mod inline;
 pub(crate) mod locals;
 mod memory;
 mod mutex;
+mod reference;
 mod rwlock;
 mod sizeof;
 pub(crate) mod sync;
@@ -942,6 +943,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 }
                 return Err(src.unsupported(d, "function declaration inside a function"));
             }
+            if !is_static && self.reference_local(d, &spec)? {
+                continue;
+            }
             let decl = types::declarator(&src, &spec, d, &mut |n| const_eval(self.cx, n))?;
             let name = src.text(decl.name).to_string();
             self.heap.declaring.push((name.clone(), decl.ty.clone()));
@@ -1849,8 +1853,11 @@ impl<'c, 'a> FnLower<'c, 'a> {
                         self.read_place(n, &p)
                     }
                     Name::Unknown if self.cx.enumerator_at(name, n.start_byte()).is_some() => {
-                        let v = self.cx.enumerator_at(name, n.start_byte()).unwrap_or(0);
-                        Ok((Expr::Const(v), IntTy::I32))
+                        let (v, ty) = self
+                            .cx
+                            .enumerator_typed_at(name, n.start_byte())
+                            .unwrap_or((0, IntTy::I32));
+                        Ok((Expr::Const(v), ty))
                     }
                     other => Err(self.name_error(n, name, other, false)),
                 }

@@ -470,10 +470,10 @@
 //!   expression; a declaration or init-statement in a condition is unsupported.
 //! * **Refused** (`unsupported` at the construct's position): classes, structs with methods
 //!   (and the other members above), templates other than `std::atomic` and the lock guards,
-//!   namespaces (other than `using namespace std;`), other `using`s and type aliases, `new` /
-//!   `delete`, references,
+//!   namespaces (other than `using namespace std;`), other `using`s and type aliases,
+//!   references other than parameters and locals (`lower/reference.rs`),
 //!   exceptions (`try`, `throw`), lambdas other than a `std::thread`'s function, `auto`,
-//!   casts like `static_cast`, range-based `for`, coroutines, `std::atomic_signal_fence`,
+//!   `dynamic_cast` (the other named casts are C casts, `named_casts.rs`), range-based `for`, coroutines, `std::atomic_signal_fence`,
 //!   `t.detach()` and other `std::thread` members, `std::async`, the other synchronisation
 //!   types of the library (`std::timed_mutex`, `std::condition_variable_any`, semaphores,
 //!   latches, `std::barrier`, ...), global `std::thread`s and lock guards,
@@ -533,6 +533,7 @@ mod initializers;
 mod literal;
 mod lower;
 mod macros;
+mod named_casts;
 pub mod preprocess;
 mod types;
 mod unions;
@@ -1126,6 +1127,10 @@ fn lower_text(
     };
     let (prepared, atomic_pointer_at) = prepare_source(source);
     let (prepared, refused) = attributes::blank(&prepared);
+    let prepared = match lang {
+        Lang::Cpp => named_casts::rewrite(&prepared),
+        Lang::C => prepared,
+    };
     let (language, toplevel_query, threads_query): (Language, _, _) = match lang {
         Lang::C => (
             tree_sitter_c::LANGUAGE.into(),
@@ -2008,6 +2013,10 @@ impl<'a> Ctx<'a> {
     fn typedef(&mut self, node: Node<'a>) -> R<()> {
         let src = self.src;
         self.define_inline_class(node)?;
+        if let Some((name, tag)) = self.forward_typedef(node) {
+            self.types.forward_typedefs.insert(name, tag);
+            return Ok(());
+        }
         let spec = types::decl_spec(&src, &self.types, node)?;
         let mut c = node.walk();
         let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
@@ -2029,6 +2038,29 @@ impl<'a> Ctx<'a> {
             self.types.typedefs.insert(name, (spec.ty, spec.atomic));
         }
         Ok(())
+    }
+}
+
+impl<'a> Ctx<'a> {
+    /// `typedef struct tag name;` (one plain name, no qualifiers) where `struct tag` has no
+    /// definition yet: the typedef's name and the tag.
+    fn forward_typedef(&self, node: Node<'a>) -> Option<(String, String)> {
+        let src = self.src;
+        let ty = node.child_by_field_name("type")?;
+        let tag = ty.child_by_field_name("name")?;
+        let mut c = node.walk();
+        let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
+        let simple = ty.kind() == "struct_specifier"
+            && ty.child_by_field_name("body").is_none()
+            && named_children(node).len() == 2
+            && matches!(decls.as_slice(), [d] if d.kind() == "type_identifier");
+        let tag = src.text(tag);
+        let defined = self
+            .types
+            .structs
+            .iter()
+            .any(|s| s.name.as_deref() == Some(tag));
+        (simple && !defined).then(|| (src.text(decls[0]).to_string(), tag.to_string()))
     }
 }
 
@@ -2222,11 +2254,16 @@ fn unsupported_item(src: &Src, node: Node) -> Diagnostic {
     src.unsupported(node, &what)
 }
 
-/// The text tree-sitter parses for `source`: `_Atomic(T)` written `_Atomic T` and attributes
-/// blanked (see `attributes.rs`), every byte offset unchanged — for the rewriter, whose edits
-/// are computed on a tree of the same text the front end parsed.
-pub(crate) fn parse_text(source: &str) -> String {
-    attributes::blank(&prepare_source(source).0).0
+/// The text tree-sitter parses for `source`: `_Atomic(T)` written `_Atomic T`, attributes
+/// blanked (see `attributes.rs`) and, in C++, named casts written as C casts
+/// (`named_casts.rs`), every byte offset unchanged — for the rewriter, whose edits are computed
+/// on a tree of the same text the front end parsed.
+pub(crate) fn parse_text(source: &str, lang: Lang) -> String {
+    let text = attributes::blank(&prepare_source(source).0).0;
+    match lang {
+        Lang::Cpp => named_casts::rewrite(&text),
+        Lang::C => text,
+    }
 }
 
 /// tree-sitter C does not parse the `_Atomic(T)` type specifier; rewrite it to `_Atomic T`

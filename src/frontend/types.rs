@@ -302,6 +302,10 @@ pub(crate) struct TypeEnv {
     /// `typedef` names of pointer and array types (`typedef struct node *link;`, function
     /// pointer types `typedef void *(*start_fn)(void *);`): their full type.
     pub full_typedefs: HashMap<String, Ty>,
+    /// `typedef struct tag name;` written before `struct tag` is defined (the C idiom for a
+    /// struct that points to itself): `name` → `tag`, resolved at each use to the struct
+    /// defined by then.
+    pub forward_typedefs: HashMap<String, String>,
     /// Start bytes of `_Atomic(...)` specifiers whose parentheses contain a `*`: the atomic
     /// qualifier applies to the pointer, not to the pointee (the parentheses are blanked
     /// before parsing, see `prepare_source`).
@@ -362,6 +366,13 @@ impl TypeEnv {
             .iter()
             .find(|(f, _)| f == name)
             .map(|(_, t)| (0, t.clone()))
+    }
+
+    /// The struct a forward typedef `name` (`typedef struct tag name;` above the struct's
+    /// definition) names, once that struct is defined.
+    pub(crate) fn forward_struct(&self, name: &str) -> Option<usize> {
+        let tag = self.forward_typedefs.get(name)?;
+        self.struct_by(Some(tag), usize::MAX)
     }
 
     fn struct_by(&self, name: Option<&str>, start: usize) -> Option<usize> {
@@ -558,6 +569,19 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
             } else if let Some(&(t, a)) = env.typedefs.get(name) {
                 atomic |= a;
                 t
+            } else if let Some(tag) = env.forward_typedefs.get(name) {
+                match env.struct_by(Some(tag), usize::MAX) {
+                    Some(id) => BaseTy::Struct(id),
+                    None => {
+                        return Err(src.error(
+                            ty_node,
+                            &format!(
+                                "`{name}` names `struct {tag}`, which is not defined (define the \
+                                 struct before using it)"
+                            ),
+                        ))
+                    }
+                }
             } else if let Some(t) = env.full_typedefs.get(name) {
                 if atomic || atomic_pointer {
                     return Err(src.unsupported(ty_node, "`_Atomic` on a pointer or array typedef"));
@@ -797,7 +821,11 @@ pub(crate) fn declarator<'t>(
                 return Err(src.unsupported(d, "function declarator in a variable declaration"));
             }
             "reference_declarator" => {
-                return Err(src.unsupported(d, "reference (references are not supported)"))
+                return Err(src.unsupported(
+                    d,
+                    "reference here (a reference is supported as a parameter of a called function \
+                 and as a local variable bound to an object)",
+                ))
             }
             "parenthesized_declarator" => {
                 return Err(src.unsupported(

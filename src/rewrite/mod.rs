@@ -120,7 +120,7 @@ pub(crate) fn parse_tree(src: &str, lang: Lang) -> Option<tree_sitter::Tree> {
         Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
     };
     parser.set_language(&language).ok()?;
-    parser.parse(crate::frontend::parse_text(src), None)
+    parser.parse(crate::frontend::parse_text(src, lang), None)
 }
 
 /// The memory-order argument `order` spelled like the argument `old` it replaces:

@@ -34,9 +34,10 @@ const MAX_EMPTY_BODY_NODES: usize = 10_000;
 const MAX_COUNTED_TRIPS: u64 = 1_000;
 
 /// Might the subtree `n` change the local `name`: assign or increment it, take its address,
-/// bind a C++ reference or a lambda (either could write it)? Conservative: a local of the
-/// same name declared inside `n` counts too. (Nothing else can: the front end refuses the
-/// address of a local and C++ references, and inlined callees see only their own locals.)
+/// bind a C++ reference or a lambda (either could write it), or, in C++, pass it to a call (a
+/// reference parameter, `lower/reference.rs`, would be the local itself)? Conservative: a
+/// local of the same name declared inside `n` counts too. (Nothing else can: the front end
+/// refuses the address of a local, and inlined callees see only their own locals.)
 fn writes_local(src: &super::Src, name: &str, n: Node) -> bool {
     let is_counter =
         |n: Option<Node>| n.is_some_and(|n| n.kind() == "identifier" && src.text(n) == name);
@@ -50,12 +51,68 @@ fn writes_local(src: &super::Src, name: &str, n: Node) -> bool {
                     && is_counter(n.child_by_field_name("argument"))
             }
             "reference_declarator" | "lambda_expression" => true,
+            "argument_list" if src.lang == crate::frontend::Lang::Cpp => {
+                named_children(n).into_iter().any(|a| is_counter(Some(a)))
+                    && n.parent().is_some_and(|call| binds_reference(src, call))
+            }
             _ => false,
         };
         if hit {
             return true;
         }
         stack.extend(named_children(n));
+    }
+    false
+}
+
+/// Might `call` bind an argument to a reference parameter: is a function of its name (a free
+/// function, or a member function called as `o.f(...)` / `p->f(...)`) defined in the file with
+/// an lvalue reference parameter? (`std::` functions and templates take their arguments by
+/// value here.)
+fn binds_reference(src: &super::Src, call: Node) -> bool {
+    let Some(f) = call.child_by_field_name("function") else {
+        return false;
+    };
+    let name = match f.kind() {
+        "identifier" => Some(f),
+        "field_expression" => f.child_by_field_name("field"),
+        _ => None,
+    };
+    let Some(name) = name.map(|n| src.text(n)) else {
+        return false;
+    };
+    let mut root = call;
+    while let Some(p) = root.parent() {
+        root = p;
+    }
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.kind() != "function_definition" {
+            stack.extend(named_children(n));
+            continue;
+        }
+        let Some(fd) = n
+            .child_by_field_name("declarator")
+            .and_then(crate::frontend::function_declarator)
+        else {
+            continue;
+        };
+        let named = fd.child_by_field_name("declarator").is_some_and(|d| {
+            let last = match d.kind() {
+                "qualified_identifier" => d.child_by_field_name("name").unwrap_or(d),
+                _ => d,
+            };
+            src.text(last) == name
+        });
+        let by_ref = fd.child_by_field_name("parameters").is_some_and(|ps| {
+            named_children(ps).into_iter().any(|p| {
+                p.child_by_field_name("declarator")
+                    .is_some_and(|d| d.kind() == "reference_declarator")
+            })
+        });
+        if named && by_ref {
+            return true;
+        }
     }
     false
 }

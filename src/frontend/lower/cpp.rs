@@ -29,7 +29,7 @@ use super::{
 };
 use crate::frontend::cpp::{ctor_args, std_name, CtorArg};
 use crate::frontend::types::{self, BaseTy, IntTy, Ty};
-use crate::frontend::{Lang, SpawnedBy};
+use crate::frontend::{Lang, SpawnedBy, Src};
 use crate::ir::{Addr, Expr, FuncId, Function, Instr, MemOrder, Reg, RmwOp, StmtId};
 use tree_sitter::Node;
 
@@ -303,10 +303,7 @@ impl<'a> FnLower<'_, 'a> {
                 call,
                 "lambda (a lambda is supported only as the function of a std::thread)",
             )),
-            "template_function" => Err(src.unsupported(
-                call,
-                &format!("call to `{text}` (templates other than std::atomic and the lock guards are not supported)"),
-            )),
+            "template_function" => Err(src.unsupported(call, &template_call(&src, call, f))),
             _ => Ok(None),
         }
     }
@@ -1909,4 +1906,29 @@ fn smart_pointer_call(src: &crate::frontend::Src, call: Node, f: Node) -> Option
          or a function is not supported"
             .to_string()
     })
+}
+
+/// Why a call of a template function `f` is refused: a named cast left as written (see
+/// `named_casts.rs`), `dynamic_cast`, or any other template.
+fn template_call(src: &Src, call: Node, f: Node) -> String {
+    let text = src.text(f);
+    let name = f.child_by_field_name("name").map_or("", |n| src.text(n));
+    if name == "dynamic_cast" {
+        return "dynamic_cast (it needs the run-time type of a class with virtual functions; \
+                classes with virtual functions are not supported)"
+            .to_string();
+    }
+    let casts = crate::frontend::named_casts::NAMED_CASTS;
+    if casts.contains(&name) && crate::frontend::named_casts::named_cast(src.text, call).is_none() {
+        return format!("`{name}` whose argument is not one type and one operand");
+    }
+    if casts.contains(&name) {
+        return format!(
+            "`{name}` of an operand with a binary operator, followed by `->`, `.`, `[`, `(` or \
+             `++`/`--` (write the operand in a local first, or use a C cast)"
+        );
+    }
+    format!(
+        "call to `{text}` (templates other than std::atomic and the lock guards are not supported)"
+    )
 }

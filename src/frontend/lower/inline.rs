@@ -42,7 +42,16 @@ pub(super) struct Frame {
 /// The signature of an inlinable function: return type (`None` = `void`), parameters, and for
 /// a function returning a pointer the type it points to. A pointer parameter has the pointee
 /// type.
-type Signature = (Option<IntTy>, Vec<(String, IntTy, Option<Ty>)>, Option<Ty>);
+type Signature = (Option<IntTy>, Vec<Param>, Option<Ty>);
+
+/// A parameter of an inlinable function: its name, its register type and, for a pointer, the
+/// pointee type; or, for a C++ reference `T &name`, the referenced type (`lower/reference.rs`).
+pub(super) struct Param {
+    name: String,
+    ty: IntTy,
+    pointee: Option<Ty>,
+    by_ref: Option<Ty>,
+}
 
 impl Frame {
     pub(super) fn name(&self) -> &str {
@@ -157,7 +166,13 @@ impl<'a> FnLower<'_, 'a> {
             (r, class)
         });
         let mut bound = Vec::with_capacity(params.len());
-        for ((pname, ty, pointee), a) in params.iter().zip(args) {
+        for (p, a) in params.iter().zip(args) {
+            let (pname, ty, pointee) = (&p.name, &p.ty, &p.pointee);
+            if let Some(rty) = &p.by_ref {
+                let b = self.reference_binding(*a, pname, rty)?;
+                bound.push((pname.clone(), b));
+                continue;
+            }
             let val = match pointee {
                 Some(to) => {
                     self.expect_pointee(*a, to);
@@ -336,13 +351,8 @@ impl<'a> FnLower<'_, 'a> {
     }
 
     /// The parameters of function declarator `declarator` of `name` called at `call`:
-    /// integers and pointers by value.
-    fn inline_params(
-        &self,
-        call: Node,
-        name: &str,
-        declarator: Node,
-    ) -> R<Vec<(String, IntTy, Option<Ty>)>> {
+    /// integers and pointers by value, C++ lvalue references to objects.
+    fn inline_params(&self, call: Node, name: &str, declarator: Node) -> R<Vec<Param>> {
         let src = self.src;
         let bad = |what: &str| Err(src.unsupported(call, &format!("call to `{name}`, {what}")));
         let mut params = Vec::new();
@@ -372,18 +382,36 @@ impl<'a> FnLower<'_, 'a> {
             if d.kind() == "abstract_pointer_declarator" || pspec.storage.is_some() {
                 return unsupported();
             }
+            if let Some(inner) = super::reference::referenced(&src, d)? {
+                let decl = types::declarator(&src, &pspec, inner, &mut |_| Ok(1))?;
+                let rty = match decl.ty {
+                    Ty::Int { ty, .. } if pspec.atomic => Ty::Int { ty, atomic: true },
+                    t => t,
+                };
+                params.push(Param {
+                    name: src.text(decl.name).to_string(),
+                    ty: IntTy::I64,
+                    pointee: None,
+                    by_ref: Some(rty),
+                });
+                continue;
+            }
             let decl = match types::declarator(&src, &pspec, d, &mut |_| Ok(1)) {
                 Ok(decl) => decl,
                 Err(_) => return unsupported(),
             };
-            let pname = src.text(decl.name).to_string();
-            match decl.ty {
-                Ty::Int { ty, atomic: false } => params.push((pname, ty, None)),
-                Ty::Ptr { to, atomic: false } if *to != Ty::Thread => {
-                    params.push((pname, IntTy::I64, Some(*to)))
-                }
+            let name = src.text(decl.name).to_string();
+            let (ty, pointee) = match decl.ty {
+                Ty::Int { ty, atomic: false } => (ty, None),
+                Ty::Ptr { to, atomic: false } if *to != Ty::Thread => (IntTy::I64, Some(*to)),
                 _ => return unsupported(),
-            }
+            };
+            params.push(Param {
+                name,
+                ty,
+                pointee,
+                by_ref: None,
+            });
         }
         Ok(params)
     }

@@ -144,6 +144,9 @@ impl FnLower<'_, '_> {
         if let Some(&(b, a)) = env.typedefs.get(name) {
             return Some(Ty::of_base(b, a));
         }
+        if let Some(id) = env.forward_struct(name) {
+            return Some(Ty::Struct(id));
+        }
         env.full_typedefs.get(name).cloned()
     }
 
@@ -271,7 +274,10 @@ impl FnLower<'_, '_> {
             Name::Handle(_) | Name::HandleOutsideMain => Ty::Thread,
             Name::HandleArray(_, len) => Ty::Array(Box::new(Ty::Thread), len),
             Name::Unknown if self.cx.enumerator_at(name, n.start_byte()).is_some() => Ty::Int {
-                ty: IntTy::I32,
+                ty: self
+                    .cx
+                    .enumerator_typed_at(name, n.start_byte())
+                    .map_or(IntTy::I32, |(_, t)| t),
                 atomic: false,
             },
             Name::Unknown if self.cx.macro_value_of(name).is_some() => {

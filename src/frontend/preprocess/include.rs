@@ -38,8 +38,11 @@ impl Pp<'_> {
                 }
                 return self.system_definitions(&name);
             }
-            if quoted && system::dialect(&name) {
-                return Ok(());
+            if system::dialect(&name) {
+                // Quoted or not (CDSChecker passes its include directory with -I: the thesis's
+                // mpmc-queue writes `<librace.h>`). librace.h includes <stdint.h> (its
+                // accesses take `uint32_t`): the tests use INTPTR_MAX with no other include.
+                return self.system_definitions("stdint.h");
             }
             let msg = if quoted {
                 format!(

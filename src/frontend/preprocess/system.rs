@@ -190,7 +190,7 @@ const CPP_HEADERS: &[&str] = &[
     "utility",
 ];
 
-/// Headers of the test dialects fensyn reads (CDSChecker's): included with quotes, known when
+/// Headers of the test dialects fensyn reads (CDSChecker's): included with quotes or `<>`, known when
 /// no such file exists; `MODEL_ASSERT` and the `load_32` family are built in.
 const DIALECT_HEADERS: &[&str] = &["model-assert.h", "librace.h"];
 
@@ -207,7 +207,7 @@ pub(crate) fn known(name: &str) -> Option<&'static [&'static str]> {
     C_HEADERS.iter().find(|(h, _)| *h == c).map(|(_, m)| *m)
 }
 
-/// Whether `name`, included with quotes and not found, is a test-dialect header.
+/// Whether `name`, included and not found, is a test-dialect header.
 pub(crate) fn dialect(name: &str) -> bool {
     DIALECT_HEADERS.contains(&name)
 }
