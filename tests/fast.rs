@@ -25,7 +25,7 @@ fn load(path: &Path) -> (String, String, Program) {
 }
 
 /// The model and limits a fixture's expectations ask for (`--model`, `--unroll`,
-/// `--spurious-cas`), and its expected status.
+/// `--spurious-cas`, and `fix_args`' `--liveness`), and its expected status of `fix`.
 fn settings(path: &Path) -> (Model, Limits, String) {
     let exp = expect_of(path).unwrap_or_default();
     let args = expect_args(&exp);
@@ -37,6 +37,9 @@ fn settings(path: &Path) -> (Model, Limits, String) {
         unroll: value("--unroll").map(|u| u.parse().unwrap()),
         spurious_cas: args.iter().any(|a| a == "--spurious-cas"),
         leaks: args.iter().any(|a| a == "--leaks"),
+        liveness: exp["fix_args"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|v| v == "--liveness")),
         jobs: 1,
         ..Limits::default()
     };
