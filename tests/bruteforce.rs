@@ -2235,7 +2235,56 @@ fn oracle(prog: &Program, model: Model) -> BTreeMap<String, (bool, ExecutionGrap
     oracle_with(prog, model, DEFAULT_UNROLL)
 }
 
+/// The graphs the graph explorer visits: every consistent graph but those with a **stale
+/// wait** (lock-aware exploration, `checker/explore/wait.rs`): a thread blocked whose last
+/// event is a read of a `Wait` cell (a lock word, a barrier round; not an RMW's read) that
+/// did not read the cell's mo-last write. Such a graph is neither complete nor a deadlock;
+/// the explorer does not visit it unless the program can call `exit` (then it may be a
+/// complete execution). The coarse equivalences (`--equiv rf|value`) visit every graph:
+/// [`oracle_unfiltered`].
 fn oracle_with(
+    prog: &Program,
+    model: Model,
+    unroll: u32,
+) -> BTreeMap<String, (bool, ExecutionGraph)> {
+    let mut out = oracle_unfiltered(prog, model, unroll);
+    let exits = prog
+        .functions
+        .iter()
+        .any(|f| f.body.iter().any(|i| matches!(i, Instr::Exit)));
+    if !exits {
+        out.retain(|_, (_, g)| !has_stale_wait(prog, g));
+    }
+    out
+}
+
+/// Whether a blocked thread of `g` waits on an older value of a `Wait` cell (see
+/// [`oracle_with`]).
+fn has_stale_wait(prog: &Program, g: &ExecutionGraph) -> bool {
+    let wait = |l: usize| {
+        let cell = match l.checked_sub(g.inits) {
+            None => prog.globals.get(l),
+            Some(i) => g
+                .dynamic
+                .get(i)
+                .and_then(|x| prog.layouts.get(x.layout)?.cells.get(x.cell)),
+        };
+        cell.and_then(|c| c.sync.as_ref())
+            .is_some_and(|c| c.role == SyncRole::Wait)
+    };
+    g.threads.iter().any(|tr| {
+        tr.end == Some(ThreadEnd::Blocked)
+            && tr.events.last().is_some_and(|&r| {
+                g.events[r].kind == EventKind::Read
+                    && g.rmw.iter().all(|&(rr, _)| rr != r)
+                    && g.events[r].loc.is_some_and(wait)
+                    && !reads_mo_last(g, r)
+            })
+    })
+}
+
+/// Every consistent graph of `prog` (complete, blocked or cut at the bound), by key.
+fn oracle_unfiltered(
     prog: &Program,
     model: Model,
     unroll: u32,
@@ -5843,10 +5892,22 @@ fn beyond_the_oracle(prog: &Program) -> Option<&'static str> {
 const MAX_ORACLE_EVENTS: usize = 100;
 
 /// The explorer's counts of `prog` and the most events of any of its graphs.
+/// The explorer's counts with every wait explored as a plain read (`Limits::plain_waits`: the
+/// blocked graphs on locks released later included, which the oracle enumerates before it
+/// drops them), and the largest graph's event count.
 fn explorer_size(prog: &Program, model: Model, unroll: u32) -> (Stats, usize) {
-    let got = explorer_with(prog, model, unroll);
-    let events = got.graphs.values().map(|(_, g)| g.events.len()).max();
-    (got.stats, events.unwrap_or(0))
+    let mut events = 0;
+    let limits = Limits {
+        unroll: Some(unroll),
+        spurious_cas: SPURIOUS_CAS.with(|s| s.get()),
+        plain_waits: true,
+        ..Limits::default()
+    };
+    let stats = explore(prog, model, limits, |g| {
+        events = events.max(g.events.len());
+        Control::Continue
+    });
+    (stats, events)
 }
 
 /// Compares every fixture of `dirs` (below `fixtures/`) with few executions with the oracle;
@@ -5952,7 +6013,7 @@ fn fixture_dirs_agree_with_the_oracle(dirs: &[&str]) -> usize {
                 continue;
             }
             for model in [Model::Tso, Model::Pso, Model::Armv8] {
-                let st = explorer_with(&prog, model, 2).stats;
+                let st = explorer_size(&prog, model, 2).0;
                 if st.executions + st.blocked + st.bounded > 30 {
                     continue;
                 }
@@ -6020,9 +6081,13 @@ fn goto_fixtures_agree_with_the_oracle_and_their_expectations() {
 /// of a thread's run, and a condition wait in a predicate loop reads the mutex word, the waiter
 /// count and the signal counter a dozen times (millions of runs); so do two recursive locks
 /// and two rounds of a barrier; and a few take more than a minute. Their counts are derived
-/// by hand in their headers.
+/// by hand in their headers. So are the lock-aware benchmarks' fixtures, three and four
+/// threads taking a mutex (90 and 24 executions; the oracle enumerates the hundreds of
+/// blocked graphs the explorer skips before dropping them).
 const SYNC_TOO_BIG_FOR_THE_ORACLE: &[&str] = &[
     "barrier_rounds.c",
+    "lockinc_loop.c",
+    "reads_lock.c",
     "misuse_cond_destroy_waiting.c",
     "c11_cnd_queue.c",
     "cond_broadcast.c",
@@ -6065,7 +6130,7 @@ fn sync_fixtures_agree_with_the_oracle() {
             }
         }
         for model in [Model::Tso, Model::Pso, Model::Armv8] {
-            let st = explorer_with(&prog, model, 2).stats;
+            let st = explorer_size(&prog, model, 2).0;
             if st.executions + st.blocked + st.bounded <= 6 {
                 if let Err(e) = compare_with(&name, &prog, model, 2) {
                     panic!("{e}");
@@ -6141,9 +6206,9 @@ fn deadlock_rules_agree_with_the_oracle() {
         spawn_join_main(2, 0, vec![]),
     );
     // 3. The first thread releases the word, the second never does. First thread first: the
-    //    second takes the word (complete) or blocks on the first's lock write, an older write
-    //    (not settled: no deadlock). Second thread first: the first blocks on the last write,
-    //    a deadlock.
+    //    second takes the word (complete); blocking on the first's lock write, an older write,
+    //    is a stale wait (not visited, see `oracle_with`). Second thread first: the first
+    //    blocks on the last write, a deadlock.
     let release = Instr::Store {
         loc: Addr::Fixed(0),
         val: c(0),
@@ -6169,6 +6234,8 @@ fn deadlock_rules_agree_with_the_oracle() {
     //    then releases. When the holder read the flag's older value, the thread waiting for
     //    the lock read its last write, but the graph is not settled: no deadlock. When the
     //    other thread took the lock first, the holder blocks on its last write: a deadlock.
+    //    When the holder read the flag and released, the other thread takes the lock (its
+    //    wait on the holder's lock write would be stale: not visited).
     let holder = function(
         "h",
         3,
@@ -6203,8 +6270,8 @@ fn deadlock_rules_agree_with_the_oracle() {
     let cases: [(&str, Program, [u64; 4]); 4] = [
         ("lost wake-up", lost, [2, 0, 0, 1]),
         ("stuck lock", stuck, [0, 2, 0, 2]),
-        ("released lock", released, [1, 2, 0, 1]),
-        ("cascade", cascade, [1, 3, 0, 1]),
+        ("released lock", released, [1, 1, 0, 1]),
+        ("cascade", cascade, [1, 2, 0, 1]),
     ];
     let mut failures = Vec::new();
     for (name, prog, want) in cases {
@@ -6371,7 +6438,7 @@ fn armv8_agrees_with_the_oracle() {
     for (name, prog) in &progs {
         // Programs with many executions take the oracle too long (see
         // hardware_models_agree_with_the_oracle).
-        let st = explorer_with(prog, Model::Armv8, 2).stats;
+        let st = explorer_size(prog, Model::Armv8, 2).0;
         if st.executions + st.blocked + st.bounded > 80 {
             continue;
         }
@@ -6504,7 +6571,7 @@ fn compare_coarse(name: &str, prog: &Program) -> Result<(), String> {
     // mo, which differs between the graphs of one class (the explorer reports it when the
     // class's witness shows it; see README, liveness).
     LIVENESS.with(|l| l.set(false));
-    let oracle_graphs = oracle_with(prog, Model::Sc, 2);
+    let oracle_graphs = oracle_unfiltered(prog, Model::Sc, 2);
     LIVENESS.with(|l| l.set(true));
     for (equiv, key) in [
         (

@@ -52,6 +52,7 @@ use std::time::Instant;
 mod liveness;
 mod memory;
 mod revisit;
+mod wait;
 
 /// Local instructions a thread may execute between two events before the explorer gives up
 /// (guards against a non-terminating local loop).
@@ -129,6 +130,10 @@ pub struct Limits {
     /// see `explore/liveness.rs`). Off in the library's default; `check` and `fix` turn it on
     /// unless `--no-liveness`.
     pub liveness: bool,
+    /// Explore waits on locks as plain reads (no lock-aware exploration, see `explore/wait.rs`):
+    /// the blocked executions on a lock released later are visited too. A measurement and test
+    /// aid (the oracle's size check); the complete executions are the same.
+    pub plain_waits: bool,
 }
 
 /// The equivalence between executions the explorer visits one representative of.
@@ -356,6 +361,8 @@ struct Explorer<'a, F: FnMut(&ExecutionGraph) -> Control> {
     /// The spin rule's facts about the program (`ir::spin`); `None` under [`Goal::Sc`], where
     /// deleting a spin's reads could hide a non-SC execution.
     spin: Option<Rc<SpinInfo>>,
+    /// Whether stale waits are skipped (lock-aware exploration, see `wait`).
+    waits: bool,
 }
 
 /// One way a pending read can go: its source, its event (and its RMW write), whether it goes
@@ -471,6 +478,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         let trust = !coarse && !limits.canonical;
         let by_value = ValuePolicy::new(prog, limits.equiv == Equiv::Value && coarse);
         let spin = (limits.goal != Goal::Sc).then(|| Rc::new(SpinInfo::new(prog)));
+        let waits = !limits.plain_waits && wait::applies(prog, limits.goal == Goal::Sc, coarse);
         Explorer {
             prog,
             future,
@@ -491,6 +499,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             visits: None,
             snapshots: Vec::new(),
             spin,
+            waits,
         }
     }
 }
@@ -626,6 +635,9 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     /// sources, a write on its mo positions and on the reads it revisits); with none, the
     /// graph is complete.
     fn step_trust(&mut self, st: State) {
+        // Lock-aware (see `wait`): a thread that would wait on the latest value of a lock
+        // moves only when no other thread can.
+        let mut waiting = None;
         for t in 0..st.th.len() {
             if st.th[t].status != Status::Running {
                 continue;
@@ -633,13 +645,21 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             match self.pending(&st, t) {
                 Pending::Other | Pending::Join { ready: true } => return self.add_other(st, t),
                 Pending::Join { ready: false } => {}
+                Pending::Read if self.waiting(&st, t) => {
+                    waiting.get_or_insert(t);
+                }
                 Pending::Read => {
                     self.add_read(std::borrow::Cow::Owned(st), t);
                     return;
                 }
             }
         }
-        self.complete(st);
+        match waiting {
+            Some(t) => {
+                self.add_read(std::borrow::Cow::Owned(st), t);
+            }
+            None => self.complete(st),
+        }
     }
 
     /// Runs every thread up to its next event. A thread that stops can make another stop too
@@ -1508,6 +1528,10 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                     alt: k > 0,
                     forward: free,
                 };
+                if ok && self.stale_wait_choice(st, t, loc, &choice) {
+                    // Lock-aware: a wait on an older value is never explored (see `wait`).
+                    continue;
+                }
                 if ok {
                     choices.push(choice);
                     continue;
@@ -1626,6 +1650,9 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     }
 
     fn complete_graph(&mut self, mut st: State, key: Option<String>) {
+        if self.stale_wait(&st.g) {
+            return;
+        }
         if self.limits.verify_incremental && !(self.coarse && self.limits.equiv == Equiv::Value) {
             let mut key = st.g.canonical_key();
             if self.coarse {
