@@ -21,7 +21,8 @@ fn load(path: &std::path::Path) -> (String, String, Program) {
     parse_fixture(path).unwrap_or_else(|d| panic!("{d}"))
 }
 
-/// The loop bound a fixture's expectations ask for (`"args": ["--unroll", "N"]`), if any.
+/// The loop bound a fixture's expectations ask for (`"args": ["--unroll", "N"]`), if any, and
+/// liveness when its `fix_args` hold `--liveness`.
 fn limits_of(path: &std::path::Path) -> Limits {
     let exp: serde_json::Value = std::fs::read_to_string(path.with_extension("expect.json"))
         .ok()
@@ -37,6 +38,9 @@ fn limits_of(path: &std::path::Path) -> Limits {
         .and_then(|w| w[1].parse().ok());
     Limits {
         unroll,
+        liveness: exp["fix_args"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|v| v == "--liveness")),
         ..Limits::default()
     }
 }
