@@ -55,9 +55,10 @@ pub const EXIT_INTERNAL: i32 = 5;
     name = "fensyn",
     version,
     about = "Repairs concurrent C and C++ programs with the fewest, weakest C11 fences",
-    long_about = "fensyn explores every execution of a C program with threads and atomics under \
-                  a weak memory model (RC11 by default), finds the executions that fail an \
-                  assertion or race, and inserts the cheapest set of atomic_thread_fence calls \
+    long_about = "fensyn explores every execution of a C or C++ program with threads and \
+                  atomics (<stdatomic.h>, std::atomic) under a weak memory model (RC11 by \
+                  default), finds the executions that fail an assertion or race, and inserts \
+                  the cheapest set of fences (atomic_thread_fence, std::atomic_thread_fence) \
                   that removes them all. The fix is re-checked and shown as a unified diff.",
     after_help = EXAMPLES
 )]
