@@ -1899,11 +1899,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             Some(ThreadEnd::Blocked) => {
                 let last_read = deciding_read(g, &tr.events);
                 !last_read.is_some_and(|e| {
-                    g.events[e].loc.is_some_and(|l| {
-                        g.loc_info(self.prog, l)
-                            .and_then(|c| c.sync.as_ref())
-                            .is_some_and(|c| c.role != SyncRole::State)
-                    })
+                    g.events[e]
+                        .loc
+                        .is_some_and(|l| self.sync_role(g, l).is_some_and(|r| r != SyncRole::State))
                 })
             }
             _ => false,
@@ -1921,11 +1919,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
             Some(ThreadEnd::Bounded) => false,
             Some(ThreadEnd::Blocked) => {
                 let last_read = deciding_read(g, &tr.events);
-                last_read.is_none_or(|e| {
-                    g.events[e]
-                        .loc
-                        .is_none_or(|l| g.rf[e] == g.mo[l].last().copied())
-                })
+                last_read.is_none_or(|e| g.events[e].loc.is_none_or(|_| read_latest(g, e)))
             }
             _ => true,
         })
@@ -1935,16 +1929,25 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     /// cell's mo-last write.
     fn reads_last(&self, g: &ExecutionGraph, e: EventId, role: SyncRole) -> bool {
         let ev = &g.events[e];
-        let Some(loc) = ev.loc.filter(|&l| {
-            ev.is_read()
-                && g.loc_info(self.prog, l)
-                    .and_then(|c| c.sync.as_ref())
-                    .is_some_and(|c| c.role == role)
-        }) else {
-            return false;
-        };
-        g.rf[e] == g.mo[loc].last().copied()
+        ev.is_read()
+            && ev.loc.is_some_and(|l| self.sync_role(g, l) == Some(role))
+            && read_latest(g, e)
     }
+
+    /// The synchronisation role of location `loc`'s cell (a lock word, a barrier round, a
+    /// condition variable's signals, an object's state), if it is one.
+    fn sync_role(&self, g: &ExecutionGraph, loc: usize) -> Option<SyncRole> {
+        g.loc_info(self.prog, loc)
+            .and_then(|c| c.sync.as_ref())
+            .map(|c| c.role)
+    }
+}
+
+/// Whether read `e` (of a location) read the mo-latest write of its location.
+fn read_latest(g: &ExecutionGraph, e: EventId) -> bool {
+    g.events[e]
+        .loc
+        .is_some_and(|l| g.rf[e] == g.mo[l].last().copied())
 }
 
 /// The last read among `events` (a thread's) outside a read-modify-write: the read a blocked

@@ -31,7 +31,7 @@
 //! in the pass), so the stale graph is only a duplicate and is not reported; the graph where
 //! every blocked thread reads the latest writes is reported once.
 
-use super::{deciding_read, Explorer, State, ThreadState};
+use super::{deciding_read, read_latest, Explorer, State, ThreadState};
 use crate::checker::graph::{Bug, BugKind, EventId, ExecutionGraph, ThreadEnd};
 use crate::checker::Control;
 use crate::ir::SyncRole;
@@ -147,17 +147,13 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     /// Whether read `e` is of a synchronisation object's cell that waits are made on (a lock
     /// word, a barrier round, a condition variable's signals).
     fn sync_read(&self, g: &ExecutionGraph, e: EventId) -> bool {
-        g.events[e].loc.is_some_and(|l| {
-            g.loc_info(self.prog, l)
-                .and_then(|c| c.sync.as_ref())
-                .is_some_and(|c| c.role != SyncRole::State)
-        })
+        g.events[e]
+            .loc
+            .is_some_and(|l| self.sync_role(g, l).is_some_and(|r| r != SyncRole::State))
     }
 }
 
-/// Whether read `e` read the mo-latest write of its location.
+/// Whether read `e` read the mo-latest write of its location (a write, not nothing).
 fn reads_latest(g: &ExecutionGraph, e: EventId) -> bool {
-    g.events[e]
-        .loc
-        .is_some_and(|l| g.rf[e].is_some() && g.rf[e] == g.mo[l].last().copied())
+    g.rf[e].is_some() && read_latest(g, e)
 }

@@ -51,13 +51,6 @@ pub(super) fn applies(prog: &Program, sc_goal: bool, coarse: bool) -> bool {
             .any(|f| f.body.iter().any(|i| matches!(i, Instr::Exit)))
 }
 
-/// Whether `loc` is a [`SyncRole::Wait`] cell.
-fn wait_cell(prog: &Program, g: &ExecutionGraph, loc: usize) -> bool {
-    g.loc_info(prog, loc)
-        .and_then(|c| c.sync.as_ref())
-        .is_some_and(|c| c.role == SyncRole::Wait)
-}
-
 impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     /// Whether `choice`, thread `t`'s pending read of `loc`, would be a stale wait from the
     /// start: a read of a `Wait` cell, not of its mo-latest write, with no write part, after
@@ -72,7 +65,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         self.waits
             && choice.wev.is_none()
             && st.g.mo[loc].last() != Some(&choice.w)
-            && wait_cell(self.prog, &st.g, loc)
+            && self.sync_role(&st.g, loc) == Some(SyncRole::Wait)
             && self.blocks_after(st, t, &choice.sets)
     }
 
@@ -88,7 +81,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         let Some(&w) = st.g.mo[loc].last() else {
             return false;
         };
-        if !wait_cell(self.prog, &st.g, loc) {
+        if self.sync_role(&st.g, loc) != Some(SyncRole::Wait) {
             return false;
         }
         let ins = self.instr(st, t);
@@ -153,7 +146,8 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                         ev.is_read()
                             && !g.rmw.iter().any(|p| p.0 == e)
                             && ev.loc.is_some_and(|l| {
-                                g.rf[e] != g.mo[l].last().copied() && wait_cell(self.prog, g, l)
+                                !super::read_latest(g, e)
+                                    && self.sync_role(g, l) == Some(SyncRole::Wait)
                             })
                     })
             })
