@@ -777,15 +777,117 @@ int main() { return 0; }
             "friend declaration",
         ),
         case(
-            "cpp_class_template",
+            "cpp_template_partial_specialisation",
             "\
-template <typename T> class spsc_queue { T slot; };
-spsc_queue<int> q;
+template <typename T> class box { T slot; };
+template <typename T> class box<T *> { T *slot; };
 int main() { return 0; }
 ",
-            (1, 1),
+            (2, 1),
             UNSUPPORTED,
-            "template",
+            "partial specialisation of a class template",
+        ),
+        case(
+            "cpp_template_explicit_specialisation",
+            "\
+template <typename T> class box { T slot; };
+template <> class box<int> { long slot; };
+int main() { return 0; }
+",
+            (2, 1),
+            UNSUPPORTED,
+            "explicit specialisation of a class template",
+        ),
+        case(
+            "cpp_template_template_parameter",
+            "\
+template <template <typename> class C> struct holder { int v; };
+int main() { return 0; }
+",
+            (1, 11),
+            UNSUPPORTED,
+            "template template parameter",
+        ),
+        case(
+            "cpp_template_variadic",
+            "\
+template <typename... Ts> struct tuple { int v; };
+int main() { return 0; }
+",
+            (1, 11),
+            UNSUPPORTED,
+            "variadic template (parameter pack)",
+        ),
+        case(
+            "cpp_template_default_argument",
+            "\
+template <typename T = int> struct box { T v; };
+int main() { return 0; }
+",
+            (1, 11),
+            UNSUPPORTED,
+            "default template argument",
+        ),
+        case(
+            "cpp_template_sfinae",
+            "\
+template <typename T> struct box {
+    typename std::enable_if<sizeof(T) == 4, int>::type v;
+};
+box<int> b;
+int main() { return 0; }
+",
+            (2, 5),
+            UNSUPPORTED,
+            "type `typename std::enable_if",
+        ),
+        case(
+            "cpp_function_template",
+            "\
+#include <atomic>
+template <typename T> T load(std::atomic<T> &a) { return a.load(); }
+int main() { return 0; }
+",
+            (2, 1),
+            UNSUPPORTED,
+            "function template `load` (only class templates are supported)",
+        ),
+        case(
+            "cpp_template_member_template",
+            "\
+template <typename T> struct box {
+    T v;
+    template <typename U> void put(U u) { v = u; }
+};
+box<int> b;
+int main() { return 0; }
+",
+            (3, 5),
+            UNSUPPORTED,
+            "member template",
+        ),
+        case(
+            "cpp_template_value_argument",
+            "\
+template <int N> struct ring { int buf[N]; };
+int n = 2;
+ring<n> r;
+int main() { return 0; }
+",
+            (3, 6),
+            UNSUPPORTED,
+            "template argument `n` (a value argument must be an integer literal",
+        ),
+        case(
+            "cpp_template_member_renamed_parameter",
+            "\
+template <typename T> struct box { T v; void put(T x); };
+template <typename U> void box<U>::put(U x) { v = x; }
+int main() { return 0; }
+",
+            (2, 28),
+            UNSUPPORTED,
+            "an out-of-line member must repeat its class template's parameters",
         ),
         case(
             "cpp_dynamic_cast",

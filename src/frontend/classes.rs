@@ -39,6 +39,9 @@ pub(crate) struct ClassDef<'a> {
     pub(crate) defaults: Vec<(String, Node<'a>)>,
     /// `static const` / `static constexpr` integer members.
     pub(crate) statics: Vec<(String, i64)>,
+    /// For an instance of a class template: its parameters' bindings, bound while one of its
+    /// member functions is lowered (`templates.rs`); empty for other classes.
+    pub(crate) bindings: Vec<(String, super::templates::TemplateArg)>,
 }
 
 impl ClassDef<'_> {
@@ -46,6 +49,11 @@ impl ClassDef<'_> {
     /// member of a class type that does.
     pub(crate) fn constructs(&self) -> bool {
         self.declares_ctor || !self.defaults.is_empty()
+    }
+
+    /// The class's name without template arguments (a constructor's name).
+    pub(crate) fn base_name(&self) -> &str {
+        self.name.split('<').next().unwrap_or(&self.name)
     }
 
     /// The value of static constant `name`.
@@ -250,7 +258,9 @@ impl<'a> Ctx<'a> {
                     src.text(name)
                 ),
             )),
-            "identifier" | "field_identifier" if src.text(name) == class.name => Ok(MemberFn::Ctor),
+            "identifier" | "field_identifier" if src.text(name) == class.base_name() => {
+                Ok(MemberFn::Ctor)
+            }
             "field_identifier" | "identifier" => Ok(MemberFn::Method(src.text(name).to_string())),
             _ => Err(src.unsupported(name, &format!("member function `{}`", src.text(name)))),
         }
@@ -348,7 +358,11 @@ impl<'a> Ctx<'a> {
     pub(crate) fn class_const_eval(&mut self, class: &ClassDef, n: Node) -> R<i64> {
         let n = lower::strip_parens(n);
         if n.kind() == "identifier" {
-            if let Some(v) = class.constant(self.src.text(n)) {
+            let name = self.src.text(n);
+            if let Some(v) = class.constant(name) {
+                return Ok(v);
+            }
+            if let Some(&v) = self.types.template_values.get(name) {
                 return Ok(v);
             }
         }
@@ -374,6 +388,26 @@ impl<'a> Ctx<'a> {
             };
             return Err(src.unsupported(at, &what));
         };
+        self.attach_member(i, def, fdecl)
+    }
+
+    /// Out-of-line member function `def` of a class template's instance `self.classes[i]`
+    /// (`templates.rs`), with the instance's parameters bound.
+    pub(crate) fn attach_template_member(&mut self, i: usize, def: Node<'a>) -> R<()> {
+        let src = self.src;
+        let Some(fdecl) = def
+            .child_by_field_name("declarator")
+            .and_then(super::function_declarator)
+        else {
+            return Err(src.unsupported(def, "member function definition"));
+        };
+        self.attach_member(i, def, fdecl)
+    }
+
+    /// Records `def` (declarator `fdecl`), defined out of line, as a member function of
+    /// `self.classes[i]`.
+    fn attach_member(&mut self, i: usize, def: Node<'a>, fdecl: Node) -> R<()> {
+        let src = self.src;
         self.check_member_specifiers(def)?;
         let mut class = self.classes[i].clone();
         let kind = self.member_fn_kind(&class, fdecl)?;

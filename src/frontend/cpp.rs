@@ -98,8 +98,16 @@ pub(crate) fn std_type(src: &Src, env: &types::TypeEnv, ty: Node) -> R<Option<St
                 return Err(bad());
             }
             let Some(mut d) = arg.child_by_field_name("declarator") else {
-                return match spec.ty {
-                    BaseTy::Int(t) if !spec.atomic => Ok(Some(StdTy::Base(BaseTy::Int(t), true))),
+                return match (spec.ty, &spec.full) {
+                    (BaseTy::Int(t), None) if !spec.atomic => {
+                        Ok(Some(StdTy::Base(BaseTy::Int(t), true)))
+                    }
+                    // A pointer typedef or a class template's type parameter bound to a
+                    // pointer type (`std::atomic<T>` with `T` = `node *`).
+                    (_, Some(Ty::Ptr { to, atomic: false })) => Ok(Some(StdTy::Full(Ty::Ptr {
+                        to: to.clone(),
+                        atomic: true,
+                    }))),
                     _ => Err(bad()),
                 };
             };

@@ -1852,6 +1852,11 @@ impl<'c, 'a> FnLower<'c, 'a> {
                             .ok_or_else(|| src.internal("object index"))?;
                         self.read_place(n, &p)
                     }
+                    // A value parameter of a class template (`templates.rs`).
+                    Name::Unknown if self.cx.types.template_values.contains_key(name) => {
+                        let v = self.cx.types.template_values.get(name).copied();
+                        Ok((Expr::Const(v.unwrap_or(0)), IntTy::I64))
+                    }
                     Name::Unknown if self.cx.enumerator_at(name, n.start_byte()).is_some() => {
                         let (v, ty) = self
                             .cx

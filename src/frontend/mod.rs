@@ -535,6 +535,7 @@ mod lower;
 mod macros;
 mod named_casts;
 pub mod preprocess;
+mod templates;
 mod types;
 mod unions;
 
@@ -554,6 +555,8 @@ mod goto_tests;
 mod heap_tests;
 #[cfg(test)]
 mod sync_tests;
+#[cfg(test)]
+mod templates_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -898,6 +901,10 @@ pub(crate) struct Ctx<'a> {
     /// Global objects of a class type whose construction runs at the start of the main
     /// thread (`lower/class.rs`), in declaration order.
     pub(crate) global_ctors: Vec<classes::GlobalCtor<'a>>,
+    /// The C++ class templates defined so far (`templates.rs`).
+    pub(crate) class_templates: Vec<templates::ClassTemplate<'a>>,
+    /// The keys of the class template instances being defined, innermost last.
+    pub(crate) instantiating: Vec<String>,
 }
 
 /// A thread-local variable: its type, the constant initial values of its cells, and where it
@@ -1278,11 +1285,20 @@ fn lower_text(
         enumerators: HashMap::new(),
         classes: Vec::new(),
         global_ctors: Vec::new(),
+        class_templates: Vec::new(),
+        instantiating: Vec::new(),
     };
 
     // Main pass, in document order.
     let mut defined: HashSet<&str> = HashSet::new();
     for &(node, item) in &items {
+        if lang == Lang::Cpp && node.kind() == "template_declaration" {
+            cx.template_item(node)?;
+            continue;
+        }
+        if !matches!(item, Item::Include | Item::Comment) {
+            cx.instantiate_uses(node)?;
+        }
         match item {
             Item::Include | Item::Comment => {}
             Item::Declaration => cx.global_decl(node)?,
@@ -1844,7 +1860,7 @@ impl<'a> Ctx<'a> {
     /// A struct or class defined at file scope (`struct_specifier` / `class_specifier` with a
     /// body): its id; a C++ class's members beyond data are recorded (`classes.rs`).
     pub(crate) fn define_class(&mut self, node: Node<'a>) -> R<usize> {
-        let (id, class) = self.struct_body(node)?;
+        let (id, class) = self.struct_body(node, None)?;
         if let Some(c) = class {
             self.classes.push(c);
         }
@@ -1854,7 +1870,7 @@ impl<'a> Ctx<'a> {
     /// A struct defined inside a function (or a member's type): a class with members beyond
     /// data is refused there.
     pub(crate) fn define_struct(&mut self, node: Node) -> R<usize> {
-        match self.struct_body(node)? {
+        match self.struct_body(node, None)? {
             (_, Some(_)) => Err(self.src.unsupported(
                 node,
                 "class with member functions, constructors or static members defined inside a \
@@ -1867,14 +1883,24 @@ impl<'a> Ctx<'a> {
     /// Registers struct definition `node` (a `struct_specifier` with a body, or C++'s
     /// `class_specifier`); returns its id and, for a C++ class with members beyond data, its
     /// [`classes::ClassDef`].
-    fn struct_body<'t>(&mut self, node: Node<'t>) -> R<(usize, Option<classes::ClassDef<'t>>)> {
+    /// An instance of a class template (`inst`) is named by its C++ spelling, registered
+    /// under its key and under its template's name (the injected class name, bound while the
+    /// instance is defined: `templates.rs`).
+    pub(crate) fn struct_body<'t>(
+        &mut self,
+        node: Node<'t>,
+        inst: Option<&templates::Instance>,
+    ) -> R<(usize, Option<classes::ClassDef<'t>>)> {
         let src = self.src;
         if node.kind() == "union_specifier" {
             return self.define_union(node).map(|id| (id, None));
         }
-        let name = node
-            .child_by_field_name("name")
-            .map(|n| src.text(n).to_string());
+        let name = match inst {
+            Some(i) => Some(i.shown.clone()),
+            None => node
+                .child_by_field_name("name")
+                .map(|n| src.text(n).to_string()),
+        };
         let Some(body) = node.child_by_field_name("body") else {
             // `struct S;` — a forward declaration: nothing to record.
             return Ok((usize::MAX, None));
@@ -1892,9 +1918,15 @@ impl<'a> Ctx<'a> {
         });
         // In C++ the tag is a type name (`node *next;`), from the start of the body on.
         if let (Some(n), Lang::Cpp) = (&name, src.lang) {
-            self.types
-                .typedefs
-                .insert(n.clone(), (types::BaseTy::Struct(id), false));
+            let names = match inst {
+                Some(i) => vec![i.key.clone(), i.base.clone()],
+                None => vec![n.clone()],
+            };
+            for n in names {
+                self.types
+                    .typedefs
+                    .insert(n, (types::BaseTy::Struct(id), false));
+            }
         }
         let mut class = classes::ClassDef {
             name: name.clone().unwrap_or_default(),
@@ -1906,6 +1938,7 @@ impl<'a> Ctx<'a> {
             dtor: None,
             defaults: Vec::new(),
             statics: Vec::new(),
+            bindings: Vec::new(),
         };
         let mut fields: Vec<(String, types::Ty)> = Vec::new();
         for fd in named_children(body) {

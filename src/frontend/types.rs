@@ -306,6 +306,11 @@ pub(crate) struct TypeEnv {
     /// struct that points to itself): `name` → `tag`, resolved at each use to the struct
     /// defined by then.
     pub forward_typedefs: HashMap<String, String>,
+    /// C++ class templates by name: the kinds of their parameters (`templates.rs`).
+    pub templates: super::templates::TemplateKinds,
+    /// The value parameters of the class template instance being defined or whose member
+    /// function is being lowered (`templates.rs`).
+    pub template_values: HashMap<String, i64>,
     /// Start bytes of `_Atomic(...)` specifiers whose parentheses contain a `*`: the atomic
     /// qualifier applies to the pointer, not to the pointee (the parentheses are blanked
     /// before parsing, see `prepare_source`).
@@ -656,21 +661,11 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
                 }
             }
         }
-        _ => {
-            let text = src.text(ty_node);
-            let what = match crate::frontend::cpp::std_name(src, ty_node) {
-                Some("unique_ptr") => format!(
-                    "`{text}`: a std::unique_ptr is supported only as a local variable of a \
-                     block (not as a global, struct member, parameter or return type)"
-                ),
-                Some(name @ ("shared_ptr" | "weak_ptr" | "auto_ptr")) => format!(
-                    "`std::{name}` is not supported: use `new`/`delete` or `std::unique_ptr` \
-                     (plain ownership)"
-                ),
-                _ => format!("type `{text}`"),
-            };
-            return Err(src.unsupported(ty_node, &what));
-        }
+        "template_type" => match super::templates::instance(src, env, ty_node)? {
+            Some(id) => BaseTy::Struct(id),
+            None => return Err(other_type(src, ty_node)),
+        },
+        _ => return Err(other_type(src, ty_node)),
     };
     if atomic && !matches!(ty, BaseTy::Int(_)) {
         return Err(src.unsupported(ty_node, "atomic non-integer type"));
@@ -685,6 +680,23 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
         thread_local,
         full: None,
     })
+}
+
+/// The refusal of type `ty_node`, which names no type this front end knows.
+fn other_type(src: &Src, ty_node: Node) -> crate::frontend::Diagnostic {
+    let text = src.text(ty_node);
+    let what = match crate::frontend::cpp::std_name(src, ty_node) {
+        Some("unique_ptr") => format!(
+            "`{text}`: a std::unique_ptr is supported only as a local variable of a \
+                     block (not as a global, struct member, parameter or return type)"
+        ),
+        Some(name @ ("shared_ptr" | "weak_ptr" | "auto_ptr")) => format!(
+            "`std::{name}` is not supported: use `new`/`delete` or `std::unique_ptr` \
+                     (plain ownership)"
+        ),
+        _ => format!("type `{text}`"),
+    };
+    src.unsupported(ty_node, &what)
 }
 
 /// `unsigned`, `long long`, `unsigned char`, `short int`, ...

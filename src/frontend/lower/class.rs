@@ -287,7 +287,7 @@ impl<'a> FnLower<'_, 'a> {
                 self.emit(Instr::Assign { dst: r, val: this });
                 let members = self.member_bindings(r, id);
                 let saved = std::mem::replace(&mut self.scopes, vec![members]);
-                let done = self.member_inits(at, id, r, None);
+                let done = self.with_class_bindings(Some(id), |l| l.member_inits(at, id, r, None));
                 self.scopes = saved;
                 return done;
             }
@@ -516,6 +516,11 @@ impl<'a> FnLower<'_, 'a> {
     /// (a pointer, ...), which the C code then lowers.
     pub(super) fn class_local(&mut self, d: Node, ty: &Ty) -> R<bool> {
         let src = self.src;
+        // `C *p = ...`: a pointer, not an object.
+        let inner = d.child_by_field_name("declarator").map(|n| n.kind());
+        if d.kind() == "init_declarator" && inner != Some("identifier") {
+            return Ok(false);
+        }
         let Some(id) = self.constructs(ty) else {
             if self.destructs(ty) && matches!(d.kind(), "identifier" | "init_declarator") {
                 return Err(self.no_scope_dtor(d));

@@ -135,8 +135,45 @@ impl<'a> FnLower<'_, 'a> {
     }
 
     /// Inlines definition `def` of `name` (see [`Self::inline_call`]); `this` is the object,
-    /// class and kind of a member function's call.
+    /// class and kind of a member function's call. A member function of a class template's
+    /// instance is lowered with the instance's template parameters bound (`templates.rs`).
     fn inline_def(
+        &mut self,
+        call: Node,
+        name: &str,
+        def: Node,
+        args: &[Node],
+        value: bool,
+        this: Option<(Expr, usize, Special)>,
+    ) -> R<TExpr> {
+        let class = this.as_ref().map(|t| t.1);
+        self.with_class_bindings(class, |l| {
+            l.inline_bound(call, name, def, args, value, this)
+        })
+    }
+
+    /// Runs `f` with the template parameters of class `class` (struct id) bound, if it is an
+    /// instance of a class template.
+    pub(super) fn with_class_bindings<T>(
+        &mut self,
+        class: Option<usize>,
+        f: impl FnOnce(&mut Self) -> R<T>,
+    ) -> R<T> {
+        let bindings = class
+            .and_then(|c| self.cx.class_of(c))
+            .map(|c| c.bindings.clone())
+            .unwrap_or_default();
+        if bindings.is_empty() {
+            return f(self);
+        }
+        let saved = crate::frontend::templates::bind(&mut self.cx.types, &bindings);
+        let out = f(self);
+        crate::frontend::templates::restore(&mut self.cx.types, saved);
+        out
+    }
+
+    /// [`Self::inline_def`] with the bindings in place.
+    fn inline_bound(
         &mut self,
         call: Node,
         name: &str,
