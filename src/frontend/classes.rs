@@ -12,7 +12,8 @@
 //! Refused, each at its position with a message naming the construct: base classes
 //! (inheritance), `virtual` functions, operator overloading, `friend`, member templates,
 //! nested classes and type members, `static` data members that are not integer constants,
-//! `static` member functions, bit-fields, class templates. Access specifiers (`public:`,
+//! `static` member functions, bit-fields. An instance of a class template (`templates.rs`) is
+//! a class named `name<args>` whose [`ClassDef::bindings`] are its parameters. Access specifiers (`public:`,
 //! `private:`, `protected:`) are accepted and have no effect on the lowering.
 
 use super::types::{self, Ty};

@@ -231,10 +231,9 @@ pub(crate) fn unsupported_toplevel(kind: &str) -> Option<String> {
         }
         "alias_declaration" => "type alias".to_string(),
         "namespace_alias_definition" => "namespace alias".to_string(),
-        "template_declaration" | "template_instantiation" => {
-            "template (only std::atomic, std::lock_guard and std::unique_lock are supported)"
-                .to_string()
-        }
+        "template_instantiation" => "explicit template instantiation (class templates are \
+                                     instantiated where they are used)"
+            .to_string(),
         "static_assert_declaration" => "static_assert".to_string(),
         "concept_definition" => "concept".to_string(),
         "friend_declaration" => "friend declaration".to_string(),

@@ -403,8 +403,9 @@
 //!   **Classes** (`class` or a `struct` with members beyond data, `classes.rs` and
 //!   `lower/class.rs`) are a struct plus functions taking `this`: constructors, default member
 //!   initialisers, member functions (in the class or out of line), `this`, static constants,
-//!   destructors at `delete`; inheritance, `virtual`, operators, `friend` and templates are
-//!   unsupported. **Unions** (`unions.rs`) whose members share the same cells are accepted.
+//!   destructors at `delete`; **class templates** (`templates.rs`) are one class per distinct
+//!   argument list; inheritance, `virtual`, operators, `friend`, function templates and
+//!   specialisations are unsupported. **Unions** (`unions.rs`) whose members share the same cells are accepted.
 //! * **Memory orders**: `std::memory_order_X`, `std::memory_order::X`, `memory_order::X` and
 //!   `memory_order_X`; `consume` is `acquire`, as in C.
 //! * **Atomics** (the object `x` is any atomic integer or pointer place: `x`, `a[i]`, `s.f`,
@@ -469,7 +470,8 @@
 //! * **Conditions**: C++'s `condition_clause` (`if (c)`, `while (c)`, `switch (c)`) is its
 //!   expression; a declaration or init-statement in a condition is unsupported.
 //! * **Refused** (`unsupported` at the construct's position): classes, structs with methods
-//!   (and the other members above), templates other than `std::atomic` and the lock guards,
+//!   (and the other members above), templates other than class templates (`templates.rs`),
+//!   `std::atomic` and the lock guards,
 //!   namespaces (other than `using namespace std;`), other `using`s and type aliases,
 //!   references other than parameters and locals (`lower/reference.rs`),
 //!   exceptions (`try`, `throw`), lambdas other than a `std::thread`'s function, `auto`,
