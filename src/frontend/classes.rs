@@ -11,8 +11,10 @@
 //!
 //! Refused, each at its position with a message naming the construct: base classes
 //! (inheritance), `virtual` functions, operator overloading, `friend`, member templates,
-//! nested classes and type members, `static` data members that are not integer constants,
-//! `static` member functions, bit-fields. An instance of a class template (`templates.rs`) is
+//! nested classes with members beyond data, type members other than nested structs, `static` data members that are not integer constants,
+//! `static` member functions, bit-fields. A struct of data members nested in a class
+//! (`struct node { ... };`) is a struct named by its own name (in a class template's instance:
+//! `q<int>::node`, named `node` inside it only, `templates.rs`). An instance of a class template (`templates.rs`) is
 //! a class named `name<args>` whose [`ClassDef::bindings`] are its parameters. Access specifiers (`public:`,
 //! `private:`, `protected:`) are accepted and have no effect on the lowering.
 
@@ -77,6 +79,18 @@ enum MemberFn {
 pub(crate) fn empty_body(def: Node) -> bool {
     def.child_by_field_name("body")
         .is_some_and(|b| named_children(b).is_empty())
+}
+
+/// The struct, class or union a class member `m` defines without declaring a member of it
+/// (`struct node { ... };` in a class: a nested type).
+pub(crate) fn nested_type(m: Node) -> Option<Node> {
+    let t = m.child_by_field_name("type")?;
+    let defines = matches!(
+        t.kind(),
+        "struct_specifier" | "class_specifier" | "union_specifier"
+    ) && t.child_by_field_name("body").is_some()
+        && t.child_by_field_name("name").is_some();
+    (defines && m.child_by_field_name("declarator").is_none()).then_some(t)
 }
 
 /// The number of parameters of function definition `def` (`(void)` has none).
@@ -146,6 +160,13 @@ impl<'a> Ctx<'a> {
             .and_then(super::function_declarator);
         match m.kind() {
             "access_specifier" => Ok(false),
+            "field_declaration" if nested_type(m).is_some() => {
+                // `struct node { ... };` inside the class: a struct of data members.
+                if let Some(t) = nested_type(m) {
+                    self.define_struct(t)?;
+                }
+                Ok(false)
+            }
             "field_declaration" | "declaration" => {
                 self.check_member_specifiers(m)?;
                 if let Some(f) = fdecl {

@@ -907,6 +907,9 @@ pub(crate) struct Ctx<'a> {
     pub(crate) class_templates: Vec<templates::ClassTemplate<'a>>,
     /// The keys of the class template instances being defined, innermost last.
     pub(crate) instantiating: Vec<String>,
+    /// While a class template's instance is defined: its name, which prefixes the structs
+    /// defined in it (`ring<int, 2>::slot`: one per instance, `templates.rs`).
+    pub(crate) class_scope: Option<String>,
 }
 
 /// A thread-local variable: its type, the constant initial values of its cells, and where it
@@ -1289,6 +1292,7 @@ fn lower_text(
         global_ctors: Vec::new(),
         class_templates: Vec::new(),
         instantiating: Vec::new(),
+        class_scope: None,
     };
 
     // Main pass, in document order.
@@ -1897,11 +1901,13 @@ impl<'a> Ctx<'a> {
         if node.kind() == "union_specifier" {
             return self.define_union(node).map(|id| (id, None));
         }
-        let name = match inst {
-            Some(i) => Some(i.shown.clone()),
-            None => node
-                .child_by_field_name("name")
-                .map(|n| src.text(n).to_string()),
+        let bare = node
+            .child_by_field_name("name")
+            .map(|n| src.text(n).to_string());
+        let name = match (inst, &self.class_scope, &bare) {
+            (Some(i), _, _) => Some(i.shown.clone()),
+            (None, Some(outer), Some(b)) => Some(format!("{outer}::{b}")),
+            _ => bare.clone(),
         };
         let Some(body) = node.child_by_field_name("body") else {
             // `struct S;` — a forward declaration: nothing to record.
@@ -1920,9 +1926,12 @@ impl<'a> Ctx<'a> {
         });
         // In C++ the tag is a type name (`node *next;`), from the start of the body on.
         if let (Some(n), Lang::Cpp) = (&name, src.lang) {
-            let names = match inst {
-                Some(i) => vec![i.key.clone(), i.base.clone()],
-                None => vec![n.clone()],
+            // A struct nested in an instance is also its bare name (bound with the
+            // instance's parameters, `templates.rs`).
+            let names = match (inst, &bare) {
+                (Some(i), _) => vec![i.key.clone(), i.base.clone()],
+                (None, Some(b)) if b != n => vec![n.clone(), b.clone()],
+                _ => vec![n.clone()],
             };
             for n in names {
                 self.types

@@ -453,7 +453,22 @@ impl<'a> Ctx<'a> {
         let tmpl = self.class_templates[t].clone();
         let mut bindings: Vec<(String, TemplateArg)> =
             tmpl.params.iter().map(|p| p.0.clone()).zip(args).collect();
-        // The injected class name, bound to the instance once its struct exists.
+        // The types nested in the class, then the injected class name (last), bound once
+        // their structs exist.
+        let src = self.src;
+        if let Some(body) = tmpl.node.child_by_field_name("body") {
+            for m in named_children(body) {
+                // `struct node { ... };` and `struct node { ... } n;`.
+                let name = m
+                    .child_by_field_name("type")
+                    .filter(|t| t.child_by_field_name("body").is_some())
+                    .and_then(|t| t.child_by_field_name("name"))
+                    .map(|n| src.text(n).to_string());
+                if let Some(n) = name {
+                    bindings.push((n, TemplateArg::Type(Ty::Void)));
+                }
+            }
+        }
         bindings.push((tmpl.name.clone(), TemplateArg::Type(Ty::Void)));
         let saved = bind(&mut self.types, &bindings);
         let made = self.define_instance(&tmpl, key, shown, &mut bindings);
@@ -483,9 +498,19 @@ impl<'a> Ctx<'a> {
             shown: shown.to_string(),
             base: tmpl.name.clone(),
         };
-        let (id, class) = self.struct_body(tmpl.node, Some(&inst))?;
+        let outer = self.class_scope.replace(shown.to_string());
+        let made = self.struct_body(tmpl.node, Some(&inst));
+        self.class_scope = outer;
+        let (id, class) = made?;
         if let Some(last) = bindings.last_mut() {
             last.1 = TemplateArg::Type(Ty::Struct(id));
+        }
+        let params = tmpl.params.len();
+        let n = bindings.len();
+        for (name, arg) in bindings.iter_mut().take(n - 1).skip(params) {
+            if let Some(&(BaseTy::Struct(s), _)) = self.types.typedefs.get(name.as_str()) {
+                *arg = TemplateArg::Type(Ty::Struct(s));
+            }
         }
         let Some(mut class) = class else {
             return Ok(id);

@@ -174,3 +174,52 @@ int main() { return 0; }
     assert_eq!((l, c, k), (2, 6, DiagKind::Error), "{m}");
     assert!(m.contains("is a value where a type is expected"), "{m}");
 }
+
+#[test]
+fn a_struct_nested_in_an_instance_is_one_per_instance() {
+    // `node` is `q<int>::node` in `q<int>` and `q<long>::node` in `q<long>`, named `node`
+    // inside each and nowhere else (the global `node` below is another struct).
+    let src = "#include <atomic>
+template <typename T>
+class q {
+public:
+    void put(T v) { node *n = new node; n->data = v; head.store(n, std::memory_order_release); }
+private:
+    struct node { T data; node *next; };
+    std::atomic<node *> head;
+};
+q<int> a;
+q<long> b;
+struct node { char c; };
+node g;
+int main() { a.put(1); b.put(2); g.c = 3; return 0; }
+";
+    ok(src);
+    // A nested struct with member functions is refused (define it at file scope).
+    let src = "template <typename T>
+class q {
+    struct node { T data; int get() { return 0; } };
+    node *head;
+};
+q<int> a;
+int main() { return 0; }
+";
+    let (l, c, k, m) = refused(src);
+    assert_eq!((l, c, k), (3, 5, DiagKind::Unsupported), "{m}");
+}
+
+#[test]
+fn a_struct_nested_in_a_class() {
+    let src = "#include <atomic>
+class stack {
+public:
+    void push(int v) { node *n = new node; n->v = v; top.store(n, std::memory_order_release); }
+private:
+    struct node { int v; node *next; };
+    std::atomic<node *> top;
+};
+stack s;
+int main() { s.push(1); return 0; }
+";
+    ok(src);
+}
