@@ -53,10 +53,14 @@ pub(crate) struct ClassTemplate<'a> {
     instances: Vec<usize>,
 }
 
+/// What a name meant before a template parameter was bound to it: its typedef, full typedef
+/// and value parameter.
+type Before = (String, Option<(BaseTy, bool)>, Option<Ty>, Option<i64>);
+
 /// What binding template parameters replaced, to be put back by [`restore`].
 #[derive(Default)]
 pub(crate) struct Saved {
-    names: Vec<(String, Option<(BaseTy, bool)>, Option<Ty>, Option<i64>)>,
+    names: Vec<Before>,
 }
 
 /// Binds `bindings` in `env` (see the module doc); [`restore`] undoes it.
