@@ -5,8 +5,9 @@
 //!
 //! * `text`, `dot`: the buffers one after the other (for `check` text, a blank line between
 //!   two files' sections); streamed to stdout file by file;
-//! * `json`: the file's object when the call named exactly one file (not a directory), else a
-//!   JSON array of the files' objects, in processing order;
+//! * `json`: always a JSON array of the files' objects, in processing order, one file too; a
+//!   file that could not be analysed (unreadable, syntax error, unsupported, bad
+//!   configuration, internal error) is an object with its `error` ([`FileError`]);
 //! * `sarif`: one SARIF log with one run; each file adds its results and notifications; a file
 //!   that could not be analysed adds an error notification with the diagnostic.
 //!
@@ -109,6 +110,61 @@ fn diagnostic_position(file: &str, text: &str) -> (usize, usize) {
         .unwrap_or((1, 1))
 }
 
+/// The JSON entry of a file that could not be analysed: `{"file", "error": {"kind",
+/// "message", "line", "column"}}` (kind `input` for exit code 3, `internal` for 5).
+#[derive(serde::Serialize)]
+struct FileError<'a> {
+    file: &'a str,
+    error: ErrorJson,
+}
+
+#[derive(serde::Serialize)]
+struct ErrorJson {
+    kind: &'static str,
+    message: String,
+    line: usize,
+    column: usize,
+}
+
+/// The JSON entry of `file`, which could not be analysed: `said` is what it wrote on stderr
+/// (its first diagnostic gives the position and the message).
+fn error_entry(file: &str, kind: &'static str, said: &str) -> String {
+    let (line, column) = diagnostic_position(file, said);
+    let first = said
+        .lines()
+        .find(|l| !l.contains(": note: ") && !l.contains(": warning: "))
+        .unwrap_or_default();
+    let message = first
+        .strip_prefix(file)
+        .and_then(|rest| rest.strip_prefix(':'))
+        .map(|rest| {
+            // `LINE:COLUMN: message`, or `message` alone.
+            let mut parts = rest.splitn(3, ':');
+            match (parts.next(), parts.next(), parts.next()) {
+                (Some(l), Some(c), Some(m))
+                    if l.parse::<usize>().is_ok() && c.parse::<usize>().is_ok() =>
+                {
+                    m.trim().to_string()
+                }
+                _ => rest.trim().to_string(),
+            }
+        })
+        .unwrap_or_else(|| first.trim().to_string());
+    let message = message
+        .strip_prefix("error: ")
+        .map_or(message.clone(), str::to_string);
+    let entry = FileError {
+        file,
+        error: ErrorJson {
+            kind,
+            message,
+            line,
+            column,
+        },
+    };
+    serde_json::to_string_pretty(&entry).unwrap_or_default()
+}
+
 /// The one-file command: its arguments, its merged settings, stdout (a buffer) and stderr;
 /// returns its exit code.
 pub type OneFile<'a> = dyn FnMut(&FileArgs, &Settings, &mut dyn Write, &mut dyn Write) -> i32 + 'a;
@@ -119,8 +175,11 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
     let mut stderr = std::io::stderr();
     let mut code = 0;
     let inputs = files::collect(batch.paths);
+    let mut json_items: Vec<String> = Vec::new();
     for e in &inputs.errors {
-        let _ = writeln!(stderr, "{}: error: {}", e.path, e.message);
+        let said = format!("{}: error: {}", e.path, e.message);
+        let _ = writeln!(stderr, "{said}");
+        json_items.push(error_entry(&e.path, "input", &said));
         code = worse(code, EXIT_INPUT);
     }
     if let Some(output) = batch.output {
@@ -136,11 +195,9 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
         }
     }
     let mut finder = config::Finder::new(batch.config, batch.no_config);
-    let single = batch.paths.len() == 1 && !batch.paths[0].is_dir();
     let mut sink = Sink {
         buffer: batch.output.map(|_| Vec::new()),
     };
-    let mut json_items: Vec<String> = Vec::new();
     let mut sarif_runs: Vec<sarif::FileRun> = Vec::new();
     let mut reported_configs: Vec<PathBuf> = Vec::new();
     let mut compdbs = compdb::Databases::default();
@@ -165,6 +222,11 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
                         e.path
                     );
                     code = worse(code, EXIT_INPUT);
+                    let said = format!(
+                        "{name}:1:1: error: not analysed: its configuration is invalid: {}:{}:{}: {}",
+                        e.path, e.line, e.column, e.message
+                    );
+                    json_items.push(error_entry(&name, "input", &said));
                     sarif_runs.push(sarif::FileRun {
                         results: Vec::new(),
                         notifications: vec![sarif::notification(
@@ -182,6 +244,7 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
         let settings = Settings::resolve(cli, cfg);
         let args = FileArgs {
             file: file.clone(),
+            stdin: false,
             lang: settings.lang,
             model: settings.model,
             format: batch.format,
@@ -221,6 +284,10 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
                 let text = text.trim_end();
                 if !text.is_empty() {
                     json_items.push(text.to_string());
+                } else if c == EXIT_INPUT || c == EXIT_INTERNAL {
+                    let kind = if c == EXIT_INPUT { "input" } else { "internal" };
+                    let said = String::from_utf8_lossy(&err.captured);
+                    json_items.push(error_entry(&name, kind, &said));
                 }
             }
             Format::Sarif => {
@@ -245,9 +312,7 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
     code = worse(code, say_skipped(&skipped, inputs.files.len()));
     match batch.format {
         Format::Json => {
-            let doc = if single && json_items.len() <= 1 {
-                json_items.pop().map(|s| s + "\n").unwrap_or_default()
-            } else {
+            let doc = {
                 let items: Vec<String> = json_items
                     .iter()
                     .map(|item| {

@@ -59,12 +59,7 @@ pub(super) fn cmd_explain(args: &ExplainArgs, common: &FileArgs, out: Out, err: 
     ) {
         return code;
     }
-    let (src, prog) = match load(
-        &common.file,
-        common.lang,
-        (&common.defines, &common.pp),
-        err,
-    ) {
+    let (src, prog) = match load(common, err) {
         Ok(x) => x,
         Err(code) => return code,
     };

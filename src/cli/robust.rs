@@ -54,12 +54,7 @@ pub(super) fn cmd_robust(common: &FileArgs, out: Out, err: Out) -> i32 {
     {
         return code;
     }
-    let (src, prog) = match load(
-        &common.file,
-        common.lang,
-        (&common.defines, &common.pp),
-        err,
-    ) {
+    let (src, prog) = match load(common, err) {
         Ok(x) => x,
         Err(code) => return code,
     };
