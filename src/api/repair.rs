@@ -93,223 +93,321 @@ pub fn repair_commented(
     comments: bool,
 ) -> Repair {
     let started = clock::cpu_seconds();
-    let graphs = Limits {
-        equiv: Equiv::Graph,
-        ..lim.clone()
+    let mut run = Pipeline {
+        started,
+        prog,
+        model,
+        opts,
+        graphs: Limits {
+            equiv: Equiv::Graph,
+            ..lim.clone()
+        },
+        explore_seconds: 0.0,
+        optimal_until: (opts.mode == Mode::Auto).then(|| Instant::now() + opts.optimal_limit),
+        verifier: Verifier {
+            input: (name, src, prog),
+            model,
+            lim: &lim,
+            comments,
+            checked: None,
+            failure: None,
+            seconds: 0.0,
+        },
     };
-    // CPU seconds spent exploring the input (the rest until `synthesised` is synthesis).
-    let mut explore_seconds = 0.0;
-    // `--mode auto`: the optimal pipeline (collection and solver) runs until this instant;
-    // past it the fast loop runs instead.
-    let optimal_until = (opts.mode == Mode::Auto).then(|| Instant::now() + opts.optimal_limit);
     let mut optimal = None;
-    // The rounds of the lazy and fast searches write their fences into the source and
-    // re-check it there before exploring the program in memory: the round that ends the
-    // search is then checked once, by the re-check every fix gets, not twice.
-    let mut checked: Option<(Vec<rewrite::FileRewrite>, Vec<Position>, Verified)> = None;
-    let mut failure: Option<Repair> = None;
-    let mut verify_seconds = 0.0;
-    let mut hook = |candidate: &synth::Solution| {
+    if !matches!(opts.mode, Mode::Fast | Mode::Lazy) {
+        optimal = match run.optimal() {
+            Ok(found) => found,
+            Err(stopped) => return stopped,
+        };
+    }
+    let found = match optimal {
+        Some(found) => found,
+        None => match run.fast() {
+            Ok(found) => found,
+            Err(stopped) => return stopped,
+        },
+    };
+    run.finish(found)
+}
+
+/// A fix found by synthesis: the solution, the executions and buggy executions explored, and
+/// the distinct errors it removes.
+type Found = (synth::Solution, u64, u64, Vec<report::ErrorEntry>);
+
+/// What the fast and lazy rounds verified in the source ([`Verifier::verify`]).
+type Checked = (Vec<rewrite::FileRewrite>, Vec<Position>, Verified);
+
+/// The state of one [`repair_commented`] run.
+struct Pipeline<'a> {
+    /// The CPU clock when the run started.
+    started: f64,
+    prog: &'a Program,
+    model: Model,
+    opts: &'a synth::SynthOptions,
+    /// The caller's limits, exploring graphs (synthesis needs every graph).
+    graphs: Limits,
+    /// CPU seconds spent exploring the input (the rest until synthesis ends is synthesis).
+    explore_seconds: f64,
+    /// `--mode auto`: the optimal pipeline (collection and solver) runs until this instant;
+    /// past it the fast loop runs instead.
+    optimal_until: Option<Instant>,
+    verifier: Verifier<'a>,
+}
+
+/// The `fast::Verify` hook of the lazy and fast rounds: they write their fences into the
+/// source and re-check it there before exploring the program in memory, so the round that
+/// ends the search is checked once, by the re-check every fix gets, not twice.
+struct Verifier<'a> {
+    /// The unit's name, source and program.
+    input: (&'a str, &'a str, &'a Program),
+    model: Model,
+    lim: &'a Limits,
+    comments: bool,
+    /// The last candidate that re-checked clean, written.
+    checked: Option<Checked>,
+    /// Why the search was stopped by a re-check.
+    failure: Option<Repair>,
+    /// CPU seconds spent re-checking.
+    seconds: f64,
+}
+
+impl Verifier<'_> {
+    fn verify(&mut self, candidate: &synth::Solution) -> synth::fast::Verdict {
         let started = clock::cpu_seconds();
-        let verdict = match write_and_recheck(name, src, prog, model, &lim, candidate, comments) {
+        let (name, src, prog) = self.input;
+        let result = write_and_recheck(
+            name,
+            src,
+            prog,
+            self.model,
+            self.lim,
+            candidate,
+            self.comments,
+        );
+        let verdict = match result {
             Ok(done) => {
-                checked = Some(done);
+                self.checked = Some(done);
                 synth::fast::Verdict::Clean
             }
             Err(Recheck::Buggy) => synth::fast::Verdict::Buggy,
             Err(Recheck::Incomplete(why, executions)) => {
-                failure = Some(Repair::Incomplete { why, executions });
+                self.failure = Some(Repair::Incomplete { why, executions });
                 synth::fast::Verdict::Stop
             }
             Err(Recheck::Internal(why)) => {
-                failure = Some(Repair::Internal(why));
+                self.failure = Some(Repair::Internal(why));
                 synth::fast::Verdict::Stop
             }
             Err(Recheck::NotWritable(why)) => {
-                failure = Some(Repair::NotWritable(why));
+                self.failure = Some(Repair::NotWritable(why));
                 synth::fast::Verdict::Stop
             }
         };
-        verify_seconds += clock::cpu_seconds() - started;
+        self.seconds += clock::cpu_seconds() - started;
         verdict
-    };
-    if !matches!(opts.mode, Mode::Fast | Mode::Lazy) {
-        // Synthesis needs every buggy graph: buggy graphs become requirements as they are found
-        // (memory: the distinct requirements).
-        let deadline = match (optimal_until, lim.deadline) {
+    }
+}
+
+impl Pipeline<'_> {
+    /// The optimal search: buggy graphs become requirements as they are found (memory: the
+    /// distinct requirements), then the solver. `Ok(None)`: out of the optimal limit's time,
+    /// the fast loop runs instead; `Err`: the result without fix.
+    fn optimal(&mut self) -> Result<Option<Found>, Repair> {
+        let user = self.graphs.deadline;
+        let deadline = match (self.optimal_until, user) {
             (Some(ours), Some(user)) => Some(ours.min(user)),
             (ours, user) => ours.or(user),
         };
         // Whether a timeout of the collection is the optimal limit's, not `--timeout`'s.
-        let ours = optimal_until.is_some_and(|d| lim.deadline.is_none_or(|u| d < u));
+        let ours = self
+            .optimal_until
+            .is_some_and(|d| user.is_none_or(|u| d < u));
         let within = Limits {
             deadline,
-            ..graphs.clone()
+            ..self.graphs.clone()
         };
         let (res, capped) = trace::collect::explore_within(
-            prog,
-            model,
+            self.prog,
+            self.model,
             within.clone(),
             clock::cpu_seconds,
-            opts.collect_limit,
+            self.opts.collect_limit,
         );
-        explore_seconds += clock::cpu_seconds() - started - res.collect_seconds;
-        let (executions, buggy) = (res.stats.executions, res.stats.buggy);
+        self.explore_seconds += clock::cpu_seconds() - self.started - res.collect_seconds;
         match res.stats.incomplete {
-            // Out of time while collecting: fall back to the fast loop below.
-            Some(checker::Incomplete::Timeout) if ours => {}
-            Some(why) => return Repair::Incomplete { why, executions },
+            // Out of time while collecting: fall back to the fast loop.
+            Some(checker::Incomplete::Timeout) if ours => Ok(None),
+            Some(why) => Err(Repair::Incomplete {
+                why,
+                executions: res.stats.executions,
+            }),
             // Past the collection limit: the requirements left are found in rounds, from the
             // cheapest fences for those collected (the same minimum).
-            None if capped => {
-                let collected = res.requirements.len();
-                let seed = synth::fast::Seed {
-                    requirements: res.requirements,
-                    bugs: res.bugs,
+            None if capped => self.capped_rounds(res, &within, ours),
+            None => self.solve(res),
+        }
+    }
+
+    /// The optimal search past `--collect-limit`: the rounds of the lazy mode, seeded with
+    /// the requirements collected.
+    fn capped_rounds(
+        &mut self,
+        res: trace::collect::Explored,
+        within: &Limits,
+        ours: bool,
+    ) -> Result<Option<Found>, Repair> {
+        let (executions, buggy) = (res.stats.executions, res.stats.buggy);
+        let collected = res.requirements.len();
+        let seed = synth::fast::Seed {
+            requirements: res.requirements,
+            bugs: res.bugs,
+            executions,
+            graphs: buggy as usize,
+        };
+        let verifier = &mut self.verifier;
+        let mut hook = |c: &synth::Solution| verifier.verify(c);
+        let search = synth::fast::Search {
+            lazy: true,
+            seed: Some(seed),
+            verify: Some(&mut hook),
+        };
+        let (prog, model, cost) = (self.prog, self.model, self.opts.cost);
+        let run = synth::fast::run(prog, model, within, cost, clock::cpu_seconds, search);
+        self.explore_seconds += run.explore_seconds;
+        match run.outcome {
+            synth::fast::FastOutcome::Fixed { mut solution, bugs } => {
+                solution.mode = Mode::Optimal;
+                solution.lazy_after = Some(collected);
+                let errors = report::bug_entries(prog, &bugs);
+                Ok(Some((solution, executions, buggy, errors)))
+            }
+            synth::fast::FastOutcome::Unfixable(unfixable) => Err(Repair::Unfixable {
+                unfixable,
+                executions,
+                buggy,
+            }),
+            // Out of time in the rounds: fall back to the fast loop.
+            synth::fast::FastOutcome::Incomplete {
+                why: checker::Incomplete::Timeout,
+                ..
+            } if ours => Ok(None),
+            synth::fast::FastOutcome::Incomplete { why, executions } => {
+                Err(Repair::Incomplete { why, executions })
+            }
+            // The collection found a bug, so the rounds cannot end clean.
+            synth::fast::FastOutcome::Clean { .. } => {
+                Err(Repair::Internal("the collected bugs disappeared".into()))
+            }
+        }
+    }
+
+    /// The solver over every requirement collected (none: the program is clean, or only
+    /// cut at the loop bound).
+    fn solve(&mut self, res: trace::collect::Explored) -> Result<Option<Found>, Repair> {
+        let (executions, buggy) = (res.stats.executions, res.stats.buggy);
+        if res.requirements.is_empty() {
+            if res.stats.bounded > 0 {
+                return Err(Repair::Incomplete {
+                    why: checker::Incomplete::LoopBound {
+                        unroll: self.graphs.unroll(),
+                        cut: res.stats.bounded,
+                    },
                     executions,
-                    graphs: buggy as usize,
-                };
-                let search = synth::fast::Search {
-                    lazy: true,
-                    seed: Some(seed),
-                    verify: Some(&mut hook),
-                };
-                let run =
-                    synth::fast::run(prog, model, &within, opts.cost, clock::cpu_seconds, search);
-                explore_seconds += run.explore_seconds;
-                match run.outcome {
-                    synth::fast::FastOutcome::Fixed { mut solution, bugs } => {
-                        solution.mode = Mode::Optimal;
-                        solution.lazy_after = Some(collected);
-                        let errors = report::bug_entries(prog, &bugs);
-                        optimal = Some((solution, executions, buggy, errors));
-                    }
-                    synth::fast::FastOutcome::Unfixable(unfixable) => {
-                        return Repair::Unfixable {
-                            unfixable,
-                            executions,
-                            buggy,
-                        }
-                    }
-                    // Out of time in the rounds: fall back to the fast loop below.
-                    synth::fast::FastOutcome::Incomplete {
-                        why: checker::Incomplete::Timeout,
-                        ..
-                    } if ours => {}
-                    synth::fast::FastOutcome::Incomplete { why, executions } => {
-                        return Repair::Incomplete { why, executions }
-                    }
-                    // The collection found a bug, so the rounds cannot end clean.
-                    synth::fast::FastOutcome::Clean { .. } => {
-                        return Repair::Internal("the collected bugs disappeared".into())
-                    }
-                }
+                });
             }
+            return Err(Repair::Clean { executions });
+        }
+        let (prog, model, opts) = (self.prog, self.model, self.opts);
+        let errors = report::bug_entries(prog, &res.bugs);
+        let reqs = res.requirements;
+        let outcome = match self.optimal_until {
+            None => Some(synth::synthesize_requirements(prog, reqs, model, opts)),
+            Some(d) => synth::synthesize_optimal_until(prog, reqs, model, opts.cost, d),
+        };
+        match outcome {
+            Some(Outcome::Fixed(s)) => Ok(Some((s, executions, buggy, errors))),
+            Some(Outcome::Unfixable(u)) => Err(Repair::Unfixable {
+                unfixable: u,
+                executions,
+                buggy,
+            }),
+            // Out of time in the solver: fall back to the fast loop.
+            None => Ok(None),
+        }
+    }
+
+    /// The fast or lazy loop: one buggy execution at a time; `executions` and `buggy` then
+    /// describe the first exploration of the input (stopped at its first buggy execution).
+    fn fast(&mut self) -> Result<Found, Repair> {
+        let verifier = &mut self.verifier;
+        let mut hook = |c: &synth::Solution| verifier.verify(c);
+        let search = synth::fast::Search {
+            lazy: self.opts.mode == Mode::Lazy,
+            seed: None,
+            verify: Some(&mut hook),
+        };
+        let (prog, model, cost) = (self.prog, self.model, self.opts.cost);
+        let run = synth::fast::run(prog, model, &self.graphs, cost, clock::cpu_seconds, search);
+        self.explore_seconds += run.explore_seconds;
+        let executions = run.rounds.first().map_or(0, |r| r.executions);
+        match run.outcome {
+            synth::fast::FastOutcome::Clean { executions } => Err(Repair::Clean { executions }),
+            synth::fast::FastOutcome::Incomplete { why, executions } => {
+                Err(Repair::Incomplete { why, executions })
+            }
+            synth::fast::FastOutcome::Unfixable(unfixable) => Err(Repair::Unfixable {
+                unfixable,
+                executions,
+                buggy: 1,
+            }),
+            synth::fast::FastOutcome::Fixed { solution, bugs } => {
+                Ok((solution, executions, 1, report::bug_entries(prog, &bugs)))
+            }
+        }
+    }
+
+    /// The fix found, written and re-checked (unless the last round already was), with the
+    /// stage timings.
+    fn finish(self, found: Found) -> Repair {
+        let started = self.started;
+        let (solution, executions, buggy, errors) = found;
+        let mut verifier = self.verifier;
+        if let Some(stopped) = verifier.failure.take() {
+            return stopped;
+        }
+        let synthesised = clock::cpu_seconds();
+        let (files, positions, verified) = match verifier.checked.take() {
+            Some(done) => done,
             None => {
-                if res.requirements.is_empty() {
-                    if res.stats.bounded > 0 {
-                        return Repair::Incomplete {
-                            why: checker::Incomplete::LoopBound {
-                                unroll: lim.unroll(),
-                                cut: res.stats.bounded,
-                            },
-                            executions,
-                        };
-                    }
-                    return Repair::Clean { executions };
-                }
-                let errors = report::bug_entries(prog, &res.bugs);
-                let reqs = res.requirements;
-                let outcome = match optimal_until {
-                    None => Some(synth::synthesize_requirements(prog, reqs, model, opts)),
-                    Some(d) => synth::synthesize_optimal_until(prog, reqs, model, opts.cost, d),
-                };
-                match outcome {
-                    Some(Outcome::Fixed(s)) => optimal = Some((s, executions, buggy, errors)),
-                    Some(Outcome::Unfixable(u)) => {
-                        return Repair::Unfixable {
-                            unfixable: u,
-                            executions,
-                            buggy,
-                        }
-                    }
-                    // Out of time in the solver: fall back to the fast loop below.
-                    None => {}
+                let (name, src, prog) = verifier.input;
+                let (model, lim, comments) = (verifier.model, verifier.lim, verifier.comments);
+                match write_and_recheck(name, src, prog, model, lim, &solution, comments) {
+                    Ok(done) => done,
+                    Err(why) => return why.into_repair(),
                 }
             }
+        };
+        // The sites as written (a fence inside a macro use moved after its statement).
+        let solution = rewrite::placement::relocate(self.prog, &solution).unwrap_or(solution);
+        let (explore, verify) = (self.explore_seconds, verifier.seconds);
+        Repair::Fixed {
+            solution,
+            positions,
+            files,
+            verified,
+            executions,
+            buggy,
+            timings: Timings {
+                // Building the requirements happens during exploration but is synthesis work;
+                // checking the rounds' fences in the source (`Verify`) is re-checking.
+                check: explore,
+                synth: synthesised - started - explore - verify,
+                recheck: clock::cpu_seconds() - synthesised + verify,
+                ..Timings::default()
+            },
+            errors,
         }
-    }
-    let (solution, executions, buggy, errors) = match optimal {
-        Some(found) => found,
-        None => {
-            // One buggy execution at a time; `executions` and `buggy` then describe the first
-            // exploration of the input (stopped at its first buggy execution).
-            let search = synth::fast::Search {
-                lazy: opts.mode == Mode::Lazy,
-                seed: None,
-                verify: Some(&mut hook),
-            };
-            let run = synth::fast::run(prog, model, &graphs, opts.cost, clock::cpu_seconds, search);
-            explore_seconds += run.explore_seconds;
-            let executions = run.rounds.first().map_or(0, |r| r.executions);
-            match run.outcome {
-                synth::fast::FastOutcome::Clean { executions } => {
-                    return Repair::Clean { executions }
-                }
-                synth::fast::FastOutcome::Incomplete { why, executions } => {
-                    return Repair::Incomplete { why, executions }
-                }
-                synth::fast::FastOutcome::Unfixable(unfixable) => {
-                    return Repair::Unfixable {
-                        unfixable,
-                        executions,
-                        buggy: 1,
-                    }
-                }
-                synth::fast::FastOutcome::Fixed { solution, bugs } => {
-                    (solution, executions, 1, report::bug_entries(prog, &bugs))
-                }
-            }
-        }
-    };
-    if let Some(stopped) = failure {
-        return stopped;
-    }
-    let synthesised = clock::cpu_seconds();
-    let (files, positions, verified) = match checked.take() {
-        Some(done) => done,
-        None => match write_and_recheck(name, src, prog, model, &lim, &solution, comments) {
-            Ok(done) => done,
-            Err(Recheck::Internal(why)) => return Repair::Internal(why),
-            Err(Recheck::NotWritable(why)) => return Repair::NotWritable(why),
-            Err(Recheck::Incomplete(why, executions)) => {
-                return Repair::Incomplete { why, executions }
-            }
-            Err(Recheck::Buggy) => {
-                return Repair::Internal(
-                    "the fixed program still has a buggy execution; no fix is shown".into(),
-                )
-            }
-        },
-    };
-    // The sites as written (a fence inside a macro use moved after its statement).
-    let solution = rewrite::placement::relocate(prog, &solution).unwrap_or(solution);
-    Repair::Fixed {
-        solution,
-        positions,
-        files,
-        verified,
-        executions,
-        buggy,
-        timings: Timings {
-            // Building the requirements happens during exploration but is synthesis work;
-            // checking the rounds' fences in the source (`Verify`) is re-checking.
-            check: explore_seconds,
-            synth: synthesised - started - explore_seconds - verify_seconds,
-            recheck: clock::cpu_seconds() - synthesised + verify_seconds,
-            ..Timings::default()
-        },
-        errors,
     }
 }
 
@@ -323,6 +421,20 @@ enum Recheck {
     Internal(String),
     /// A fence belongs inside a macro use (`rewrite::placement`).
     NotWritable(String),
+}
+
+impl Recheck {
+    /// The result of a fix whose final re-check failed.
+    fn into_repair(self) -> Repair {
+        match self {
+            Recheck::Internal(why) => Repair::Internal(why),
+            Recheck::NotWritable(why) => Repair::NotWritable(why),
+            Recheck::Incomplete(why, executions) => Repair::Incomplete { why, executions },
+            Recheck::Buggy => Repair::Internal(
+                "the fixed program still has a buggy execution; no fix is shown".into(),
+            ),
+        }
+    }
 }
 
 /// Writes `solution`'s fences into `src`, re-parses the result and re-checks it (stopping at

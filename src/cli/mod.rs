@@ -26,6 +26,7 @@ mod fix;
 mod man;
 
 mod robust;
+mod usage;
 mod write;
 
 pub use fix::write_fix;
@@ -78,37 +79,43 @@ pub enum Format {
 }
 
 const EXAMPLES: &str = "Examples:
-  fensyn check litmus/sb.c
+  fensyn check fixtures/litmus/sb.c
       explore every execution, report the bugs
-  fensyn fix litmus/sb.c | git apply
+  fensyn fix fixtures/litmus/sb.c | git apply
       print the fences as a patch and apply it
-  fensyn fix --write src/ tests/
+  fensyn fix --write fixtures/litmus/ fixtures/cpp/
       fix every C and C++ file under two directories
-  fensyn check --format sarif -o fensyn.sarif .
+  fensyn check --format sarif -o fensyn.sarif fixtures/litmus/
       a SARIF report for code scanning
 
 Defaults come from the nearest fensyn.toml (see --config); options given here win.";
 
 const CHECK_EXAMPLES: &str = "Examples:
-  fensyn check sb.c
+  fensyn check fixtures/litmus/sb.c
       report assertion failures and data races
-  fensyn check --model sc --first sb.c
+  fensyn check --model sc --first fixtures/litmus/sb.c
       under sequential consistency, stop at the first bug
-  fensyn check a.c b.cpp dir/
+  fensyn check fixtures/litmus/mp.c fixtures/cpp/mp.cpp fixtures/sync/
       several files; the exit code is the most severe one
-  fensyn check --format json -o report.json dir/
+  fensyn check --format json -o report.json fixtures/litmus/
       a JSON array, one object per file
+  fensyn check --stdin-filename fixtures/litmus/mp.c - < fixtures/litmus/mp.c
+      the source on standard input (as an editor passes an unsaved buffer)
 
 Exit codes: 0 no bug, 1 bug found, 3 input error, 4 incomplete, 5 internal error.";
 
 const FIX_EXAMPLES: &str = "Examples:
-  fensyn fix sb.c | git apply
+  fensyn fix fixtures/litmus/sb.c | git apply
       print the fences as a unified diff and apply it
-  fensyn fix --write sb.c
+  fensyn fix fixtures/litmus/ > fences.patch
+      stdout is only the patch; the summary goes to stderr
+  fensyn fix --write fixtures/litmus/sb.c
       rewrite the file (atomically, after a re-check)
-  fensyn fix --cost armv8 --mode optimal sb.c
+  fensyn fix --cost armv8 --mode optimal fixtures/litmus/sb.c
       minimise the price of the fences on ARMv8
-  fensyn fix --write --exit-non-zero-on-fix src/
+  fensyn fix --diff --stdin-filename fixtures/litmus/mp.c - < fixtures/litmus/mp.c
+      the patch of an editor's buffer, exit 1 when there is one
+  fensyn fix --write --exit-non-zero-on-fix fixtures/litmus/
       as a pre-commit hook: fail when a file was written
 
 Exit codes: 0 nothing to fix, or fixed and written; 1 fix found and not written (or written,
@@ -237,6 +244,11 @@ pub struct CommonArgs {
     /// return (every one is explored; `__VERIFIER_nondet_bool()` needs none), e.g. `0..2`
     #[arg(long, value_name = "LO..HI", value_parser = parse_nondet)]
     pub nondet: Option<(i64, i64)>,
+    /// With `-` as the path (the source on standard input, as editors pass it): the file's
+    /// name, for messages and the patch header; its directory is where `#include "..."` and
+    /// fensyn.toml are looked for [default: <stdin>]
+    #[arg(long, value_name = "NAME")]
+    pub stdin_filename: Option<PathBuf>,
 }
 
 /// A `--nondet LO..HI` domain (inclusive; at most 4096 values).
@@ -323,8 +335,14 @@ impl CommonArgs {
     }
 
     fn batch(&self, separate_sections: bool) -> batch::Batch<'_> {
+        let stdin = usage::reads_stdin(self).then(|| {
+            self.stdin_filename
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("<stdin>"))
+        });
         batch::Batch {
             paths: &self.files,
+            stdin,
             format: self.format,
             output: self.output.as_deref(),
             config: self.config.as_deref(),
@@ -394,6 +412,10 @@ pub enum Command {
         /// With --write: exit with 1 when a file was written (what pre-commit hooks expect).
         #[arg(long, requires = "write")]
         exit_non_zero_on_fix: bool,
+        /// Print the fix as a unified diff and write nothing (the default, said explicitly):
+        /// exit 1 when there is a patch, 0 when there is nothing to fix.
+        #[arg(long, conflicts_with = "write")]
+        diff: bool,
         /// What to minimise: count (new fences, then weight; the thesis's default), weight,
         /// or the price of the instructions compilers emit on x86 or ARMv8 [default: count]
         #[arg(long, value_enum)]
@@ -443,6 +465,10 @@ pub enum Command {
 
 /// Runs the CLI and returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
+    if let Err(e) = usage::validate(&cli) {
+        let _ = e.print();
+        return EXIT_INPUT;
+    }
     match cli.command {
         Command::Check {
             common,
@@ -465,6 +491,7 @@ pub fn run(cli: Cli) -> i32 {
             timings,
             no_comments,
             collect_limit,
+            diff: _,
         } => {
             let given = config::Config {
                 mode,

@@ -75,6 +75,12 @@ pub fn json(out: &Output) -> serde_json::Value {
     one_file(&stdout(out)).unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(out), stderr(out)))
 }
 
+/// The JSON document a command printed, as it is (a `--format json` array stays an array).
+pub fn json_doc(out: &Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(out))
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(out), stderr(out)))
+}
+
 /// Parses `text`; an array of exactly one element is that element.
 pub fn one_file(text: &str) -> Result<serde_json::Value, serde_json::Error> {
     let v: serde_json::Value = serde_json::from_str(text)?;
