@@ -16,6 +16,7 @@ use crate::report::{self, Timings, Verified};
 use crate::rewrite::{self, Position};
 use crate::synth::{self, Mode, Outcome};
 use crate::trace;
+use std::ops::ControlFlow::{self, Break, Continue};
 use std::time::Instant;
 
 /// The result of repairing one file in memory.
@@ -117,15 +118,15 @@ pub fn repair_commented(
     let mut optimal = None;
     if !matches!(opts.mode, Mode::Fast | Mode::Lazy) {
         optimal = match run.optimal() {
-            Ok(found) => found,
-            Err(stopped) => return stopped,
+            Continue(found) => found,
+            Break(stopped) => return stopped,
         };
     }
     let found = match optimal {
         Some(found) => found,
         None => match run.fast() {
-            Ok(found) => found,
-            Err(stopped) => return stopped,
+            Continue(found) => found,
+            Break(stopped) => return stopped,
         },
     };
     run.finish(found)
@@ -211,9 +212,9 @@ impl Verifier<'_> {
 
 impl Pipeline<'_> {
     /// The optimal search: buggy graphs become requirements as they are found (memory: the
-    /// distinct requirements), then the solver. `Ok(None)`: out of the optimal limit's time,
-    /// the fast loop runs instead; `Err`: the result without fix.
-    fn optimal(&mut self) -> Result<Option<Found>, Repair> {
+    /// distinct requirements), then the solver. `Continue(None)`: out of the optimal limit's time,
+    /// the fast loop runs instead; `Break`: the result without fix.
+    fn optimal(&mut self) -> ControlFlow<Repair, Option<Found>> {
         let user = self.graphs.deadline;
         let deadline = match (self.optimal_until, user) {
             (Some(ours), Some(user)) => Some(ours.min(user)),
@@ -237,8 +238,8 @@ impl Pipeline<'_> {
         self.explore_seconds += clock::cpu_seconds() - self.started - res.collect_seconds;
         match res.stats.incomplete {
             // Out of time while collecting: fall back to the fast loop.
-            Some(checker::Incomplete::Timeout) if ours => Ok(None),
-            Some(why) => Err(Repair::Incomplete {
+            Some(checker::Incomplete::Timeout) if ours => Continue(None),
+            Some(why) => Break(Repair::Incomplete {
                 why,
                 executions: res.stats.executions,
             }),
@@ -256,7 +257,7 @@ impl Pipeline<'_> {
         res: trace::collect::Explored,
         within: &Limits,
         ours: bool,
-    ) -> Result<Option<Found>, Repair> {
+    ) -> ControlFlow<Repair, Option<Found>> {
         let (executions, buggy) = (res.stats.executions, res.stats.buggy);
         let collected = res.requirements.len();
         let seed = synth::fast::Seed {
@@ -280,9 +281,9 @@ impl Pipeline<'_> {
                 solution.mode = Mode::Optimal;
                 solution.lazy_after = Some(collected);
                 let errors = report::bug_entries(prog, &bugs);
-                Ok(Some((solution, executions, buggy, errors)))
+                Continue(Some((solution, executions, buggy, errors)))
             }
-            synth::fast::FastOutcome::Unfixable(unfixable) => Err(Repair::Unfixable {
+            synth::fast::FastOutcome::Unfixable(unfixable) => Break(Repair::Unfixable {
                 unfixable,
                 executions,
                 buggy,
@@ -291,24 +292,24 @@ impl Pipeline<'_> {
             synth::fast::FastOutcome::Incomplete {
                 why: checker::Incomplete::Timeout,
                 ..
-            } if ours => Ok(None),
+            } if ours => Continue(None),
             synth::fast::FastOutcome::Incomplete { why, executions } => {
-                Err(Repair::Incomplete { why, executions })
+                Break(Repair::Incomplete { why, executions })
             }
             // The collection found a bug, so the rounds cannot end clean.
             synth::fast::FastOutcome::Clean { .. } => {
-                Err(Repair::Internal("the collected bugs disappeared".into()))
+                Break(Repair::Internal("the collected bugs disappeared".into()))
             }
         }
     }
 
     /// The solver over every requirement collected (none: the program is clean, or only
     /// cut at the loop bound).
-    fn solve(&mut self, res: trace::collect::Explored) -> Result<Option<Found>, Repair> {
+    fn solve(&mut self, res: trace::collect::Explored) -> ControlFlow<Repair, Option<Found>> {
         let (executions, buggy) = (res.stats.executions, res.stats.buggy);
         if res.requirements.is_empty() {
             if res.stats.bounded > 0 {
-                return Err(Repair::Incomplete {
+                return Break(Repair::Incomplete {
                     why: checker::Incomplete::LoopBound {
                         unroll: self.graphs.unroll(),
                         cut: res.stats.bounded,
@@ -316,7 +317,7 @@ impl Pipeline<'_> {
                     executions,
                 });
             }
-            return Err(Repair::Clean { executions });
+            return Break(Repair::Clean { executions });
         }
         let (prog, model, opts) = (self.prog, self.model, self.opts);
         let errors = report::bug_entries(prog, &res.bugs);
@@ -326,20 +327,20 @@ impl Pipeline<'_> {
             Some(d) => synth::synthesize_optimal_until(prog, reqs, model, opts.cost, d),
         };
         match outcome {
-            Some(Outcome::Fixed(s)) => Ok(Some((s, executions, buggy, errors))),
-            Some(Outcome::Unfixable(u)) => Err(Repair::Unfixable {
+            Some(Outcome::Fixed(s)) => Continue(Some((s, executions, buggy, errors))),
+            Some(Outcome::Unfixable(u)) => Break(Repair::Unfixable {
                 unfixable: u,
                 executions,
                 buggy,
             }),
             // Out of time in the solver: fall back to the fast loop.
-            None => Ok(None),
+            None => Continue(None),
         }
     }
 
     /// The fast or lazy loop: one buggy execution at a time; `executions` and `buggy` then
     /// describe the first exploration of the input (stopped at its first buggy execution).
-    fn fast(&mut self) -> Result<Found, Repair> {
+    fn fast(&mut self) -> ControlFlow<Repair, Found> {
         let verifier = &mut self.verifier;
         let mut hook = |c: &synth::Solution| verifier.verify(c);
         let search = synth::fast::Search {
@@ -352,17 +353,17 @@ impl Pipeline<'_> {
         self.explore_seconds += run.explore_seconds;
         let executions = run.rounds.first().map_or(0, |r| r.executions);
         match run.outcome {
-            synth::fast::FastOutcome::Clean { executions } => Err(Repair::Clean { executions }),
+            synth::fast::FastOutcome::Clean { executions } => Break(Repair::Clean { executions }),
             synth::fast::FastOutcome::Incomplete { why, executions } => {
-                Err(Repair::Incomplete { why, executions })
+                Break(Repair::Incomplete { why, executions })
             }
-            synth::fast::FastOutcome::Unfixable(unfixable) => Err(Repair::Unfixable {
+            synth::fast::FastOutcome::Unfixable(unfixable) => Break(Repair::Unfixable {
                 unfixable,
                 executions,
                 buggy: 1,
             }),
             synth::fast::FastOutcome::Fixed { solution, bugs } => {
-                Ok((solution, executions, 1, report::bug_entries(prog, &bugs)))
+                Continue((solution, executions, 1, report::bug_entries(prog, &bugs)))
             }
         }
     }
