@@ -76,29 +76,7 @@ pub(super) fn cmd_explain(args: &ExplainArgs, common: &FileArgs, out: Out, err: 
         return EXIT_INCOMPLETE;
     }
     let Some(first) = res.buggy.first() else {
-        if stats.bounded > 0 {
-            let _ = writeln!(
-                err,
-                "{name}: exploration incomplete: {}",
-                report::incomplete_text(&checker::Incomplete::LoopBound {
-                    unroll: lim.unroll(),
-                    cut: stats.bounded,
-                })
-            );
-            return EXIT_INCOMPLETE;
-        }
-        let msg = format!(
-            "{name}: no bugs in {} under {}; nothing to explain",
-            crate::report::executions(stats.executions),
-            common.model
-        );
-        // With --format dot, standard output is for DOT only.
-        let _ = if common.format == Format::Dot {
-            writeln!(err, "{msg}")
-        } else {
-            writeln!(out, "{msg}")
-        };
-        return EXIT_OK;
+        return nothing_to_explain(common, stats, lim.unroll(), out, err);
     };
     let opts = synth::SynthOptions {
         mode: args.mode,
@@ -179,4 +157,39 @@ impl Shown<'_> {
         }
         Ok(dot)
     }
+}
+
+/// No buggy execution: incomplete when loops were cut at the bound (`unroll`), else clean.
+fn nothing_to_explain(
+    common: &FileArgs,
+    stats: &checker::Stats,
+    unroll: u32,
+    out: Out,
+    err: Out,
+) -> i32 {
+    let name = display_path(&common.file);
+    if stats.bounded > 0 {
+        let why = checker::Incomplete::LoopBound {
+            unroll,
+            cut: stats.bounded,
+        };
+        let _ = writeln!(
+            err,
+            "{name}: exploration incomplete: {}",
+            report::incomplete_text(&why)
+        );
+        return EXIT_INCOMPLETE;
+    }
+    let msg = format!(
+        "{name}: no bugs in {} under {}; nothing to explain",
+        crate::report::executions(stats.executions),
+        common.model
+    );
+    // With --format dot, standard output is for DOT only.
+    let _ = if common.format == Format::Dot {
+        writeln!(err, "{msg}")
+    } else {
+        writeln!(out, "{msg}")
+    };
+    EXIT_OK
 }
