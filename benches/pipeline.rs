@@ -36,7 +36,7 @@ fn bench(c: &mut Criterion) {
         for mode in [Mode::Optimal, Mode::Fast] {
             c.bench_function(&format!("fix-{}/{name}", mode.name()), |b| {
                 b.iter(|| {
-                    fensyn::cli::repair(&path, &src, &prog, Model::Rc11, mode, Limits::default())
+                    fensyn::api::repair(&path, &src, &prog, Model::Rc11, mode, Limits::default())
                 })
             });
         }

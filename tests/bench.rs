@@ -8,8 +8,8 @@
 mod common;
 
 use common::*;
+use fensyn::api::{prove_minimal, repair_with, Repair};
 use fensyn::checker::{Limits, Model};
-use fensyn::cli::{prove_minimal, repair_with, Repair};
 use fensyn::frontend::parse;
 use fensyn::ir::Lang;
 use fensyn::synth::{Mode, SynthOptions};

@@ -188,7 +188,9 @@ fn write_refuses_a_file_that_changed() {
 fn unfixable_program_exits_2_and_shows_the_execution() {
     let out = fensyn(&["fix", "fixtures/litmus/race_final.c"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    let text = stdout(&out);
+    // The execution is prose: on stderr, stdout (the patch) stays empty.
+    assert_eq!(stdout(&out), "");
+    let text = stderr(&out);
     assert!(text.contains("not fixable with fences"), "{text}");
     assert!(
         text.contains("T1 (t1)") || text.contains("T2 (t2)"),
@@ -470,9 +472,9 @@ fn unfixable_results_suggest_an_access_to_strengthen_when_one_helps() {
     assert_eq!(j["suggestion"]["line"], 16);
     let out = fensyn(&["fix", "fixtures/litmus/rwc_c11.c", "--model", "c11"]);
     assert!(
-        stdout(&out).contains("suggestion (not a fence fix)"),
+        stderr(&out).contains("suggestion (not a fence fix)"),
         "{}",
-        stdout(&out)
+        stderr(&out)
     );
     let out = fensyn(&["fix", "fixtures/litmus/race_final.c", "--format", "json"]);
     assert_eq!(out.status.code(), Some(2));

@@ -165,7 +165,7 @@ fn verdict(file: &Path, args: &[String], extra: &[&str]) -> (Option<i32>, bool, 
     all.extend(extra);
     all.push(file.to_str().unwrap());
     let out = fensyn(&all);
-    let j: Value = serde_json::from_str(&stdout(&out))
+    let j: Value = one_file(&stdout(&out))
         .unwrap_or_else(|e| panic!("{}: {e}\n{}", file.display(), stderr(&out)));
     let mut kinds: Vec<String> = j["errors"]
         .as_array()
@@ -291,7 +291,7 @@ fn fix_rechecks_with_the_equivalence_that_applies() {
         all.extend(args);
         all.push(sb);
         let out = fensyn(&all);
-        serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)))
+        one_file(&stdout(&out)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)))
     };
     // rc11: relaxed accesses and the fences added keep graphs.
     let j = run(&[]);
@@ -348,7 +348,7 @@ fn every_fixture_fix_is_proved_minimal() {
         all.push(file.to_str().unwrap());
         let out = fensyn(&all);
         let name = rel(&file);
-        let Ok(j) = serde_json::from_str::<Value>(&stdout(&out)) else {
+        let Ok(j) = one_file(&stdout(&out)) else {
             problems.push(format!(
                 "{name}: no JSON ({:?}): {}",
                 out.status.code(),

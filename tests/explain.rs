@@ -127,7 +127,11 @@ fn clean_unfixable_and_refused_forms() {
 
     let out = fensyn(&["explain", "fixtures/litmus/mp.c", "--format", "json"]);
     assert_eq!(out.status.code(), Some(3));
-    assert!(stderr(&out).contains("no JSON form"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("'--format json' cannot be used with 'explain'"),
+        "{}",
+        stderr(&out)
+    );
 
     let out = fensyn(&["explain", "no/such/file.c"]);
     assert_eq!(out.status.code(), Some(3));

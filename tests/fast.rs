@@ -12,8 +12,8 @@
 mod common;
 
 use common::*;
+use fensyn::api::{repair, repair_with, Repair};
 use fensyn::checker::{self, CheckOptions, Limits, Model};
-use fensyn::cli::{repair, repair_with, Repair};
 use fensyn::ir::Program;
 use fensyn::synth::fast::{self, FastOutcome};
 use fensyn::synth::{Cost, Mode, Solution, SynthOptions};
@@ -309,9 +309,7 @@ fn fast_mode_is_deterministic() {
 #[test]
 fn auto_falls_back_to_the_fast_loop() {
     let f = "fixtures/bench/store_buffer_4.c";
-    let json = |args: &[&str]| -> serde_json::Value {
-        serde_json::from_str(&stdout(&fensyn(args))).unwrap()
-    };
+    let json = |args: &[&str]| -> serde_json::Value { one_file(&stdout(&fensyn(args))).unwrap() };
     let auto = json(&["fix", "--optimal-timeout", "0", "--format", "json", f]);
     let fast = json(&["fix", "--mode", "fast", "--format", "json", f]);
     assert_eq!(auto["fell_back"], true);

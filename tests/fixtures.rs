@@ -42,7 +42,7 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
 
     // check
     let out = run(with(vec!["check", "--format", "json"]), &name);
-    let j: Value = serde_json::from_str(&stdout(&out))
+    let j: Value = one_file(&stdout(&out))
         .unwrap_or_else(|e| panic!("{name}: check JSON: {e}\n{}", stderr(&out)));
     let ec = &exp["check"];
     if let Some(n) = ec["executions"].as_u64() {
@@ -121,7 +121,7 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
         args
     };
     let out = run(fix_with(vec!["fix", "--format", "json"]), &name);
-    let j: Value = serde_json::from_str(&stdout(&out))
+    let j: Value = one_file(&stdout(&out))
         .unwrap_or_else(|e| panic!("{name}: fix JSON: {e}\n{}", stderr(&out)));
     let ef = &exp["fix"];
     let status = ef["status"].as_str().unwrap();
@@ -261,7 +261,7 @@ fn summary(file: &Path, extra: &[String]) -> Value {
         args.extend(extra.iter().cloned());
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         let out = fensyn(&refs);
-        serde_json::from_str(&stdout(&out))
+        one_file(&stdout(&out))
             .unwrap_or_else(|e| panic!("{name}: {cmd} JSON: {e}\n{}", stderr(&out)))
     };
     let c = run("check");
@@ -347,7 +347,7 @@ fn spin_loop_fixtures_need_no_unroll_bound() {
         let exp = expect_of(c).unwrap_or_else(|| panic!("{name}: no expectation"));
         assert!(expect_args(&exp).is_empty(), "{name}: takes no arguments");
         let out = fensyn(&["check", &name, "--format", "json", "--unroll", "2"]);
-        let j: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let j: Value = one_file(&stdout(&out)).unwrap();
         let ec = &exp["check"];
         for key in ["executions", "blocked", "buggy"] {
             if j[key] != ec[key] {

@@ -21,7 +21,7 @@ fn copy_to(dir: &Path, fixture: &str, name: &str) -> PathBuf {
 fn run(args: &[&str]) -> (Option<i32>, Value, String) {
     let out = fensyn(args);
     let text = stdout(&out);
-    let json = serde_json::from_str(&text).unwrap_or(Value::Null);
+    let json = one_file(&text).unwrap_or(Value::Null);
     (out.status.code(), json, format!("{text}{}", stderr(&out)))
 }
 

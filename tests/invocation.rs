@@ -405,14 +405,15 @@ fn directories_are_searched_like_ripgrep_in_sorted_order() {
     );
     assert_eq!(stdout(&again), stdout(&out));
 
-    // A file named explicitly is taken even if hidden; one directory gives an array, one file
-    // an object (today's shape).
-    let j = json(&fensyn_in(
+    // A file named explicitly is taken even if hidden; one directory and one file both give
+    // an array.
+    let j = json_doc(&fensyn_in(
         dir.path(),
         &["check", "src/.hidden/sb.c", "--format", "json"],
     ));
-    assert_eq!(j["file"], "src/.hidden/sb.c");
-    let j = json(&fensyn_in(
+    assert_eq!(j.as_array().unwrap().len(), 1);
+    assert_eq!(j[0]["file"], "src/.hidden/sb.c");
+    let j = json_doc(&fensyn_in(
         dir.path(),
         &["check", "src/b", "--format", "json"],
     ));

@@ -234,8 +234,9 @@ fn a_read_only_header_leaves_every_file_unwritten() {
 
 #[test]
 fn a_header_changed_since_it_was_read_leaves_every_file_unwritten() {
+    use fensyn::api::{repair, Repair};
     use fensyn::checker::{Limits, Model};
-    use fensyn::cli::{repair, write_fix, Repair};
+    use fensyn::cli::write_fix;
     let dir = with_header("header_fence", "ring.h");
     let d = dir.path();
     let path = d.join("header_fence.c");

@@ -17,6 +17,8 @@ mod bench;
 mod bruteforce;
 #[path = "cli.rs"]
 mod cli;
+#[path = "contract.rs"]
+mod contract;
 #[path = "equiv.rs"]
 mod equiv;
 #[path = "explain.rs"]

@@ -10,8 +10,8 @@
 mod common;
 
 use common::*;
+use fensyn::api::{repair, Repair};
 use fensyn::checker::{self, CheckOptions, Limits, Model};
-use fensyn::cli::{repair, Repair};
 use fensyn::ir::{MemOrder, Program};
 use fensyn::rewrite;
 use fensyn::synth::{self, Mode, Outcome};
@@ -74,7 +74,7 @@ fn buggy_with(
     let (edits, _) = rewrite::fence_edits(src, prog, fences).unwrap();
     let files = rewrite::files::apply_all(src, prog, &edits).unwrap();
     let p =
-        fensyn::cli::reparse(name, src, prog, &files).unwrap_or_else(|d| panic!("{d}\n{files:?}"));
+        fensyn::api::reparse(name, src, prog, &files).unwrap_or_else(|d| panic!("{d}\n{files:?}"));
     let opts = CheckOptions {
         model,
         limits: limits.clone(),
@@ -366,7 +366,7 @@ fn random_litmus_programs_are_fixed_optimally() {
         if sol.fences.len() <= 3 {
             assert_no_cheaper_fix(&name, &prog, &res.buggy, &sol, Model::Rc11);
         }
-        let r = fensyn::cli::repair(
+        let r = fensyn::api::repair(
             &name,
             &src,
             &prog,
@@ -375,7 +375,7 @@ fn random_litmus_programs_are_fixed_optimally() {
             Limits::default(),
         );
         assert!(
-            matches!(r, fensyn::cli::Repair::Fixed { .. }),
+            matches!(r, fensyn::api::Repair::Fixed { .. }),
             "{name}: the fix did not re-check clean\n{src}"
         );
         fixed += 1;

@@ -5,8 +5,9 @@
 //!
 //! * `text`, `dot`: the buffers one after the other (for `check` text, a blank line between
 //!   two files' sections); streamed to stdout file by file;
-//! * `json`: the file's object when the call named exactly one file (not a directory), else a
-//!   JSON array of the files' objects, in processing order;
+//! * `json`: always a JSON array of the files' objects, in processing order, one file too; a
+//!   file that could not be analysed (unreadable, syntax error, unsupported, bad
+//!   configuration, internal error) is an object with its `error` ([`FileError`]);
 //! * `sarif`: one SARIF log with one run; each file adds its results and notifications; a file
 //!   that could not be analysed adds an error notification with the diagnostic.
 //!
@@ -52,6 +53,8 @@ pub fn worse(a: i32, b: i32) -> i32 {
 /// The options shared by `check` and `fix` that are not per-file settings.
 pub struct Batch<'a> {
     pub paths: &'a [PathBuf],
+    /// The path is `-`: the source is standard input, named this.
+    pub stdin: Option<PathBuf>,
     pub format: Format,
     pub output: Option<&'a Path>,
     pub config: Option<&'a Path>,
@@ -109,6 +112,61 @@ fn diagnostic_position(file: &str, text: &str) -> (usize, usize) {
         .unwrap_or((1, 1))
 }
 
+/// The JSON entry of a file that could not be analysed: `{"file", "error": {"kind",
+/// "message", "line", "column"}}` (kind `input` for exit code 3, `internal` for 5).
+#[derive(serde::Serialize)]
+struct FileError<'a> {
+    file: &'a str,
+    error: ErrorJson,
+}
+
+#[derive(serde::Serialize)]
+struct ErrorJson {
+    kind: &'static str,
+    message: String,
+    line: usize,
+    column: usize,
+}
+
+/// The JSON entry of `file`, which could not be analysed: `said` is what it wrote on stderr
+/// (its first diagnostic gives the position and the message).
+fn error_entry(file: &str, kind: &'static str, said: &str) -> String {
+    let (line, column) = diagnostic_position(file, said);
+    let first = said
+        .lines()
+        .find(|l| !l.contains(": note: ") && !l.contains(": warning: "))
+        .unwrap_or_default();
+    let message = first
+        .strip_prefix(file)
+        .and_then(|rest| rest.strip_prefix(':'))
+        .map(|rest| {
+            // `LINE:COLUMN: message`, or `message` alone.
+            let mut parts = rest.splitn(3, ':');
+            match (parts.next(), parts.next(), parts.next()) {
+                (Some(l), Some(c), Some(m))
+                    if l.parse::<usize>().is_ok() && c.parse::<usize>().is_ok() =>
+                {
+                    m.trim().to_string()
+                }
+                _ => rest.trim().to_string(),
+            }
+        })
+        .unwrap_or_else(|| first.trim().to_string());
+    let message = message
+        .strip_prefix("error: ")
+        .map_or(message.clone(), str::to_string);
+    let entry = FileError {
+        file,
+        error: ErrorJson {
+            kind,
+            message,
+            line,
+            column,
+        },
+    };
+    serde_json::to_string_pretty(&entry).unwrap_or_default()
+}
+
 /// The one-file command: its arguments, its merged settings, stdout (a buffer) and stderr;
 /// returns its exit code.
 pub type OneFile<'a> = dyn FnMut(&FileArgs, &Settings, &mut dyn Write, &mut dyn Write) -> i32 + 'a;
@@ -118,33 +176,20 @@ pub type OneFile<'a> = dyn FnMut(&FileArgs, &Settings, &mut dyn Write, &mut dyn 
 pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
     let mut stderr = std::io::stderr();
     let mut code = 0;
-    let inputs = files::collect(batch.paths);
+    let inputs = inputs_of(batch);
+    let mut report = Report::new(batch);
     for e in &inputs.errors {
-        let _ = writeln!(stderr, "{}: error: {}", e.path, e.message);
+        let said = format!("{}: error: {}", e.path, e.message);
+        let _ = writeln!(stderr, "{said}");
+        report.json_items.push(error_entry(&e.path, "input", &said));
         code = worse(code, EXIT_INPUT);
     }
-    if let Some(output) = batch.output {
-        // The report must never replace a program it is about.
-        let target = output.canonicalize().ok();
-        if target.is_some() && inputs.files.iter().any(|f| f.canonicalize().ok() == target) {
-            let _ = writeln!(
-                stderr,
-                "{}:1:1: error: --output names an input file; the report would replace it",
-                output.to_string_lossy()
-            );
-            return EXIT_INPUT;
-        }
+    if output_is_input(batch, &inputs) {
+        return EXIT_INPUT;
     }
     let mut finder = config::Finder::new(batch.config, batch.no_config);
-    let single = batch.paths.len() == 1 && !batch.paths[0].is_dir();
-    let mut sink = Sink {
-        buffer: batch.output.map(|_| Vec::new()),
-    };
-    let mut json_items: Vec<String> = Vec::new();
-    let mut sarif_runs: Vec<sarif::FileRun> = Vec::new();
     let mut reported_configs: Vec<PathBuf> = Vec::new();
     let mut compdbs = compdb::Databases::default();
-    let mut sections = 0usize;
     let mut skipped: Vec<String> = Vec::new();
     for file in &inputs.files {
         let name = file.to_string_lossy().into_owned();
@@ -165,38 +210,14 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
                         e.path
                     );
                     code = worse(code, EXIT_INPUT);
-                    sarif_runs.push(sarif::FileRun {
-                        results: Vec::new(),
-                        notifications: vec![sarif::notification(
-                            "error",
-                            &e.path,
-                            e.line,
-                            e.column,
-                            e.message.clone(),
-                        )],
-                    });
+                    report.bad_config(&name, e);
                     continue;
                 }
             },
         };
         let settings = Settings::resolve(cli, cfg);
-        let args = FileArgs {
-            file: file.clone(),
-            lang: settings.lang,
-            model: settings.model,
-            format: batch.format,
-            max_executions: settings.max_executions,
-            timeout: settings.timeout,
-            unroll: settings.unroll,
-            spurious_cas: settings.spurious_cas,
-            leaks: settings.leaks,
-            liveness: settings.liveness,
-            equiv: settings.equiv,
-            jobs: settings.jobs,
-            defines: settings.defines.clone(),
-            pp: compdb::options_for(file, &settings, &mut compdbs),
-        };
-        if inputs.walked(file) && !translation_unit(&args) {
+        let args = file_args(batch, file, &settings, &mut compdbs);
+        if batch.stdin.is_none() && inputs.walked(file) && !translation_unit(&args) {
             skipped.push(name);
             continue;
         }
@@ -206,81 +227,11 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
         };
         let c = one(&args, &settings, &mut out, &mut err);
         code = worse(code, c);
-        match batch.format {
-            Format::Text | Format::Dot => {
-                if !out.is_empty() {
-                    if sections > 0 && batch.separate_sections && batch.format == Format::Text {
-                        sink.write(b"\n");
-                    }
-                    sink.write(&out);
-                    sections += 1;
-                }
-            }
-            Format::Json => {
-                let text = String::from_utf8_lossy(&out);
-                let text = text.trim_end();
-                if !text.is_empty() {
-                    json_items.push(text.to_string());
-                }
-            }
-            Format::Sarif => {
-                let mut run: sarif::FileRun = serde_json::from_slice(&out).unwrap_or_default();
-                if c == EXIT_INPUT || c == EXIT_INTERNAL {
-                    let said = String::from_utf8_lossy(&err.captured);
-                    let (line, column) = diagnostic_position(&name, &said);
-                    let text: Vec<&str> =
-                        said.lines().filter(|l| !l.contains(": note: ")).collect();
-                    run.notifications.push(sarif::notification(
-                        "error",
-                        &name,
-                        line,
-                        column,
-                        text.join("\n"),
-                    ));
-                }
-                sarif_runs.push(run);
-            }
-        }
+        report.add(&name, c, &out, &err.captured);
     }
     code = worse(code, say_skipped(&skipped, inputs.files.len()));
-    match batch.format {
-        Format::Json => {
-            let doc = if single && json_items.len() <= 1 {
-                json_items.pop().map(|s| s + "\n").unwrap_or_default()
-            } else {
-                let items: Vec<String> = json_items
-                    .iter()
-                    .map(|item| {
-                        item.lines()
-                            .map(|l| format!("  {l}"))
-                            .collect::<Vec<_>>()
-                            .join("\n")
-                    })
-                    .collect();
-                if items.is_empty() {
-                    "[]\n".to_string()
-                } else {
-                    format!("[\n{}\n]\n", items.join(",\n"))
-                }
-            };
-            sink.write(doc.as_bytes());
-        }
-        Format::Sarif => {
-            let root = std::env::current_dir().ok().map(|d| {
-                format!(
-                    "{}/",
-                    sarif::uri(&d.to_string_lossy()).trim_end_matches('/')
-                )
-            });
-            let successful = severity(code) < severity(EXIT_INTERNAL);
-            let doc = sarif::log(sarif_runs, root, successful);
-            let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-            sink.write(text.as_bytes());
-            sink.write(b"\n");
-        }
-        Format::Text | Format::Dot => {}
-    }
-    if let (Some(path), Some(buffer)) = (batch.output, sink.buffer) {
+    let buffer = report.finish(code);
+    if let (Some(path), Some(buffer)) = (batch.output, buffer) {
         if let Err(e) = write_report(path, &buffer) {
             let _ = writeln!(
                 stderr,
@@ -291,6 +242,193 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
         }
     }
     code
+}
+
+/// The files to process: standard input's name, or the paths expanded.
+fn inputs_of(batch: &Batch) -> files::Inputs {
+    match &batch.stdin {
+        Some(name) => files::Inputs {
+            files: vec![name.clone()],
+            errors: Vec::new(),
+            named: std::collections::HashSet::from([name.clone()]),
+        },
+        None => files::collect(batch.paths),
+    }
+}
+
+/// Whether `--output` names an input (said on stderr): the report must never replace a
+/// program it is about.
+fn output_is_input(batch: &Batch, inputs: &files::Inputs) -> bool {
+    let Some(output) = batch.output else {
+        return false;
+    };
+    let target = output.canonicalize().ok();
+    if target.is_some() && inputs.files.iter().any(|f| f.canonicalize().ok() == target) {
+        let _ = writeln!(
+            std::io::stderr(),
+            "{}:1:1: error: --output names an input file; the report would replace it",
+            output.to_string_lossy()
+        );
+        return true;
+    }
+    false
+}
+
+/// The one-file arguments of `file` under its merged `settings`.
+fn file_args(
+    batch: &Batch,
+    file: &Path,
+    settings: &Settings,
+    compdbs: &mut compdb::Databases,
+) -> FileArgs {
+    FileArgs {
+        file: file.to_path_buf(),
+        stdin: batch.stdin.is_some(),
+        lang: settings.lang,
+        model: settings.model,
+        format: batch.format,
+        max_executions: settings.max_executions,
+        timeout: settings.timeout,
+        unroll: settings.unroll,
+        spurious_cas: settings.spurious_cas,
+        leaks: settings.leaks,
+        liveness: settings.liveness,
+        equiv: settings.equiv,
+        jobs: settings.jobs,
+        defines: settings.defines.clone(),
+        pp: compdb::options_for(file, settings, compdbs),
+    }
+}
+
+/// The report of one call, assembled file by file.
+struct Report {
+    format: Format,
+    separate_sections: bool,
+    sink: Sink,
+    /// `json`: the files' objects, in order.
+    json_items: Vec<String>,
+    /// `sarif`: the files' parts.
+    sarif_runs: Vec<sarif::FileRun>,
+    /// Text sections written so far.
+    sections: usize,
+}
+
+impl Report {
+    fn new(batch: &Batch) -> Report {
+        Report {
+            format: batch.format,
+            separate_sections: batch.separate_sections,
+            sink: Sink {
+                buffer: batch.output.map(|_| Vec::new()),
+            },
+            json_items: Vec::new(),
+            sarif_runs: Vec::new(),
+            sections: 0,
+        }
+    }
+
+    /// A file not analysed because its configuration is invalid.
+    fn bad_config(&mut self, name: &str, e: &config::ConfigError) {
+        let said = format!(
+            "{name}:1:1: error: not analysed: its configuration is invalid: {}:{}:{}: {}",
+            e.path, e.line, e.column, e.message
+        );
+        self.json_items.push(error_entry(name, "input", &said));
+        self.sarif_runs.push(sarif::FileRun {
+            results: Vec::new(),
+            notifications: vec![sarif::notification(
+                "error",
+                &e.path,
+                e.line,
+                e.column,
+                e.message.clone(),
+            )],
+        });
+    }
+
+    /// What the one-file command on `name` wrote (`out`; `said`: its stderr) and its code.
+    fn add(&mut self, name: &str, code: i32, out: &[u8], said: &[u8]) {
+        let failed = code == EXIT_INPUT || code == EXIT_INTERNAL;
+        match self.format {
+            Format::Text | Format::Dot => {
+                if !out.is_empty() {
+                    let text = self.format == Format::Text;
+                    if self.sections > 0 && self.separate_sections && text {
+                        self.sink.write(b"\n");
+                    }
+                    self.sink.write(out);
+                    self.sections += 1;
+                }
+            }
+            Format::Json => {
+                let text = String::from_utf8_lossy(out);
+                let text = text.trim_end();
+                if !text.is_empty() {
+                    self.json_items.push(text.to_string());
+                } else if failed {
+                    let kind = if code == EXIT_INPUT {
+                        "input"
+                    } else {
+                        "internal"
+                    };
+                    let said = String::from_utf8_lossy(said);
+                    self.json_items.push(error_entry(name, kind, &said));
+                }
+            }
+            Format::Sarif => {
+                let mut run: sarif::FileRun = serde_json::from_slice(out).unwrap_or_default();
+                if failed {
+                    let said = String::from_utf8_lossy(said);
+                    let (line, column) = diagnostic_position(name, &said);
+                    let text: Vec<&str> =
+                        said.lines().filter(|l| !l.contains(": note: ")).collect();
+                    let n = sarif::notification("error", name, line, column, text.join("\n"));
+                    run.notifications.push(n);
+                }
+                self.sarif_runs.push(run);
+            }
+        }
+    }
+
+    /// Writes the JSON or SARIF document (`code`: the call's exit code so far); returns the
+    /// buffer for `--output`.
+    fn finish(mut self, code: i32) -> Option<Vec<u8>> {
+        match self.format {
+            Format::Json => {
+                let items: Vec<String> = self
+                    .json_items
+                    .iter()
+                    .map(|item| {
+                        item.lines()
+                            .map(|l| format!("  {l}"))
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    })
+                    .collect();
+                let doc = if items.is_empty() {
+                    "[]\n".to_string()
+                } else {
+                    format!("[\n{}\n]\n", items.join(",\n"))
+                };
+                self.sink.write(doc.as_bytes());
+            }
+            Format::Sarif => {
+                let root = std::env::current_dir().ok().map(|d| {
+                    format!(
+                        "{}/",
+                        sarif::uri(&d.to_string_lossy()).trim_end_matches('/')
+                    )
+                });
+                let successful = severity(code) < severity(EXIT_INTERNAL);
+                let doc = sarif::log(self.sarif_runs, root, successful);
+                let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+                self.sink.write(text.as_bytes());
+                self.sink.write(b"\n");
+            }
+            Format::Text | Format::Dot => {}
+        }
+        self.sink.buffer
+    }
 }
 
 /// Whether the file found in a directory is a translation unit (defines `main` or

@@ -44,14 +44,6 @@ fn write_dot(path: &Path, dot: &str, out: Out, err: Out) -> Result<(), i32> {
 
 pub(super) fn cmd_explain(args: &ExplainArgs, common: &FileArgs, out: Out, err: Out) -> i32 {
     let name = display_path(&common.file);
-    if matches!(common.format, Format::Json | Format::Sarif) {
-        let _ = writeln!(
-            err,
-            "{name}: error: explain prints text (or, with --format dot, Graphviz); there is no \
-             JSON form — use `fensyn fix --format json`"
-        );
-        return EXIT_INPUT;
-    }
     if let Err(code) = super::needs_graphs(
         common,
         "explain shows a buggy execution graph and its fix",
@@ -59,12 +51,7 @@ pub(super) fn cmd_explain(args: &ExplainArgs, common: &FileArgs, out: Out, err: 
     ) {
         return code;
     }
-    let (src, prog) = match load(
-        &common.file,
-        common.lang,
-        (&common.defines, &common.pp),
-        err,
-    ) {
+    let (src, prog) = match load(common, err) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -89,91 +76,120 @@ pub(super) fn cmd_explain(args: &ExplainArgs, common: &FileArgs, out: Out, err: 
         return EXIT_INCOMPLETE;
     }
     let Some(first) = res.buggy.first() else {
-        if stats.bounded > 0 {
-            let _ = writeln!(
-                err,
-                "{name}: exploration incomplete: {}",
-                report::incomplete_text(&checker::Incomplete::LoopBound {
-                    unroll: lim.unroll(),
-                    cut: stats.bounded,
-                })
-            );
-            return EXIT_INCOMPLETE;
-        }
-        let msg = format!(
-            "{name}: no bugs in {} under {}; nothing to explain",
-            crate::report::executions(stats.executions),
-            common.model
-        );
-        // With --format dot, standard output is for DOT only.
-        let _ = if common.format == Format::Dot {
-            writeln!(err, "{msg}")
-        } else {
-            writeln!(out, "{msg}")
-        };
-        return EXIT_OK;
+        return nothing_to_explain(common, stats, lim.unroll(), out, err);
     };
     let opts = synth::SynthOptions {
         mode: args.mode,
         cost: args.cost,
         ..synth::SynthOptions::default()
     };
-    let dot_only = common.format == Format::Dot;
-    match synth::synthesize_opts(&prog, &res.buggy, common.model, &opts) {
-        Outcome::Unfixable(u) => {
-            let b = &u.requirement.bug;
-            let mut g: ExecutionGraph = u.requirement.graph.clone();
-            g.bugs = vec![b.clone()];
-            let dot = explain::explain_dot(&prog, &g, None, common.model);
-            if dot_only {
-                let _ = write!(out, "{dot}");
-            } else {
-                let _ = writeln!(
-                    out,
-                    "{}",
-                    report::unfixable_text(&name, &prog, &src, &g, b, &u.reason)
-                );
-            }
-            if let Some(path) = &args.dot {
-                if let Err(code) = write_dot(path, &dot, out, err) {
-                    return code;
-                }
-            }
-            EXIT_UNFIXABLE
-        }
-        Outcome::Fixed(sol) => {
-            let chosen: Vec<_> = sol.fences.iter().map(|f| (f.site, f.order)).collect();
-            let positions = match rewrite::fence_edits(&src, &prog, &chosen) {
-                Ok((_, p)) => p,
-                Err(e) => {
-                    let _ = writeln!(err, "{name}: internal error: cannot place the fences: {e}");
-                    return super::EXIT_INTERNAL;
-                }
-            };
-            let dot = explain::explain_dot(&prog, first, Some(&sol), common.model);
-            if dot_only {
-                let _ = write!(out, "{dot}");
-            } else {
-                let _ = write!(
-                    out,
-                    "{}",
-                    explain::explain_text(
-                        &name,
-                        &prog,
-                        &src,
-                        common.model,
-                        first,
-                        &sol,
-                        &positions
-                    )
-                );
-            }
-            if let Some(path) = &args.dot {
-                if let Err(code) = write_dot(path, &dot, out, err) {
-                    return code;
-                }
-            }
-            EXIT_BUG
+    let shown = Shown {
+        common,
+        name: &name,
+        src: &src,
+        prog: &prog,
+    };
+    let (dot, code) = match synth::synthesize_opts(&prog, &res.buggy, common.model, &opts) {
+        Outcome::Unfixable(u) => (shown.unfixable(&u, out), EXIT_UNFIXABLE),
+        Outcome::Fixed(sol) => match shown.fixed(first, &sol, out, err) {
+            Ok(dot) => (dot, EXIT_BUG),
+            Err(code) => return code,
+        },
+    };
+    if let Some(path) = &args.dot {
+        if let Err(code) = write_dot(path, &dot, out, err) {
+            return code;
         }
     }
+    code
+}
+
+/// What `explain` shows about one program.
+struct Shown<'a> {
+    common: &'a FileArgs,
+    name: &'a str,
+    src: &'a str,
+    prog: &'a crate::ir::Program,
+}
+
+impl Shown<'_> {
+    /// Not fixable with fences: the execution and the reason (or its drawing with `--format
+    /// dot`); returns the drawing.
+    fn unfixable(&self, u: &synth::Unfixable, out: Out) -> String {
+        let (name, prog, src) = (self.name, self.prog, self.src);
+        let b = &u.requirement.bug;
+        let mut g: ExecutionGraph = u.requirement.graph.clone();
+        g.bugs = vec![b.clone()];
+        let dot = explain::explain_dot(prog, &g, None, self.common.model);
+        if self.common.format == Format::Dot {
+            let _ = write!(out, "{dot}");
+        } else {
+            let text = report::unfixable_text(name, prog, src, &g, b, &u.reason);
+            let _ = writeln!(out, "{text}");
+        }
+        dot
+    }
+
+    /// The first buggy execution, the fences and the cycle each closes (or their drawing with
+    /// `--format dot`); returns the drawing, or the exit code when the fences cannot be placed.
+    fn fixed(
+        &self,
+        first: &ExecutionGraph,
+        sol: &synth::Solution,
+        out: Out,
+        err: Out,
+    ) -> Result<String, i32> {
+        let (name, prog, src, model) = (self.name, self.prog, self.src, self.common.model);
+        let chosen: Vec<_> = sol.fences.iter().map(|f| (f.site, f.order)).collect();
+        let positions = match rewrite::fence_edits(src, prog, &chosen) {
+            Ok((_, p)) => p,
+            Err(e) => {
+                let _ = writeln!(err, "{name}: internal error: cannot place the fences: {e}");
+                return Err(super::EXIT_INTERNAL);
+            }
+        };
+        let dot = explain::explain_dot(prog, first, Some(sol), model);
+        if self.common.format == Format::Dot {
+            let _ = write!(out, "{dot}");
+        } else {
+            let text = explain::explain_text(name, prog, src, model, first, sol, &positions);
+            let _ = write!(out, "{text}");
+        }
+        Ok(dot)
+    }
+}
+
+/// No buggy execution: incomplete when loops were cut at the bound (`unroll`), else clean.
+fn nothing_to_explain(
+    common: &FileArgs,
+    stats: &checker::Stats,
+    unroll: u32,
+    out: Out,
+    err: Out,
+) -> i32 {
+    let name = display_path(&common.file);
+    if stats.bounded > 0 {
+        let why = checker::Incomplete::LoopBound {
+            unroll,
+            cut: stats.bounded,
+        };
+        let _ = writeln!(
+            err,
+            "{name}: exploration incomplete: {}",
+            report::incomplete_text(&why)
+        );
+        return EXIT_INCOMPLETE;
+    }
+    let msg = format!(
+        "{name}: no bugs in {} under {}; nothing to explain",
+        crate::report::executions(stats.executions),
+        common.model
+    );
+    // With --format dot, standard output is for DOT only.
+    let _ = if common.format == Format::Dot {
+        writeln!(err, "{msg}")
+    } else {
+        writeln!(out, "{msg}")
+    };
+    EXIT_OK
 }

@@ -50,6 +50,10 @@ pub fn run(dir: Option<&Path>) -> i32 {
             }
         }
         Some(dir) => {
+            if let Err(e) = std::fs::create_dir_all(dir) {
+                eprintln!("{}:1:1: error: cannot create: {e}", dir.to_string_lossy());
+                return super::EXIT_INPUT;
+            }
             for (name, page) in &pages {
                 let path = dir.join(name);
                 if let Err(e) = std::fs::write(&path, page) {

@@ -41,25 +41,12 @@ struct SmallestJson {
 }
 
 pub(super) fn cmd_robust(common: &FileArgs, out: Out, err: Out) -> i32 {
-    if common.format == Format::Sarif {
-        let _ = writeln!(
-            err,
-            "{}: error: robust has no SARIF form; use --format text, json or dot",
-            display_path(&common.file)
-        );
-        return super::EXIT_INPUT;
-    }
     if let Err(code) =
         super::needs_graphs(common, "robust looks for executions that are not SC", err)
     {
         return code;
     }
-    let (src, prog) = match load(
-        &common.file,
-        common.lang,
-        (&common.defines, &common.pp),
-        err,
-    ) {
+    let (src, prog) = match load(common, err) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -69,9 +56,39 @@ pub(super) fn cmd_robust(common: &FileArgs, out: Out, err: Out) -> i32 {
         goal: Goal::Sc,
         ..limits(common)
     };
-    // The smallest non-SC prefix seen so far: (events, prefix graph with its bug).
+    let (stats, smallest) = smallest_non_sc(&prog, common.model, lim);
+    clear_progress();
+    let complete = stats.incomplete.is_none() && stats.bounded == 0;
+    let robust = stats.buggy == 0;
+    match common.format {
+        Format::Json => {
+            let j = robust_json(&name, &prog, common.model, &stats, smallest.as_ref());
+            let text = serde_json::to_string_pretty(&j).unwrap_or_default();
+            let _ = writeln!(out, "{text}");
+        }
+        Format::Text | Format::Dot | Format::Sarif => {
+            let shown = (name.as_str(), src.as_str(), &prog);
+            robust_text(shown, common, &stats, smallest.as_ref(), (out, err));
+        }
+    }
+    if !robust {
+        EXIT_BUG
+    } else if !complete {
+        EXIT_INCOMPLETE
+    } else {
+        EXIT_OK
+    }
+}
+
+/// Explores `prog` with [`Goal::Sc`] on one thread: the statistics and the smallest non-SC
+/// prefix (events, prefix graph with its bug), kept across every execution in order.
+fn smallest_non_sc(
+    prog: &crate::ir::Program,
+    model: checker::Model,
+    lim: Limits,
+) -> (checker::Stats, Option<(usize, ExecutionGraph)>) {
     let mut smallest: Option<(usize, ExecutionGraph)> = None;
-    let stats = checker::explore(&prog, common.model, lim, |g| {
+    let stats = checker::explore(prog, model, lim, |g| {
         if let Some(bug) = g.bugs.first() {
             let keep = g.porf_prefix(&bug.witness);
             let (mut sub, b) = g.restrict_with_bug(&keep, bug);
@@ -87,55 +104,64 @@ pub(super) fn cmd_robust(common: &FileArgs, out: Out, err: Out) -> i32 {
         }
         Control::Continue
     });
-    clear_progress();
-    let complete = stats.incomplete.is_none() && stats.bounded == 0;
+    (stats, smallest)
+}
+
+fn robust_json<'a>(
+    name: &'a str,
+    prog: &crate::ir::Program,
+    model: checker::Model,
+    stats: &checker::Stats,
+    smallest: Option<&(usize, ExecutionGraph)>,
+) -> RobustJson<'a> {
+    RobustJson {
+        file: name,
+        model,
+        complete: stats.incomplete.is_none() && stats.bounded == 0,
+        robust: stats.buggy == 0,
+        executions: stats.executions,
+        blocked: stats.blocked,
+        bounded: stats.bounded,
+        non_sc: stats.buggy,
+        smallest: smallest.map(|(size, g)| {
+            let b = &g.bugs[0];
+            let span = prog.stmts[b.stmt].span;
+            SmallestJson {
+                events: *size,
+                message: b.message.clone(),
+                line: span.line,
+                column: span.column,
+            }
+        }),
+    }
+}
+
+/// The text (or, with `--format dot`, the drawing on `out` and the verdict on `err`).
+fn robust_text(
+    (name, src, prog): (&str, &str, &crate::ir::Program),
+    common: &FileArgs,
+    stats: &checker::Stats,
+    smallest: Option<&(usize, ExecutionGraph)>,
+    (out, err): (Out, Out),
+) {
     let robust = stats.buggy == 0;
-    match common.format {
-        Format::Json => {
-            let j = RobustJson {
-                file: &name,
-                model: common.model,
-                complete,
-                robust,
-                executions: stats.executions,
-                blocked: stats.blocked,
-                bounded: stats.bounded,
-                non_sc: stats.buggy,
-                smallest: smallest.as_ref().map(|(size, g)| {
-                    let b = &g.bugs[0];
-                    let span = prog.stmts[b.stmt].span;
-                    SmallestJson {
-                        events: *size,
-                        message: b.message.clone(),
-                        line: span.line,
-                        column: span.column,
-                    }
-                }),
-            };
+    if let Some((size, g)) = smallest {
+        let b = &g.bugs[0];
+        let span = prog.stmts[b.stmt].span;
+        if common.format == Format::Dot {
+            let _ = write!(out, "{}", report::execution_dot(prog, g, common.model));
+        } else {
             let _ = writeln!(
                 out,
-                "{}",
-                serde_json::to_string_pretty(&j).unwrap_or_default()
+                "{name}:{}:{}: non-sc: {}\n\nsmallest non-SC execution ({size} events):\n{}",
+                span.line,
+                span.column,
+                b.message,
+                report::render_execution(prog, src, g)
             );
         }
-        Format::Text | Format::Dot | Format::Sarif => {
-            if let Some((size, g)) = &smallest {
-                let b = &g.bugs[0];
-                let span = prog.stmts[b.stmt].span;
-                if common.format == Format::Dot {
-                    let _ = write!(out, "{}", report::execution_dot(&prog, g, common.model));
-                } else {
-                    let _ = writeln!(
-                        out,
-                        "{name}:{}:{}: non-sc: {}\n\nsmallest non-SC execution ({size} events):\n{}",
-                        span.line,
-                        span.column,
-                        b.message,
-                        report::render_execution(&prog, &src, g)
-                    );
-                }
-            }
-            let verdict = match (&stats.incomplete, robust) {
+    }
+    let verdict = match (&stats.incomplete, robust) {
                 (Some(why), true) => format!(
                     "robustness unknown ({})",
                     report::incomplete_text(why)
@@ -147,33 +173,24 @@ pub(super) fn cmd_robust(common: &FileArgs, out: Out, err: Out) -> i32 {
                     if stats.buggy == 1 { " is" } else { "s are" }
                 ),
             };
-            // With --format dot stdout holds only the graph: the verdict goes to stderr.
-            let summary: Out = if common.format == Format::Dot {
-                err
-            } else {
-                out
-            };
-            let _ = writeln!(
-                summary,
-                "{name}: {} under {}, {} blocked: {verdict}",
-                report::executions(stats.executions),
-                common.model,
-                stats.blocked
-            );
-            if stats.bounded > 0 {
-                let _ = writeln!(
-                    summary,
-                    "{name}: warning: {} cut at the loop bound; raise --unroll to explore further",
-                    report::executions(stats.bounded)
-                );
-            }
-        }
-    }
-    if !robust {
-        EXIT_BUG
-    } else if !complete {
-        EXIT_INCOMPLETE
+    // With --format dot stdout holds only the graph: the verdict goes to stderr.
+    let summary: Out = if common.format == Format::Dot {
+        err
     } else {
-        EXIT_OK
+        out
+    };
+    let _ = writeln!(
+        summary,
+        "{name}: {} under {}, {} blocked: {verdict}",
+        report::executions(stats.executions),
+        common.model,
+        stats.blocked
+    );
+    if stats.bounded > 0 {
+        let _ = writeln!(
+            summary,
+            "{name}: warning: {} cut at the loop bound; raise --unroll to explore further",
+            report::executions(stats.bounded)
+        );
     }
 }

@@ -17,7 +17,7 @@
 //! fence's instructions get the new order. Statements, slots and jump targets of the input keep
 //! their ids, so every choice maps back to a site of the input program: the final
 //! [`Solution`] — and each round's requirement, with the inserted fences taken out again — is
-//! expressed on the input, for the rewriter and the reports. The caller (`cli::repair`) writes
+//! expressed on the input, for the rewriter and the reports. The caller (`api::repair`) writes
 //! the fences into the source, re-parses and re-checks it in full as for the optimal mode.
 //!
 //! Termination: every round raises the assignment in the finite lattice of fence orders (a

@@ -68,10 +68,26 @@ pub fn fensyn(args: &[&str]) -> Output {
     fensyn_in(&root(), args)
 }
 
-/// The JSON a command printed (`--format json`); a test fails with its output when it is not.
+/// The JSON a command printed (`--format json|sarif`); a test fails with its output when it
+/// is not. A `--format json` result is an array of per-file objects: one file's array `[x]`
+/// is given as `x` ([`one_file`]; the array itself is pinned by tests/invocation.rs).
 pub fn json(out: &Output) -> serde_json::Value {
+    one_file(&stdout(out)).unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(out), stderr(out)))
+}
+
+/// The JSON document a command printed, as it is (a `--format json` array stays an array).
+pub fn json_doc(out: &Output) -> serde_json::Value {
     serde_json::from_str(&stdout(out))
         .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(out), stderr(out)))
+}
+
+/// Parses `text`; an array of exactly one element is that element.
+pub fn one_file(text: &str) -> Result<serde_json::Value, serde_json::Error> {
+    let v: serde_json::Value = serde_json::from_str(text)?;
+    Ok(match v {
+        serde_json::Value::Array(mut items) if items.len() == 1 => items.pop().unwrap_or_default(),
+        v => v,
+    })
 }
 
 pub fn stdout(o: &Output) -> String {

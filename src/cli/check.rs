@@ -1,0 +1,143 @@
+//! `fensyn check FILE`: calls [`api::check`] and renders its report as text, JSON, SARIF or
+//! DOT (the report to `out`, notes and errors to `err`).
+
+use super::{
+    clear_progress, display_path, limits, load_unit, needs_graphs, FileArgs, Format, Out, EXIT_BUG,
+    EXIT_INCOMPLETE, EXIT_INPUT, EXIT_OK,
+};
+use crate::api::{self, Report, Unit};
+use crate::checker::{self, Limits};
+use crate::report::{self, hardware::Hardware, sarif, CheckJson};
+
+pub(super) fn cmd_check(
+    common: &FileArgs,
+    first: bool,
+    on_hardware: Option<Hardware>,
+    out: Out,
+    err: Out,
+) -> i32 {
+    if on_hardware.is_some() && common.model.is_hardware() {
+        let _ = writeln!(
+            err,
+            "{}:1:1: error: --on-hardware asks which C11 executions a machine can show: use it \
+             with --model rc11 or c11, not {}",
+            display_path(&common.file),
+            common.model
+        );
+        return EXIT_INPUT;
+    }
+    let unit = match load_unit(common, err) {
+        Ok(u) => u,
+        Err(code) => return code,
+    };
+    let equiv = if on_hardware.is_some() {
+        if let Err(code) = needs_graphs(common, "--on-hardware ranks the C11 executions", err) {
+            return code;
+        }
+        Some(checker::Equiv::Graph)
+    } else {
+        common.equiv
+    };
+    let opts = api::Options {
+        model: common.model,
+        equiv,
+        limits: Limits {
+            dependencies: on_hardware.is_some_and(|h| h.needs_dependencies()),
+            ..limits(common)
+        },
+        first,
+        keep_buggy: 1000,
+    };
+    let rep = match api::check(&unit, &opts) {
+        Ok(r) => r,
+        Err(d) => {
+            let _ = writeln!(err, "{d}");
+            return EXIT_INPUT;
+        }
+    };
+    clear_progress();
+    if let Some(dead_ends) = rep.rf_gave_up {
+        let _ = writeln!(
+            err,
+            "{}: note: the reads-from exploration gave up after {dead_ends} dead ends; \
+             exploring execution graphs instead (--equiv graph)",
+            unit.source.name
+        );
+    }
+    render(common, &unit, &rep, on_hardware, out, err);
+    if rep.is_buggy() {
+        EXIT_BUG
+    } else if rep.is_incomplete() {
+        EXIT_INCOMPLETE
+    } else {
+        EXIT_OK
+    }
+}
+
+/// Writes the report in `common.format`.
+fn render(
+    common: &FileArgs,
+    unit: &Unit,
+    rep: &Report,
+    on_hardware: Option<Hardware>,
+    out: Out,
+    err: Out,
+) {
+    let (name, prog, src) = (&unit.source.name, &unit.program, &unit.source.text);
+    let (stats, buggy) = (&rep.result.stats, &rep.result.buggy);
+    match common.format {
+        Format::Json => {
+            let j = CheckJson {
+                file: name,
+                model: common.model,
+                equiv: rep.explored_as.equiv,
+                explored_as: (rep.explored_as.model != common.model)
+                    .then_some(rep.explored_as.model),
+                complete: stats.incomplete.is_none() && !stats.stopped && stats.bounded == 0,
+                executions: stats.executions,
+                blocked: stats.blocked,
+                bounded: stats.bounded,
+                buggy: stats.buggy,
+                errors: report::error_entries(prog, buggy),
+                on_hardware: on_hardware.map(|h| report::hardware::on_hardware(prog, buggy, h)),
+            };
+            let text = serde_json::to_string_pretty(&j).unwrap_or_default();
+            let _ = writeln!(out, "{text}");
+        }
+        Format::Text => {
+            let scope = &rep.explored_as;
+            let text = report::check_text(name, prog, src, common.model, scope, stats, buggy);
+            let _ = write!(out, "{text}");
+            if let Some(h) = on_hardware.filter(|_| !buggy.is_empty()) {
+                let j = report::hardware::on_hardware(prog, buggy, h);
+                let _ = write!(out, "{}", report::hardware::on_hardware_text(name, &j));
+            }
+        }
+        Format::Sarif => {
+            let errors = report::error_entries(prog, buggy);
+            let why = match &stats.incomplete {
+                Some(why) => Some(report::incomplete_text(why)),
+                None if stats.bounded > 0 => Some(format!(
+                    "{} executions cut at the loop bound (--unroll {})",
+                    stats.bounded, common.unroll
+                )),
+                None => None,
+            };
+            let files = sarif::UnitFiles {
+                main: name,
+                src,
+                sources: &prog.sources,
+            };
+            let run = sarif::check_run(&files, &errors, why);
+            let _ = writeln!(out, "{}", serde_json::to_string(&run).unwrap_or_default());
+        }
+        Format::Dot => match buggy.first() {
+            Some(g) => {
+                let _ = write!(out, "{}", report::execution_dot(prog, g, common.model));
+            }
+            None => {
+                let _ = writeln!(err, "{name}: no buggy execution to draw");
+            }
+        },
+    }
+}
