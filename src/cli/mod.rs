@@ -745,7 +745,7 @@ fn cmd_check(
                 blocked: stats.blocked,
                 bounded: stats.bounded,
                 buggy: stats.buggy,
-                errors: report::error_entries(&prog, &res.buggy),
+                errors: report::counted_entries(&prog, &res.tally),
                 on_hardware: on_hardware
                     .map(|h| report::hardware::on_hardware(&prog, &res.buggy, h)),
             };
@@ -759,7 +759,7 @@ fn cmd_check(
             let _ = write!(
                 out,
                 "{}",
-                report::check_text(&name, &prog, &src, common.model, &scope, stats, &res.buggy)
+                report::check_text(&name, &prog, &src, common.model, &scope, &res)
             );
             if let Some(h) = on_hardware.filter(|_| !res.buggy.is_empty()) {
                 let j = report::hardware::on_hardware(&prog, &res.buggy, h);
@@ -767,7 +767,7 @@ fn cmd_check(
             }
         }
         Format::Sarif => {
-            let errors = report::error_entries(&prog, &res.buggy);
+            let errors = report::counted_entries(&prog, &res.tally);
             let why = match &stats.incomplete {
                 Some(why) => Some(report::incomplete_text(why)),
                 None if stats.bounded > 0 => Some(format!(
@@ -784,7 +784,7 @@ fn cmd_check(
             let run = sarif::check_run(&unit, &errors, why);
             let _ = writeln!(out, "{}", serde_json::to_string(&run).unwrap_or_default());
         }
-        Format::Dot => match res.buggy.first() {
+        Format::Dot => match res.tally.shortest.as_ref().or(res.buggy.first()) {
             Some(g) => {
                 let _ = write!(out, "{}", report::execution_dot(&prog, g, common.model));
             }
@@ -1261,7 +1261,7 @@ fn write_and_recheck(
     comments: bool,
 ) -> Result<(Vec<rewrite::FileRewrite>, Vec<Position>, Verified), Recheck> {
     // A fence inside a macro use goes before or after the use's statement, or is not written.
-    let planned = rewrite::placement::relocate_planned(prog, &rewrite::plan(solution))
+    let planned = rewrite::placement::relocate_planned(prog, &rewrite::plan(solution, prog))
         .map_err(Recheck::NotWritable)?;
     let (files, positions) = match rewrite::rewrite(src, prog, &planned, comments) {
         Ok(r) => (r.files, r.positions),
