@@ -738,12 +738,34 @@ fn define_sets_macros_for_check_and_fix() {
 #[test]
 fn check_counts_every_buggy_execution() {
     for jobs in ["1", "2"] {
-        let out = fensyn(&["check", "fixtures/control/snapshot_counts.c", "--jobs", jobs]);
+        let out = fensyn(&[
+            "check",
+            "fixtures/control/snapshot_counts.c",
+            "--jobs",
+            jobs,
+        ]);
         assert_eq!(out.status.code(), Some(1));
         let text = stdout(&out);
-        assert!(text.contains(":39:5: assertion: assertion `seen == 0 || seen == 10` failed (in 4088 executions)"), "{text}");
-        assert!(text.contains(":47:5: assertion: assertion `r == 0 || p == 42` failed (in 1024 executions)"), "{text}");
-        let out = fensyn(&["check", "fixtures/control/snapshot_counts.c", "--format", "json", "--jobs", jobs]);
+        assert!(
+            text.contains(
+                ":39:5: assertion: assertion `seen == 0 || seen == 10` failed (in 4088 executions)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                ":47:5: assertion: assertion `r == 0 || p == 42` failed (in 1024 executions)"
+            ),
+            "{text}"
+        );
+        let out = fensyn(&[
+            "check",
+            "fixtures/control/snapshot_counts.c",
+            "--format",
+            "json",
+            "--jobs",
+            jobs,
+        ]);
         let j = json(&out);
         let counts: Vec<u64> = j["errors"]
             .as_array()
@@ -761,12 +783,22 @@ fn check_counts_every_buggy_execution() {
 #[test]
 fn check_shows_the_shortest_failing_execution() {
     for jobs in ["1", "2"] {
-        let out = fensyn(&["check", "fixtures/control/shortest_failing.c", "--jobs", jobs]);
+        let out = fensyn(&[
+            "check",
+            "fixtures/control/shortest_failing.c",
+            "--jobs",
+            jobs,
+        ]);
         let text = stdout(&out);
         assert!(text.contains("shortest failing execution:"), "{text}");
         assert!(text.contains("Rrlx x = 1"), "{text}");
         assert!(!text.contains("Rrlx a"), "{text}");
-        let out = fensyn(&["check", "fixtures/control/shortest_failing.c", "--format", "dot"]);
+        let out = fensyn(&[
+            "check",
+            "fixtures/control/shortest_failing.c",
+            "--format",
+            "dot",
+        ]);
         assert!(!stdout(&out).contains("Rrlx a"), "{}", stdout(&out));
     }
 }

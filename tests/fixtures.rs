@@ -110,7 +110,9 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
                 .map(|e| e["executions"].as_u64())
                 .collect();
             if got != [Some(want)] {
-                fail(format!("error at line {line}: executions {got:?} != [{want}]"));
+                fail(format!(
+                    "error at line {line}: executions {got:?} != [{want}]"
+                ));
             }
         }
     }

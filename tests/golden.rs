@@ -175,7 +175,7 @@ fn golden_diffs_show_what_they_are_about() {
     let snap = |f: &str| read(&root().join("fixtures").join(f));
     let d = snap("algorithms/rwlock_relaxed.fixed.diff");
     assert!(
-        d.contains("/* fensyn: update rw before reading a; pairs with the release fence in writer() */ break; }"),
+        d.contains("memory_order_relaxed)) {\n+            atomic_thread_fence(memory_order_acquire); /* fensyn: update rw before reading a; pairs with the release fence in writer() */\n             break;\n+        }\n"),
         "{d}"
     );
     let d = snap("cpp/chase_lev_relaxed.fixed.diff");
@@ -185,7 +185,9 @@ fn golden_diffs_show_what_they_are_about() {
     );
     let d = snap("algorithms/treiber_relaxed.fixed.diff");
     assert!(
-        d.contains("/* fensyn: read top before pool[1].next; pairs with the release fence in push() */"),
+        d.contains(
+            "/* fensyn: read top before pool[1].next; pairs with the release fence in push() */"
+        ),
         "{d}"
     );
     assert!(d.contains("\n     } while (!atomic_compare_exchange_weak_explicit(&top, &old, n, memory_order_relaxed,\n"), "{d}");
@@ -215,13 +217,23 @@ fn golden_diffs_show_what_they_are_about() {
     );
     assert!(!d.contains("+#include"), "{d}");
 
+    // An unbraced body with a fence opens a block on its own lines (K&R here, as the file
+    // writes its blocks): `{` ends the header's line, `}` stands alone at its indentation.
     for name in ["unbraced.diff", "unbraced_else.diff"] {
         let d = diff(name);
-        let wrapped: Vec<&str> = added(&d)
-            .into_iter()
-            .filter(|l| l.trim_start().starts_with("{ ") && l.trim_end().ends_with(" }"))
-            .collect();
-        assert!(!wrapped.is_empty(), "{name}: no braces added:\n{d}");
+        let lines = added(&d);
+        let opens = lines
+            .iter()
+            .filter(|l| l.trim_end().ends_with(") {") || l.trim() == "else {");
+        let closes = lines.iter().filter(|l| l.trim() == "}");
+        assert!(opens.count() > 0, "{name}: no block opened:\n{d}");
+        assert!(closes.count() > 0, "{name}: no block closed:\n{d}");
+        for l in &lines {
+            assert!(
+                !l.trim_start().starts_with("{ "),
+                "{name}: inline block {l:?}"
+            );
+        }
     }
 }
 
@@ -372,7 +384,9 @@ fn no_comments_leaves_the_fences_bare() {
     assert_eq!(out.status.code(), Some(1));
     let without = stdout(&out);
     assert!(
-        with.contains("/* fensyn: publish data before flag; pairs with the acquire fence in reader() */"),
+        with.contains(
+            "/* fensyn: publish data before flag; pairs with the acquire fence in reader() */"
+        ),
         "{with}"
     );
     assert!(!without.contains("fensyn:"), "{without}");

@@ -40,7 +40,12 @@ pub struct Tally {
 
 fn key(prog: &Program, b: &Bug) -> Key {
     let at = |s: crate::ir::StmtId| prog.stmts.get(s).map_or(usize::MAX, |st| st.span.start);
-    (b.kind.code(), b.message.clone(), at(b.stmt), b.related.map(at))
+    (
+        b.kind.code(),
+        b.message.clone(),
+        at(b.stmt),
+        b.related.map(at),
+    )
 }
 
 /// The events of `g` that are not initialisation writes.

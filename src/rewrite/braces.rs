@@ -5,10 +5,10 @@
 //! The new block is written the way the file writes blocks: its `{` on the line of the `if`
 //! (K&R) or on a line of its own (Allman), whichever the file's braced control statements use
 //! more ([`allman`]; K&R when there are none or as many of each); the fences and the statement
-//! each on their own line, indented one level deeper than the line that opens the block (with
+//! each on their own line, indented one level deeper than the line of the `if`/`else`/loop (with
 //! the file's unit: a tab or its width of spaces, [`super::indent_unit`]), or as deep as the
 //! statement already is when it sits on its own line; the `}` on a line of its own at the
-//! opening line's indentation. A comment that follows the statement on its line stays on it.
+//! indentation of the `if`/`else`/loop's line. A comment that follows the statement on its line stays on it.
 //! Code that followed the statement on its line (` else …`, a `do` loop's ` while (c);`)
 //! follows the `}`.
 
@@ -21,6 +21,9 @@ pub(crate) struct Body {
     /// Where the text before the body (the `if (c)`, `else`, loop header, or a comment after
     /// it) ends.
     pub header_end: usize,
+    /// Where the statement that owns the body (`if`, `else`, loop) starts: its line gives the
+    /// block's indentation (a multi-line condition's last line would not).
+    pub owner_start: usize,
     /// A comment stands between the header and the body.
     pub comment_before: bool,
     /// Where the body's line part ends: after a comment that follows it on its line, else the
@@ -30,7 +33,10 @@ pub(crate) struct Body {
 
 /// The unbraced bodies of `if`, `else`, `while`, `for` and `do` statements under `root`, by
 /// byte range.
-pub(crate) fn unbraced_bodies(root: tree_sitter::Node) -> BTreeMap<(usize, usize), Body> {
+pub(crate) fn unbraced_bodies(
+    src: &str,
+    root: tree_sitter::Node,
+) -> BTreeMap<(usize, usize), Body> {
     let mut out = BTreeMap::new();
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
@@ -44,7 +50,7 @@ pub(crate) fn unbraced_bodies(root: tree_sitter::Node) -> BTreeMap<(usize, usize
         };
         for b in bodies {
             if b.kind() != "compound_statement" {
-                out.insert((b.start_byte(), b.end_byte()), body(b));
+                out.insert((b.start_byte(), b.end_byte()), body(src, b));
             }
         }
         let mut cursor = n.walk();
@@ -53,15 +59,30 @@ pub(crate) fn unbraced_bodies(root: tree_sitter::Node) -> BTreeMap<(usize, usize
     out
 }
 
-fn body(b: tree_sitter::Node) -> Body {
+fn body(src: &str, b: tree_sitter::Node) -> Body {
     let prev = b.prev_sibling();
-    let tail = b
-        .next_sibling()
-        .filter(|s| s.kind() == "comment" && s.start_position().row == b.end_position().row);
     Body {
         header_end: prev.map_or(b.start_byte(), |p| p.end_byte()),
+        owner_start: b.parent().map_or(b.start_byte(), |p| p.start_byte()),
         comment_before: prev.is_some_and(|p| p.kind() == "comment"),
-        tail_end: tail.map_or(b.end_byte(), |t| t.end_byte()),
+        tail_end: comment_after(src, b.end_byte()),
+    }
+}
+
+/// The end of a comment that follows `at` on its line (after blanks), else `at`.
+fn comment_after(src: &str, at: usize) -> usize {
+    let Some(rest) = src.get(at..) else {
+        return at;
+    };
+    let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    let blank = line.len() - line.trim_start_matches([' ', '\t']).len();
+    let text = &line[blank..];
+    if text.starts_with("//") {
+        at + line.trim_end_matches('\r').len()
+    } else if let Some(body) = text.strip_prefix("/*") {
+        body.find("*/").map_or(at, |k| at + blank + 2 + k + 2)
+    } else {
+        at
     }
 }
 
@@ -110,8 +131,9 @@ pub(crate) fn wrap_edits(
         };
         check_range(src, b.header_end)?;
         check_range(src, b.tail_end)?;
-        // The line that opens the block, and its indentation.
-        let opener = line_start(src, b.header_end.saturating_sub(1).max(0));
+        // The line of the statement that owns the block, and its indentation.
+        check_range(src, b.owner_start)?;
+        let opener = line_start(src, b.owner_start);
         let outer: String = src[opener..]
             .chars()
             .take_while(|c| *c == ' ' || *c == '\t')
@@ -152,7 +174,9 @@ pub(crate) fn wrap_edits(
             });
         }
         // The fences after the statement and the closing brace.
-        let line_end = src[b.tail_end..].find('\n').map_or(src.len(), |i| b.tail_end + i);
+        let line_end = src[b.tail_end..]
+            .find('\n')
+            .map_or(src.len(), |i| b.tail_end + i);
         let rest = src[b.tail_end..line_end].trim_end_matches('\r');
         let close = format!("{}{outer}}}", lines(&after));
         if rest.trim().is_empty() {
@@ -187,11 +211,18 @@ mod tests {
     /// `src` with `F;` wrapped before (and `G;` after) the unbraced body starting at `body`.
     fn wrap(src: &str, body: &str, after: bool) -> String {
         let tree = super::super::parse_tree(src, Lang::C).unwrap();
-        let bodies = unbraced_bodies(tree.root_node());
+        let bodies = unbraced_bodies(src, tree.root_node());
         let start = src.find(body).unwrap();
-        let key = *bodies.keys().find(|(s, _)| *s == start).expect("an unbraced body");
+        let key = *bodies
+            .keys()
+            .find(|(s, _)| *s == start)
+            .expect("an unbraced body");
         let mut wrapped = BTreeMap::new();
-        let later = if after { vec!["G;".to_string()] } else { vec![] };
+        let later = if after {
+            vec!["G;".to_string()]
+        } else {
+            vec![]
+        };
         wrapped.insert(key, (vec!["F;".to_string()], later));
         let edits = wrap_edits(src, &bodies, allman(tree.root_node()), wrapped).unwrap();
         super::super::apply(src, &edits).unwrap()

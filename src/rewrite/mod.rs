@@ -416,7 +416,9 @@ fn build(
     notes: &[Option<&str>],
 ) -> Result<(Vec<Edit>, Vec<Position>), RewriteError> {
     let src = frame.text;
-    let unbraced = root.map(braces::unbraced_bodies).unwrap_or_default();
+    let unbraced = root
+        .map(|r| braces::unbraced_bodies(src, r))
+        .unwrap_or_default();
     // Per unbraced statement (by span): fences before it and after it.
     let mut wrapped: std::collections::BTreeMap<(usize, usize), (Vec<String>, Vec<String>)> =
         Default::default();

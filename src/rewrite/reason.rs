@@ -397,7 +397,8 @@ fn partner(prog: &Program, x: &Found) -> Option<(Partner, EventId)> {
             };
             let end = if strong(c, MemOrder::is_acquire) && g.events[c].is_read() {
                 Some(c)
-            } else if th(c2) == th(c) && strong(c2, MemOrder::is_release) && g.events[c2].is_write() {
+            } else if th(c2) == th(c) && strong(c2, MemOrder::is_release) && g.events[c2].is_write()
+            {
                 Some(c2)
             } else {
                 None
@@ -412,8 +413,15 @@ fn partner(prog: &Program, x: &Found) -> Option<(Partner, EventId)> {
 
 /// The comment text for `words` (without `/* fensyn: … */`), for a fence of order `order`;
 /// `func` names the function around a span offset.
-pub fn words_text(words: &Words, order: MemOrder, func: &dyn Fn(usize) -> Option<String>) -> String {
-    let in_func = |at: Option<usize>| at.and_then(func).map_or(String::new(), |f| format!(" in {f}()"));
+pub fn words_text(
+    words: &Words,
+    order: MemOrder,
+    func: &dyn Fn(usize) -> Option<String>,
+) -> String {
+    let in_func = |at: Option<usize>| {
+        at.and_then(func)
+            .map_or(String::new(), |f| format!(" in {f}()"))
+    };
     match words {
         Words::Bug { kind, at } => format!("needed against the {kind}{}", in_func(Some(*at))),
         Words::Orders {
@@ -427,7 +435,9 @@ pub fn words_text(words: &Words, order: MemOrder, func: &dyn Fn(usize) -> Option
                 text.push_str(" (next pass)");
             }
             match partner {
-                Some((Partner::Itself, _)) => text.push_str("; pairs with itself in another thread"),
+                Some((Partner::Itself, _)) => {
+                    text.push_str("; pairs with itself in another thread")
+                }
                 Some((p, at)) => {
                     text.push_str("; pairs with ");
                     text.push_str(&partner_text(p));
@@ -549,7 +559,12 @@ mod tests {
             words_text(&w, Acquire, &func),
             "read a before updating b; pairs with the release store to b in consumer()"
         );
-        let w = orders(acc(Read, "y", Relaxed), acc(Read, "x", Relaxed), None, false);
+        let w = orders(
+            acc(Read, "y", Relaxed),
+            acc(Read, "x", Relaxed),
+            None,
+            false,
+        );
         assert_eq!(words_text(&w, Acquire, &func), "read y before x");
         let w = Words::Bug {
             kind: "assertion",
