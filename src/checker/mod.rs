@@ -62,7 +62,7 @@ pub struct CheckResult {
     pub buggy: Vec<ExecutionGraph>,
     /// Every distinct error with the exact number of executions that show it, and the
     /// shortest buggy execution, over all buggy executions (not bounded by `keep_buggy`).
-    pub tally: Tally,
+    pub tally: Box<Tally>,
 }
 
 impl CheckResult {
@@ -172,7 +172,7 @@ pub fn check(prog: &Program, opts: &CheckOptions) -> CheckResult {
         return CheckResult {
             stats,
             buggy,
-            tally,
+            tally: Box::new(tally),
         };
     }
     let mut buggy = Vec::new();
@@ -194,6 +194,6 @@ pub fn check(prog: &Program, opts: &CheckOptions) -> CheckResult {
     CheckResult {
         stats,
         buggy,
-        tally,
+        tally: Box::new(tally),
     }
 }
