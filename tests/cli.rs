@@ -60,7 +60,7 @@ fn check_exit_codes_and_json() {
         text.contains("assertion `!(a == 0 && b == 0)` failed"),
         "{text}"
     );
-    assert!(text.contains("first failing execution"), "{text}");
+    assert!(text.contains("shortest failing execution"), "{text}");
 
     let out = fensyn(&["check", "fixtures/litmus/sb_sc.c", "--format", "json"]);
     assert_eq!(out.status.code(), Some(0));
@@ -327,7 +327,7 @@ fn failing_execution_is_drawn_in_thread_columns() {
     );
     // Too wide for columns (a long source line, many threads): thread by thread.
     let out = fensyn(&["check", "fixtures/algorithms/szymanski_relaxed.c"]);
-    assert!(stdout(&out).contains("first failing execution:"));
+    assert!(stdout(&out).contains("shortest failing execution:"));
 }
 
 /// `--prove-optimal` re-checks every variant of the fix with one fence removed or weakened by
@@ -503,7 +503,7 @@ fn await_loop_helpers_get_no_fences() {
     let j = json(&out);
     let diff = j["diff"].as_str().unwrap();
     assert!(
-        diff.contains("+void t() { while (!ready(x.load(std::memory_order_relaxed))) ; std::atomic_thread_fence(std::memory_order_acquire); /* fensyn: orders line 7 before line 7 */ assert(data == 1); }"),
+        diff.contains("+void t() { while (!ready(x.load(std::memory_order_relaxed))) ; std::atomic_thread_fence(std::memory_order_acquire); /* fensyn: read x before data; pairs with the release fence in main() */ assert(data == 1); }"),
         "{diff}"
     );
     assert!(!diff.contains("+bool ready"), "{diff}");
@@ -733,4 +733,74 @@ fn define_sets_macros_for_check_and_fix() {
     assert_eq!(j["status"], "fixed", "{j}");
     assert_eq!(j["verified"]["buggy"], 0, "{j}");
     assert_eq!(j["inserted"], 1, "{j}");
+}
+
+/// Every distinct error is listed with its exact count, however many executions fail (more
+/// than the 1,000 buggy graphs `check` keeps), sequentially and on several threads.
+#[test]
+fn check_counts_every_buggy_execution() {
+    for jobs in ["1", "2"] {
+        let out = fensyn(&[
+            "check",
+            "fixtures/control/snapshot_counts.c",
+            "--jobs",
+            jobs,
+        ]);
+        assert_eq!(out.status.code(), Some(1));
+        let text = stdout(&out);
+        assert!(
+            text.contains(
+                ":39:5: assertion: assertion `seen == 0 || seen == 10` failed (in 4088 executions)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                ":47:5: assertion: assertion `r == 0 || p == 42` failed (in 1024 executions)"
+            ),
+            "{text}"
+        );
+        let out = fensyn(&[
+            "check",
+            "fixtures/control/snapshot_counts.c",
+            "--format",
+            "json",
+            "--jobs",
+            jobs,
+        ]);
+        let j = json(&out);
+        let counts: Vec<u64> = j["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["executions"].as_u64().unwrap())
+            .collect();
+        assert_eq!(counts, [4088, 1024], "{j}");
+        assert_eq!(j["buggy"], 4090, "{j}");
+    }
+}
+
+/// The failing execution shown is the one with the fewest events, not the first found (here
+/// the first found takes the slow path and reads three more variables).
+#[test]
+fn check_shows_the_shortest_failing_execution() {
+    for jobs in ["1", "2"] {
+        let out = fensyn(&[
+            "check",
+            "fixtures/control/shortest_failing.c",
+            "--jobs",
+            jobs,
+        ]);
+        let text = stdout(&out);
+        assert!(text.contains("shortest failing execution:"), "{text}");
+        assert!(text.contains("Rrlx x = 1"), "{text}");
+        assert!(!text.contains("Rrlx a"), "{text}");
+        let out = fensyn(&[
+            "check",
+            "fixtures/control/shortest_failing.c",
+            "--format",
+            "dot",
+        ]);
+        assert!(!stdout(&out).contains("Rrlx a"), "{}", stdout(&out));
+    }
 }

@@ -1,8 +1,9 @@
 //! Runs the real binary on every fixture that has a `NAME.expect.json` and compares:
 //!
 //! * `check --format json`: executions, buggy count, error kinds (and, with `details`, the
-//!   `detail` of memory errors: `use-after-free`, ...), exit code, and (`warnings`) texts its
-//!   stderr must contain;
+//!   `detail` of memory errors: `use-after-free`, ...; with `error_counts`, the exact number of
+//!   executions of the error at a line), exit code, and (`warnings`) texts its stderr must
+//!   contain;
 //! * `fix --format json` (plus the expectation's `fix_args`, e.g. `--liveness`): status,
 //!   fence orders (as a sorted multiset), counts, weight, that the
 //!   fix was re-checked clean, and exit code;
@@ -93,6 +94,25 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
         for k in kinds {
             if !got.contains(&k.as_str().unwrap()) {
                 fail(format!("missing error kind {k}; got {got:?}"));
+            }
+        }
+    }
+    // `error_counts` (optional): for errors at these lines, the exact number of executions
+    // that show each (every buggy execution counts, not only the graphs a check keeps).
+    if let Some(counts) = ec["error_counts"].as_array() {
+        let errors = j["errors"].as_array().unwrap();
+        for c in counts {
+            let line = c["line"].as_u64().expect("error_counts: line");
+            let want = c["executions"].as_u64().expect("error_counts: executions");
+            let got: Vec<Option<u64>> = errors
+                .iter()
+                .filter(|e| e["line"].as_u64() == Some(line))
+                .map(|e| e["executions"].as_u64())
+                .collect();
+            if got != [Some(want)] {
+                fail(format!(
+                    "error at line {line}: executions {got:?} != [{want}]"
+                ));
             }
         }
     }

@@ -151,9 +151,9 @@ fn golden_diffs_show_what_they_are_about() {
     }
 
     let d = diff("strengthen.diff");
-    assert!(d.contains("\n-    atomic_thread_fence(memory_order_release);\n+    atomic_thread_fence(memory_order_seq_cst); /* fensyn: was release; orders line "), "{d}");
+    assert!(d.contains("\n-    atomic_thread_fence(memory_order_release);\n+    atomic_thread_fence(memory_order_seq_cst); /* fensyn: was release; write x before reading y; pairs with the seq_cst fence in t2() */\n"), "{d}");
     // A fence sharing its line with the next statement keeps it there, after the comment.
-    assert!(d.contains("/* fensyn: was release; orders line 18 before line 19 */ b = atomic_load_explicit(&x, memory_order_relaxed);\n"), "{d}");
+    assert!(d.contains("/* fensyn: was release; write y before reading x; pairs with the seq_cst fence in t1() */ b = atomic_load_explicit(&x, memory_order_relaxed);\n"), "{d}");
     let d = diff("strengthen_cpp.diff");
     assert!(
         d.contains(
@@ -163,28 +163,31 @@ fn golden_diffs_show_what_they_are_about() {
     );
     assert!(
         d.contains(
-            "+    std::atomic_thread_fence(std::memory_order::seq_cst); /* fensyn: orders line"
+            "+    std::atomic_thread_fence(std::memory_order::seq_cst); /* fensyn: write y before reading x; pairs with the seq_cst fence in t1() */\n"
         ),
         "{d}"
     );
 
-    // Comments in fixture snapshots (compared with the real output by tests/fixtures.rs): a
-    // line in an inlined helper names it, a loop or second call is "a later pass", and a
-    // do-while's condition is named by its own line.
+    // Comments in fixture snapshots (compared with the real output by tests/fixtures.rs) name
+    // accesses and partners in words, never line numbers: an RMW is an update, a pair whose
+    // second access comes earlier in the source is ordered for the next pass (a loop), and a
+    // location of an allocated object is named by its field.
     let snap = |f: &str| read(&root().join("fixtures").join(f));
     let d = snap("algorithms/rwlock_relaxed.fixed.diff");
     assert!(
-        d.contains("/* fensyn: orders line 40 before line 22 (in write_unlock) */"),
+        d.contains("memory_order_relaxed)) {\n+            atomic_thread_fence(memory_order_acquire); /* fensyn: update rw before reading a; pairs with the release fence in writer() */\n             break;\n+        }\n"),
         "{d}"
     );
     let d = snap("cpp/chase_lev_relaxed.fixed.diff");
     assert!(
-        d.contains("/* fensyn: orders line 51 before line 46 of a later pass */"),
+        d.contains("/* fensyn: update top before reading bottom (next pass); pairs with the seq_cst fence in take() */"),
         "{d}"
     );
     let d = snap("algorithms/treiber_relaxed.fixed.diff");
     assert!(
-        d.contains("/* fensyn: orders line 22 before line 24 */"),
+        d.contains(
+            "/* fensyn: read top before pool[1].next; pairs with the release fence in push() */"
+        ),
         "{d}"
     );
     assert!(d.contains("\n     } while (!atomic_compare_exchange_weak_explicit(&top, &old, n, memory_order_relaxed,\n"), "{d}");
@@ -214,13 +217,23 @@ fn golden_diffs_show_what_they_are_about() {
     );
     assert!(!d.contains("+#include"), "{d}");
 
+    // An unbraced body with a fence opens a block on its own lines (K&R here, as the file
+    // writes its blocks): `{` ends the header's line, `}` stands alone at its indentation.
     for name in ["unbraced.diff", "unbraced_else.diff"] {
         let d = diff(name);
-        let wrapped: Vec<&str> = added(&d)
-            .into_iter()
-            .filter(|l| l.trim_start().starts_with("{ ") && l.trim_end().ends_with(" }"))
-            .collect();
-        assert!(!wrapped.is_empty(), "{name}: no braces added:\n{d}");
+        let lines = added(&d);
+        let opens = lines
+            .iter()
+            .filter(|l| l.trim_end().ends_with(") {") || l.trim() == "else {");
+        let closes = lines.iter().filter(|l| l.trim() == "}");
+        assert!(opens.count() > 0, "{name}: no block opened:\n{d}");
+        assert!(closes.count() > 0, "{name}: no block closed:\n{d}");
+        for l in &lines {
+            assert!(
+                !l.trim_start().starts_with("{ "),
+                "{name}: inline block {l:?}"
+            );
+        }
     }
 }
 
@@ -371,7 +384,9 @@ fn no_comments_leaves_the_fences_bare() {
     assert_eq!(out.status.code(), Some(1));
     let without = stdout(&out);
     assert!(
-        with.contains("/* fensyn: orders line 11 before line 13 */"),
+        with.contains(
+            "/* fensyn: publish data before flag; pairs with the acquire fence in reader() */"
+        ),
         "{with}"
     );
     assert!(!without.contains("fensyn:"), "{without}");

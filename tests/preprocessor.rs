@@ -98,7 +98,7 @@ fn fences_next_to_statement_macros_go_next_to_the_use() {
             .is_some_and(|l| l.contains(use_))
     };
     assert!(before("SET(ready, 1);"), "{out}");
-    assert!(out.contains("+\tatomic_thread_fence(memory_order_acquire); /* fensyn: orders line 33 before line 35 */\n \tGET(got, data);"), "{out}");
+    assert!(out.contains("+\tatomic_thread_fence(memory_order_acquire); /* fensyn: read ready before data; pairs with the release fence in producer() */\n \tGET(got, data);"), "{out}");
 }
 
 #[test]

@@ -450,7 +450,7 @@ fn write_and_recheck(
     comments: bool,
 ) -> Result<(Vec<rewrite::FileRewrite>, Vec<Position>, Verified), Recheck> {
     // A fence inside a macro use goes before or after the use's statement, or is not written.
-    let planned = rewrite::placement::relocate_planned(prog, &rewrite::plan(solution))
+    let planned = rewrite::placement::relocate_planned(prog, &rewrite::plan(solution, prog))
         .map_err(Recheck::NotWritable)?;
     let (files, positions) = match rewrite::rewrite(src, prog, &planned, comments) {
         Ok(r) => (r.files, r.positions),

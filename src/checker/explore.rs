@@ -2194,6 +2194,9 @@ struct TaskResult {
     buggy: Vec<ExecutionGraph>,
     /// Under `--equiv value`: every visit, to count each class once across subtrees.
     visits: Option<Vec<Visit>>,
+    /// Every buggy graph met, counted per error (unused under `--equiv value`, where the merge
+    /// counts the classes it keeps).
+    tally: super::Tally,
 }
 
 /// [`crate::checker::check`] on `limits.jobs` threads: the exploration tree is split into
@@ -2209,7 +2212,7 @@ pub fn explore_parallel(
     limits: Limits,
     first: bool,
     keep_buggy: usize,
-) -> (Stats, Vec<ExecutionGraph>) {
+) -> (Stats, Vec<ExecutionGraph>, super::Tally) {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::{mpsc, Mutex};
     let jobs = limits.jobs.max(1);
@@ -2250,7 +2253,7 @@ pub fn explore_parallel(
                     total.revisits = splitter.stats.revisits;
                     total.dead_ends = splitter.stats.dead_ends;
                     total.incomplete = splitter.stats.incomplete.clone();
-                    return (total, Vec::new());
+                    return (total, Vec::new(), super::Tally::default());
                 }
             }
             tasks = next;
@@ -2269,6 +2272,7 @@ pub fn explore_parallel(
     // between them, it need not copy any (the merge takes the first `keep_buggy` in order).
     let buggy_met: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
     let mut buggy_out = Vec::new();
+    let mut tally = super::Tally::default();
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(n) {
             let tx = tx.clone();
@@ -2283,6 +2287,7 @@ pub fn explore_parallel(
                     break;
                 };
                 let mut kept = Vec::new();
+                let mut task_tally = super::Tally::default();
                 let mut enough_before = false;
                 let (stats, visits) = {
                     let mut ex = Explorer::new(
@@ -2295,6 +2300,9 @@ pub fn explore_parallel(
                                 return Control::Continue;
                             }
                             buggy_met[i].fetch_add(1, Ordering::Relaxed);
+                            if !value {
+                                task_tally.add(prog, g);
+                            }
                             if !value && !enough_before {
                                 let before: usize = buggy_met[..i]
                                     .iter()
@@ -2328,6 +2336,7 @@ pub fn explore_parallel(
                     stats,
                     buggy: kept,
                     visits,
+                    tally: task_tally,
                 };
                 if tx.send((i, result)).is_err() {
                     break;
@@ -2362,6 +2371,9 @@ pub fn explore_parallel(
                             }
                             if v.buggy {
                                 total.buggy += 1;
+                                if let Some(g) = &graph {
+                                    tally.add(prog, g);
+                                }
                                 if buggy_out.len() < keep_buggy {
                                     buggy_out.extend(graph);
                                 }
@@ -2379,6 +2391,7 @@ pub fn explore_parallel(
                         total.blocked += r.stats.blocked;
                         total.bounded += r.stats.bounded;
                         total.buggy += r.stats.buggy;
+                        tally.merge(prog, r.tally);
                         let room = keep_buggy.saturating_sub(buggy_out.len());
                         buggy_out.extend(r.buggy.into_iter().take(room));
                         total.stopped |= r.stats.stopped;
@@ -2400,5 +2413,5 @@ pub fn explore_parallel(
             }
         }
     });
-    (total, buggy_out)
+    (total, buggy_out, tally)
 }

@@ -16,6 +16,7 @@ pub mod hardware;
 pub mod incremental;
 pub mod model;
 pub mod relation;
+pub mod tally;
 pub mod witness;
 
 pub use explore::{
@@ -27,6 +28,7 @@ pub use graph::{
 };
 pub use hardware::Machine;
 pub use model::{Axiom, Model, Relations, ReleaseSeq};
+pub use tally::{ErrorCount, Tally};
 
 use crate::ir::Program;
 
@@ -58,6 +60,9 @@ pub struct CheckResult {
     pub stats: Stats,
     /// Buggy graphs, in exploration order (at most `keep_buggy`).
     pub buggy: Vec<ExecutionGraph>,
+    /// Every distinct error with the exact number of executions that show it, and the
+    /// shortest buggy execution, over all buggy executions (not bounded by `keep_buggy`).
+    pub tally: Box<Tally>,
 }
 
 impl CheckResult {
@@ -157,20 +162,26 @@ pub fn default_jobs() -> usize {
 /// Explores `prog` and collects its buggy executions.
 pub fn check(prog: &Program, opts: &CheckOptions) -> CheckResult {
     if opts.limits.jobs > 1 && opts.limits.max_executions.is_none() {
-        let (stats, buggy) = explore::explore_parallel(
+        let (stats, buggy, tally) = explore::explore_parallel(
             prog,
             opts.model,
             opts.limits.clone(),
             opts.first,
             opts.keep_buggy,
         );
-        return CheckResult { stats, buggy };
+        return CheckResult {
+            stats,
+            buggy,
+            tally: Box::new(tally),
+        };
     }
     let mut buggy = Vec::new();
+    let mut tally = Tally::default();
     let stats = explore(prog, opts.model, opts.limits.clone(), |g| {
         if g.bugs.is_empty() {
             return Control::Continue;
         }
+        tally.add(prog, g);
         if buggy.len() < opts.keep_buggy {
             buggy.push(g.clone());
         }
@@ -180,5 +191,9 @@ pub fn check(prog: &Program, opts: &CheckOptions) -> CheckResult {
             Control::Continue
         }
     });
-    CheckResult { stats, buggy }
+    CheckResult {
+        stats,
+        buggy,
+        tally: Box::new(tally),
+    }
 }

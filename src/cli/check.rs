@@ -98,7 +98,7 @@ fn render(
                 blocked: stats.blocked,
                 bounded: stats.bounded,
                 buggy: stats.buggy,
-                errors: report::error_entries(prog, buggy),
+                errors: report::counted_entries(prog, &rep.result.tally),
                 on_hardware: on_hardware.map(|h| report::hardware::on_hardware(prog, buggy, h)),
             };
             let text = serde_json::to_string_pretty(&j).unwrap_or_default();
@@ -106,7 +106,7 @@ fn render(
         }
         Format::Text => {
             let scope = &rep.explored_as;
-            let text = report::check_text(name, prog, src, common.model, scope, stats, buggy);
+            let text = report::check_text(name, prog, src, common.model, scope, &rep.result);
             let _ = write!(out, "{text}");
             if let Some(h) = on_hardware.filter(|_| !buggy.is_empty()) {
                 let j = report::hardware::on_hardware(prog, buggy, h);
@@ -114,7 +114,7 @@ fn render(
             }
         }
         Format::Sarif => {
-            let errors = report::error_entries(prog, buggy);
+            let errors = report::counted_entries(prog, &rep.result.tally);
             let why = match &stats.incomplete {
                 Some(why) => Some(report::incomplete_text(why)),
                 None if stats.bounded > 0 => Some(format!(
@@ -131,7 +131,7 @@ fn render(
             let run = sarif::check_run(&files, &errors, why);
             let _ = writeln!(out, "{}", serde_json::to_string(&run).unwrap_or_default());
         }
-        Format::Dot => match buggy.first() {
+        Format::Dot => match rep.result.tally.shortest.as_ref().or(buggy.first()) {
             Some(g) => {
                 let _ = write!(out, "{}", report::execution_dot(prog, g, common.model));
             }

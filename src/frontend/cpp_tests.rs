@@ -550,7 +550,7 @@ fn cpp_fences_are_rewritten_in_cpp() {
     let changed = files::apply_all(&src, &p, &edits).unwrap();
     let out = files::main_text(&src, &changed).to_string();
     assert!(out.contains(
-        "    std::atomic_thread_fence(std::memory_order_release);\n    if (x.load() == 1)\n        { std::atomic_thread_fence(std::memory_order_seq_cst); x.store(2); }\n    std::atomic_thread_fence(std::memory_order::seq_cst);\n"
+        "    std::atomic_thread_fence(std::memory_order_release);\n    if (x.load() == 1) {\n        std::atomic_thread_fence(std::memory_order_seq_cst);\n        x.store(2);\n    }\n    std::atomic_thread_fence(std::memory_order::seq_cst);\n"
     ), "{out}");
     assert_eq!(ok(&out).lang, Lang::Cpp);
 }
@@ -642,10 +642,10 @@ fn refused_constructs() {
         "define it at file scope",
     );
     refused(
-        &format!("template <class T> class Q {{ T x; }};\n{main}"),
+        &format!("template <class T> T id(T x) {{ return x; }}\n{main}"),
         1,
         1,
-        "template",
+        "function template",
     );
     refused(
         "class C { int a; public: ~C() { a = 0; } };\nC c;\nint main() { return 0; }\n",
@@ -1352,4 +1352,40 @@ fn a_cpp_enumerator_may_be_wider_than_int() {
         _ => None,
     });
     assert_eq!(stored, Some(Expr::Const(i64::MAX)));
+}
+
+/// A fence after a loop whose unbraced body gets braces lands after the new `}`, not inside it
+/// (both are inserted where the body ends).
+#[test]
+fn a_fence_after_a_wrapped_loop_goes_after_its_brace() {
+    use crate::rewrite::{fence_edits, files};
+    use crate::trace::Site;
+    let src = "#include <stdatomic.h>\n#include <pthread.h>\natomic_int l;\nvoid *t(void *a) {\n\twhile (atomic_exchange_explicit(&l, 1, memory_order_relaxed))\n\t\twhile (atomic_load_explicit(&l, memory_order_relaxed))\n\t\t\t;\n\treturn 0;\n}\nint main() { pthread_t h; pthread_create(&h, 0, t, 0); pthread_join(h, 0); }\n";
+    let p = crate::frontend::parse_c("t.c", src).unwrap();
+    let is_loop = |stmt: usize, text: &str| src[p.stmts[stmt].span.start..].starts_with(text);
+    let slot = |text: &str, before: bool| {
+        p.slots
+            .iter()
+            .position(|s| match s.place {
+                SlotPlace::Before { stmt } => before && is_loop(stmt, text),
+                SlotPlace::BlockEnd {
+                    after: Some(stmt), ..
+                } => !before && is_loop(stmt, text),
+                _ => false,
+            })
+            .unwrap()
+    };
+    let fences = [
+        (
+            Site::Slot(slot("while (atomic_load", false)),
+            MemOrder::Acquire,
+        ),
+        (Site::Slot(slot("return", true)), MemOrder::Release),
+    ];
+    let (edits, _) = fence_edits(src, &p, &fences).unwrap();
+    let changed = files::apply_all(src, &p, &edits).unwrap();
+    let out = files::main_text(src, &changed).to_string();
+    assert!(out.contains(
+        "\t\t\t;\n\t\tatomic_thread_fence(memory_order_acquire);\n\t}\n\tatomic_thread_fence(memory_order_release);\n\treturn 0;\n"
+    ), "{out}");
 }

@@ -5,7 +5,7 @@
 
 pub mod hardware;
 
-use crate::checker::{Bug, EventKind, ExecutionGraph, Model, Stats, INIT_THREAD};
+use crate::checker::{Bug, EventKind, ExecutionGraph, Model, INIT_THREAD};
 use crate::ir::Program;
 use crate::rewrite::Position;
 use crate::synth::{Mode, Solution};
@@ -34,6 +34,10 @@ pub struct ErrorEntry {
     /// `free` of a double free).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub related: Option<RelatedPosition>,
+    /// `check`: how many executions show the error, exactly (every buggy execution is
+    /// counted, however many there are).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub executions: Option<u64>,
 }
 
 impl ErrorEntry {
@@ -72,6 +76,29 @@ pub fn error_entries(prog: &Program, buggy: &[ExecutionGraph]) -> Vec<ErrorEntry
     bug_entries(prog, buggy.iter().flat_map(|g| &g.bugs))
 }
 
+/// The distinct errors of a check, each with the exact number of executions that show it
+/// (`executions`), in source order.
+pub fn counted_entries(prog: &Program, tally: &crate::checker::Tally) -> Vec<ErrorEntry> {
+    let mut counted: Vec<(ErrorEntry, u64)> = Vec::new();
+    for e in &tally.errors {
+        let entry = error_entry(prog, &e.bug);
+        // Two errors at one position (one macro use) are one entry.
+        match counted.iter_mut().find(|(x, _)| *x == entry) {
+            Some((_, n)) => *n += e.executions,
+            None => counted.push((entry, e.executions)),
+        }
+    }
+    let mut out: Vec<ErrorEntry> = counted
+        .into_iter()
+        .map(|(e, n)| ErrorEntry {
+            executions: Some(n),
+            ..e
+        })
+        .collect();
+    out.sort_by(|a, b| (a.line, a.column, &a.message).cmp(&(b.line, b.column, &b.message)));
+    out
+}
+
 /// The distinct errors of a set of bugs, in source order.
 pub fn bug_entries<'a>(prog: &Program, bugs: impl IntoIterator<Item = &'a Bug>) -> Vec<ErrorEntry> {
     let set: BTreeSet<ErrorEntry> = bugs.into_iter().map(|b| error_entry(prog, b)).collect();
@@ -101,6 +128,7 @@ fn error_entry(prog: &Program, b: &Bug) -> ErrorEntry {
             }
         }),
         file: prog.sources.header(&span).map(|h| h.name.clone()),
+        executions: None,
     }
 }
 
@@ -380,15 +408,12 @@ pub fn check_text(
     src: &str,
     model: Model,
     scope: &ExploredAs,
-    stats: &Stats,
-    buggy: &[ExecutionGraph],
+    res: &crate::checker::CheckResult,
 ) -> String {
+    let (stats, buggy) = (&res.stats, &res.buggy);
     let mut out = String::new();
-    for e in error_entries(prog, buggy) {
-        let count = buggy
-            .iter()
-            .filter(|g| g.bugs.iter().any(|b| error_entry(prog, b) == e))
-            .count();
+    for e in counted_entries(prog, &res.tally) {
+        let count = e.executions.unwrap_or(0);
         let plural = if count == 1 { "" } else { "s" };
         let _ = writeln!(
             out,
@@ -401,8 +426,8 @@ pub fn check_text(
             e.related_text(e.file.as_deref().unwrap_or(file))
         );
     }
-    if let Some(g) = buggy.first() {
-        let _ = writeln!(out, "\nfirst failing execution:");
+    if let Some(g) = res.tally.shortest.as_ref().or(buggy.first()) {
+        let _ = writeln!(out, "\nshortest failing execution:");
         out.push_str(&render_execution(prog, src, g));
         out.push('\n');
     }
@@ -717,13 +742,18 @@ pub fn fix_summary(
                 f.order.c_name()
             ),
         };
+        // The fast mode keeps an earlier round's fence that no kept requirement names.
+        let why = if how.is_empty() {
+            "kept from an earlier round".to_string()
+        } else {
+            how.into_iter().collect::<Vec<_>>().join("; ")
+        };
         let _ = writeln!(
             out,
-            "  {}:{}:{}: {action}: {}",
+            "  {}:{}:{}: {action}: {why}",
             sources.name_of(p.file, file),
             p.line,
             p.column,
-            how.into_iter().collect::<Vec<_>>().join("; ")
         );
     }
     out

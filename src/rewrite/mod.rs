@@ -11,15 +11,16 @@
 //!   brace, indented like the block's last statement;
 //! * strengthening a program fence replaces its memory-order argument only, in the spelling
 //!   the program used (`memory_order_X`, `std::memory_order_X` or `std::memory_order::X`);
-//! * a fence next to the unbraced body of an `if`/`else`/loop is written inside new braces
-//!   together with that statement ([`fence_edits`]).
+//! * a fence next to the unbraced body of an `if`/`else`/loop is written inside a new block
+//!   together with that statement, in the file's brace style and indentation (`braces`).
 //!
 //! Fences are spelled like the file spells them ([`Spelling`]: C's
 //! `atomic_thread_fence(memory_order_X);`; in C++ the qualification and order spelling the
 //! file already uses, or what its `using namespace std;` allows). A fix that inserts a fence into
 //! a file that does not include `<stdatomic.h>` (C) / `<atomic>` (C++) also adds that include
-//! ([`include`]). Each fence can carry a comment naming the two statements it orders
-//! ([`reason`]; line numbers of the fixed file).
+//! ([`include`]). Each fence can carry a comment naming in words what it orders and what it
+//! pairs with ([`reason::Words`]); comments carry no line numbers, so they stay true when the
+//! file is edited.
 //!
 //! A fence lands in the file that holds its statement: the main file or one of the user's
 //! headers ([`files`]). Edits are per file, with offsets relative to that file's text; each
@@ -30,6 +31,7 @@
 //!
 //! **Architecture invariant:** `rewrite` is the only stage that produces source text.
 
+mod braces;
 pub mod files;
 pub mod include;
 pub mod placement;
@@ -284,39 +286,13 @@ fn check_range(src: &str, at: usize) -> Result<(), RewriteError> {
     }
 }
 
-/// Byte ranges of statements that are the unbraced body of an `if`, `else`, `while`, `for` or
-/// `do` (found with tree-sitter). A fence next to such a statement must be wrapped in braces
-/// with it, or it would change what the branch or loop contains.
-fn unbraced_bodies(root: tree_sitter::Node) -> std::collections::BTreeSet<(usize, usize)> {
-    let mut out = std::collections::BTreeSet::new();
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
-        let bodies: Vec<tree_sitter::Node> = match n.kind() {
-            "if_statement" => n.child_by_field_name("consequence").into_iter().collect(),
-            "else_clause" => n.named_child(0).into_iter().collect(),
-            "while_statement" | "for_statement" | "do_statement" => {
-                n.child_by_field_name("body").into_iter().collect()
-            }
-            _ => Vec::new(),
-        };
-        for b in bodies {
-            if b.kind() != "compound_statement" {
-                out.insert((b.start_byte(), b.end_byte()));
-            }
-        }
-        let mut cursor = n.walk();
-        stack.extend(n.named_children(&mut cursor));
-    }
-    out
-}
-
 /// The edits for a whole fence solution, per file, and where each fence lands (in the order
 /// given), without comments: fences spelled like their file, and the missing include when a
 /// fence is inserted.
 ///
 /// Fences next to an unbraced `if`/`else`/loop body are written together with that statement
-/// inside new braces (`{ atomic_thread_fence(…); x = 1; }`), so the body still holds exactly
-/// the statements it held before plus the fences.
+/// inside a new block (each on its own line, in the file's brace style and indentation), so
+/// the body still holds exactly the statements it held before plus the fences.
 pub fn fence_edits(
     src: &str,
     prog: &Program,
@@ -332,19 +308,19 @@ pub struct Planned {
     pub order: MemOrder,
     /// For a strengthened program fence: its order before.
     pub previous: Option<MemOrder>,
-    /// Why it is there (for its comment).
-    pub reason: Option<Reason>,
+    /// Why it is there, in words (for its comment).
+    pub words: Option<reason::Words>,
 }
 
-/// The fences of a solution with their reasons, in the solution's order.
-pub fn plan(sol: &Solution) -> Vec<Planned> {
+/// The fences of a solution with why each is there, in the solution's order.
+pub fn plan(sol: &Solution, prog: &Program) -> Vec<Planned> {
     sol.fences
         .iter()
         .map(|f| Planned {
             site: f.site,
             order: f.order,
             previous: f.previous,
-            reason: reason::reason(sol, f),
+            words: reason::words(prog, sol, f),
         })
         .collect()
 }
@@ -360,10 +336,9 @@ pub struct Rewritten {
 
 /// Writes `fences` into the files of `prog`'s unit (`src` is the main file's text):
 /// [`fence_edits`] plus, with `comments`, a comment after each fence naming why it is there
-/// (`/* fensyn: orders line 12 before line 14 */`, lines of the rewritten files, `… of f.c`
-/// for a statement of another file; a strengthened fence's comment, `/* fensyn: was release;
-/// … */`, is a separate insertion after its statement, so the order edit stays an
-/// argument-only edit).
+/// (`/* fensyn: publish data before flag; pairs with the acquire fence in consumer() */`, no
+/// line numbers; a strengthened fence's comment, `/* fensyn: was release; … */`, is a
+/// separate insertion after its statement, so the order edit stays an argument-only edit).
 ///
 /// Checks what it produces: the edits may not overlap, and when a file parses without errors
 /// (tree-sitter), so must its result.
@@ -375,15 +350,11 @@ pub fn rewrite(
 ) -> Result<Rewritten, RewriteError> {
     let unit = files::Parsed::new(src, prog);
     let chosen: Vec<(Site, MemOrder)> = fences.iter().map(|f| (f.site, f.order)).collect();
-    let (mut edits, mut positions) = unit.build(prog, &chosen, &[])?;
-    if comments {
-        // Comments hold no newline, so the plain edits already say where every line ends up.
-        let notes: Vec<Option<String>> = fences
-            .iter()
-            .map(|f| Some(comment(&unit, prog, &edits, f)))
-            .collect();
-        (edits, positions) = unit.build(prog, &chosen, &notes)?;
-    }
+    let notes: Vec<Option<String>> = fences
+        .iter()
+        .map(|f| comments.then(|| comment(&unit, prog, f)))
+        .collect();
+    let (edits, positions) = unit.build(prog, &chosen, &notes)?;
     let files = files::apply_all(src, prog, &edits)?;
     for f in &files {
         let lang = prog.lang;
@@ -398,42 +369,13 @@ pub fn rewrite(
     Ok(Rewritten { files, positions })
 }
 
-/// The comment of fence `f`, with lines of the files as `edits` (comment-free) leave them.
-fn comment(unit: &files::Parsed, prog: &Program, edits: &[FileEdits], f: &Planned) -> String {
-    let home = reason::site_offset(prog, f.site).map_or(0, |at| {
-        prog.sources.file_index(&Span {
-            start: at,
-            end: at,
-            line: 0,
-            column: 0,
-        })
-    });
-    let line = |stmt: crate::ir::StmtId| {
-        let span = prog.stmts[stmt].span;
-        let k = prog.sources.file_index(&span);
-        let frame = unit.frames[k];
-        let local = frame.local(span);
-        let (at, line) = unit
-            .root(k)
-            .and_then(|r| do_condition(r, local))
-            .unwrap_or((local.start, span.line));
-        let none = Vec::new();
-        let own = edits
-            .iter()
-            .find(|e| e.file == k)
-            .map_or(&none, |e| &e.edits);
-        let n = shifted_line(frame.text, own, at, line);
-        let other = (k != home).then(|| unit.short_name(prog, k));
-        (n, other)
-    };
-    let why = match f.reason {
-        Some(Reason::Orders { before, after }) => {
-            let func = |at: usize| unit.function_at(prog, at);
-            reason::orders_text(prog, &func, f.site, before, after, &line)
-        }
-        Some(Reason::Bug { stmt }) => format!("needed for {}", reason::line_text(line(stmt))),
-        None => String::new(),
-    };
+/// The comment of fence `f`: what it orders and what it pairs with, in words ([`reason::words_text`]).
+fn comment(unit: &files::Parsed, prog: &Program, f: &Planned) -> String {
+    let func = |at: usize| unit.function_at(prog, at).map(|(_, name)| name);
+    let why = f
+        .words
+        .as_ref()
+        .map_or(String::new(), |w| reason::words_text(w, f.order, &func));
     let text = match (f.previous, why.is_empty()) {
         (Some(p), false) => format!("was {}; {why}", p.c_name()),
         (Some(p), true) => format!("was {}", p.c_name()),
@@ -441,17 +383,6 @@ fn comment(unit: &files::Parsed, prog: &Program, edits: &[FileEdits], f: &Planne
         (None, true) => "inserted".into(),
     };
     format!("/* fensyn: {text} */")
-}
-
-/// For a `do … while (c);` statement (whose accesses in `c` the IR attributes to the whole
-/// statement), the byte offset and 1-based line of `c`: a comment names that line.
-fn do_condition(root: tree_sitter::Node, span: Span) -> Option<(usize, usize)> {
-    let mut n = root.descendant_for_byte_range(span.start, span.end)?;
-    while n.kind() != "do_statement" {
-        n = n.parent().filter(|p| p.start_byte() == span.start)?;
-    }
-    let c = n.child_by_field_name("condition")?;
-    Some((c.start_byte(), c.start_position().row + 1))
 }
 
 /// The 1-based line of the first ERROR or MISSING node, if any.
@@ -474,18 +405,6 @@ fn first_error_line(root: tree_sitter::Node) -> Option<usize> {
     first.or(Some(1))
 }
 
-/// The line that the text at byte `at` (on line `line` of `src`) is on after `edits`.
-fn shifted_line(src: &str, edits: &[Edit], at: usize, line: usize) -> usize {
-    let newlines = |s: &str| s.bytes().filter(|&b| b == b'\n').count() as isize;
-    let mut l = line as isize;
-    for e in edits {
-        if e.start <= at && e.end <= at {
-            l += newlines(&e.text) - newlines(&src[e.start..e.end]);
-        }
-    }
-    l.max(1) as usize
-}
-
 /// The edits of `fences` (all in `frame`'s file; with `notes[i]`, when given, as fence `i`'s
 /// comment) and where each fence lands. `root` is the file's tree, `spelling` how it spells
 /// fences.
@@ -497,7 +416,9 @@ fn build(
     notes: &[Option<&str>],
 ) -> Result<(Vec<Edit>, Vec<Position>), RewriteError> {
     let src = frame.text;
-    let unbraced = root.map(unbraced_bodies).unwrap_or_default();
+    let unbraced = root
+        .map(|r| braces::unbraced_bodies(src, r))
+        .unwrap_or_default();
     // Per unbraced statement (by span): fences before it and after it.
     let mut wrapped: std::collections::BTreeMap<(usize, usize), (Vec<String>, Vec<String>)> =
         Default::default();
@@ -517,7 +438,7 @@ fn build(
         };
         let local = anchor.map(|(span, before)| (frame.local(span), before));
         match local {
-            Some((span, before)) if unbraced.contains(&(span.start, span.end)) => {
+            Some((span, before)) if unbraced.contains_key(&(span.start, span.end)) => {
                 let entry = wrapped.entry((span.start, span.end)).or_default();
                 let list = if before { &mut entry.0 } else { &mut entry.1 };
                 list.push(match note {
@@ -554,7 +475,10 @@ fn build(
             }
         }
     }
-    edits.extend(wrap_edits(src, wrapped)?);
+    let allman = root.is_some_and(braces::allman);
+    let (openings, closings) = braces::wrap_edits(src, &unbraced, allman, wrapped)?;
+    edits.extend(openings);
+    edits.splice(0..0, closings);
     // Builtin fences need no header; nor does a header read after the unit included it.
     let inserts = fences.iter().any(|(s, _)| matches!(s, Site::Slot(_))) && !spelling.builtin;
     let want = include::header(prog.lang);
@@ -576,41 +500,6 @@ fn build(
         ));
     }
     Ok((edits, positions))
-}
-
-/// The braces around unbraced bodies that get fences (`wrapped`: per statement's byte range,
-/// the fences before and after it).
-fn wrap_edits(
-    src: &str,
-    wrapped: std::collections::BTreeMap<(usize, usize), (Vec<String>, Vec<String>)>,
-) -> Result<Vec<Edit>, RewriteError> {
-    let mut edits = Vec::new();
-    for ((start, end), (before, after)) in wrapped {
-        check_range(src, start)?;
-        check_range(src, end)?;
-        let mut open = String::from("{ ");
-        for f in &before {
-            open.push_str(f);
-            open.push(' ');
-        }
-        let mut close = String::new();
-        for f in &after {
-            close.push(' ');
-            close.push_str(f);
-        }
-        close.push_str(" }");
-        edits.push(Edit {
-            start,
-            end: start,
-            text: open,
-        });
-        edits.push(Edit {
-            start: end,
-            end,
-            text: close,
-        });
-    }
-    Ok(edits)
 }
 
 /// Applies edits (in any order) in one pass. Insertions at the same point keep their given order.
@@ -739,40 +628,11 @@ mod tests {
     }
 
     #[test]
-    fn parse_errors_and_line_shifts() {
+    fn parse_errors() {
         let t = parse_tree("int x = 1;\nint y = ;\n", Lang::C).unwrap();
         assert_eq!(first_error_line(t.root_node()), Some(2));
         let t = parse_tree("int x = 1;\n", Lang::C).unwrap();
         assert_eq!(first_error_line(t.root_node()), None);
-        let src = "a\nb\nc\n";
-        let edits = [
-            Edit {
-                start: 2,
-                end: 2,
-                text: "X\n".into(),
-            },
-            Edit {
-                start: 4,
-                end: 5,
-                text: "c2".into(),
-            },
-        ];
-        assert_eq!(shifted_line(src, &edits, 0, 1), 1);
-        assert_eq!(shifted_line(src, &edits, 2, 2), 3);
-        assert_eq!(shifted_line(src, &edits, 4, 3), 4);
-        let src = "void f() {\n    do {\n        x = 1;\n    } while (y);\n}\n";
-        let t = parse_tree(src, Lang::C).unwrap();
-        let at = src.find("do").unwrap();
-        let span = Span {
-            start: at,
-            end: src.find("(y);").unwrap() + 4,
-            line: 2,
-            column: 5,
-        };
-        assert_eq!(
-            do_condition(t.root_node(), span),
-            Some((src.find("(y)").unwrap(), 4))
-        );
     }
 
     #[test]

@@ -1,5 +1,9 @@
-//! Why a fence is there: the two statements it orders, for the comment the rewriter puts next to
-//! it (`/* fensyn: orders line 12 before line 14 */`) and for `fensyn explain`.
+//! Why a fence is there: the two statements it orders, for `fensyn explain` ([`Reason`]), and
+//! the same in words that stay true when the file is edited, for the comment the rewriter puts
+//! next to it ([`Words`]: `/* fensyn: publish data before flag; pairs with the acquire fence in
+//! consumer() */`): the two accesses (what they do and to which location) and what the fence
+//! pairs with in the thread its cycle goes through next (a fence, or an acquire/release access
+//! of the program), with the function that holds it. Comments carry no line numbers.
 //!
 //! A fence `f` of a solution is needed by the requirements in `Fence::needed_by`. In such a
 //! requirement's graph, with the whole solution's fences inserted, the bug closes a cycle of
@@ -15,7 +19,7 @@
 
 use crate::checker::relation::Rel;
 use crate::checker::{EventId, ExecutionGraph, Relations, ReleaseSeq, INIT_THREAD};
-use crate::ir::{Program, SlotPlace, StmtId};
+use crate::ir::{MemOrder, Program, SlotPlace, StmtId};
 use crate::synth::{Fence, Solution};
 use crate::trace::{Requirement, Site};
 
@@ -179,8 +183,18 @@ fn ordered_pair(
     best.map(|(_, _, a, b)| (a, b))
 }
 
-/// Why `f` (a fence of `sol`) is needed; `None` when no requirement needs it.
-pub fn reason(sol: &Solution, f: &Fence) -> Option<Reason> {
+/// The first requirement's fenced graph in which a fence event of `f` orders a pair on a cycle:
+/// the graph, its cross-thread `com` edges and `po ∪ com` closure, and the pair `(a, b)`.
+struct Found {
+    g: ExecutionGraph,
+    com: Rel,
+    closure: Rel,
+    fence: EventId,
+    a: EventId,
+    b: EventId,
+}
+
+fn find_pair(sol: &Solution, f: &Fence) -> Option<Found> {
     for &(ri, _) in &f.needed_by {
         let Some(r) = sol.requirements.get(ri) else {
             continue;
@@ -194,14 +208,382 @@ pub fn reason(sol: &Solution, f: &Fence) -> Option<Reason> {
         let (com, closure) = relations(&g, race);
         for fe in events {
             if let Some((a, b)) = ordered_pair(&g, fe, &com, &closure) {
-                if let (Some(before), Some(after)) = (g.events[a].stmt, g.events[b].stmt) {
-                    return Some(Reason::Orders { before, after });
+                if g.events[a].stmt.is_some() && g.events[b].stmt.is_some() {
+                    return Some(Found {
+                        g,
+                        com,
+                        closure,
+                        fence: fe,
+                        a,
+                        b,
+                    });
                 }
             }
+        }
+    }
+    None
+}
+
+/// Why `f` (a fence of `sol`) is needed; `None` when no requirement needs it.
+pub fn reason(sol: &Solution, f: &Fence) -> Option<Reason> {
+    if let Some(x) = find_pair(sol, f) {
+        if let (Some(before), Some(after)) = (x.g.events[x.a].stmt, x.g.events[x.b].stmt) {
+            return Some(Reason::Orders { before, after });
         }
     }
     let &(ri, _) = f.needed_by.first()?;
     sol.requirements
         .get(ri)
         .map(|r| Reason::Bug { stmt: r.bug.stmt })
+}
+
+/// What an access does to memory, as a fence's comment names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    Read,
+    Write,
+    /// Both halves of a read-modify-write.
+    Update,
+}
+
+/// One access a fence orders, or that it pairs with: what it does, to which location, how.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub kind: AccessKind,
+    /// The location's name in messages ([`ExecutionGraph::loc_name`]).
+    pub loc: String,
+    pub order: MemOrder,
+}
+
+/// What a fence synchronises with on the other side of its cycle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Partner {
+    /// A fence (inserted by the same fix, or the program's own) with its order.
+    Fence { order: MemOrder },
+    /// An access strong enough to be the other end (an acquire load, a release store, ...).
+    Access(Access),
+    /// The same fence, run by another thread (one function run by several threads).
+    Itself,
+}
+
+/// Why a fence is there, in words that do not depend on line numbers: for a fence comment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Words {
+    /// The fence orders access `before` before access `after` of its thread; `partner` is what
+    /// it pairs with in the thread the cycle goes through next, and `at` where that is written
+    /// (a span offset of the unit, to name its function).
+    Orders {
+        before: Access,
+        after: Access,
+        partner: Option<(Partner, Option<usize>)>,
+        /// `after` comes before `before` in the source: it is that of a later pass through the
+        /// code (a loop's next iteration, the function's next call).
+        later: bool,
+    },
+    /// No ordered pair was found: the fence is needed against this bug (its kind, e.g. `race`,
+    /// and the span offset of its statement).
+    Bug { kind: &'static str, at: usize },
+}
+
+/// [`Words`] for fence `f` of `sol`.
+pub fn words(prog: &Program, sol: &Solution, f: &Fence) -> Option<Words> {
+    if let Some(x) = find_pair(sol, f) {
+        let g = &x.g;
+        let (before, after) = (access(prog, g, x.a)?, access(prog, g, x.b)?);
+        let partner = partner(prog, &x).map(|(p, e)| {
+            let ev = &g.events[e];
+            let same = ev.is_fence()
+                && match f.site {
+                    Site::Slot(s) => ev.slot == Some(s),
+                    Site::Existing(st) => ev.stmt == Some(st) && ev.slot.is_none(),
+                };
+            if same {
+                (Partner::Itself, None)
+            } else {
+                (p, event_offset(prog, g, e))
+            }
+        });
+        let (sa, sb) = (g.events[x.a].stmt?, g.events[x.b].stmt?);
+        let later = prog.stmts[sb].span.start <= prog.stmts[sa].span.start;
+        return Some(Words::Orders {
+            before,
+            after,
+            partner,
+            later,
+        });
+    }
+    let &(ri, _) = f.needed_by.first()?;
+    let r = sol.requirements.get(ri)?;
+    Some(Words::Bug {
+        kind: r.bug.kind.as_str(),
+        at: prog.stmts.get(r.bug.stmt)?.span.start,
+    })
+}
+
+/// The access event `e` of `g` described (an RMW's halves are an update).
+fn access(prog: &Program, g: &ExecutionGraph, e: EventId) -> Option<Access> {
+    let ev = &g.events[e];
+    let update = g.rmw.iter().any(|&(r, w)| r == e || w == e);
+    let kind = match (update, ev.is_read()) {
+        (true, _) => AccessKind::Update,
+        (false, true) => AccessKind::Read,
+        (false, false) => AccessKind::Write,
+    };
+    Some(Access {
+        kind,
+        loc: plain_name(&g.loc_name(prog, ev.loc?)),
+        order: ev.order,
+    })
+}
+
+/// A location's name without what carries a line number or a function: an allocated object's
+/// `malloc@12.next` is `next` (`malloc@12[3].next` is `[3].next`, a whole object `malloc@12`
+/// is `*malloc`), a local's `main::flag` is `flag`.
+fn plain_name(name: &str) -> String {
+    if let Some(k) = name.find('@') {
+        let rest = name[k + 1..].trim_start_matches(|c: char| c.is_ascii_digit());
+        return match rest.strip_prefix('.') {
+            Some(field) => field.to_string(),
+            None if rest.is_empty() => format!("*{}", &name[..k]),
+            None => rest.to_string(),
+        };
+    }
+    match name.split_once("::") {
+        Some((func, local)) if !func.is_empty() && !local.contains("::") => local.to_string(),
+        _ => name.to_string(),
+    }
+}
+
+/// Where event `e` is written: its statement's span offset, or its slot's for an inserted fence.
+fn event_offset(prog: &Program, g: &ExecutionGraph, e: EventId) -> Option<usize> {
+    let ev = &g.events[e];
+    match (ev.slot, ev.stmt) {
+        (Some(s), _) => site_offset(prog, Site::Slot(s)),
+        (None, Some(st)) => site_offset(prog, Site::Existing(st)),
+        _ => None,
+    }
+}
+
+/// What the fence of `x` pairs with: in the thread the cycle enters from `b` (at `c`), a fence
+/// po-after `c` (and before `c2`, where the cycle leaves that thread back towards `a`, when
+/// it is the same thread); without one, `c` when it is an acquire read or `c2` when it is a
+/// release write (or either when seq_cst).
+fn partner(prog: &Program, x: &Found) -> Option<(Partner, EventId)> {
+    let g = &x.g;
+    let inv = x.com.inverse();
+    let th = |e: EventId| g.events[e].thread;
+    let pos = |e: EventId| g.threads[th(e)].events.iter().position(|&y| y == e);
+    let mut fallback = None;
+    for c in x.com.succs(x.b) {
+        for c2 in inv.succs(x.a) {
+            if !(c == c2 || x.closure.has(c, c2)) || th(c) == th(x.fence) {
+                continue;
+            }
+            let evs = &g.threads[th(c)].events;
+            let Some(from) = pos(c) else { continue };
+            let to = match (th(c2) == th(c), pos(c2)) {
+                (true, Some(k)) if k >= from => k,
+                (true, _) => continue,
+                (false, _) => evs.len(),
+            };
+            let fence = evs[from..to].iter().find(|&&e| g.events[e].is_fence());
+            if let Some(&e) = fence {
+                let order = g.events[e].order;
+                return Some((Partner::Fence { order }, e));
+            }
+            let strong = |e: EventId, want: fn(MemOrder) -> bool| {
+                let ev = &g.events[e];
+                ev.is_access() && ev.order != MemOrder::NonAtomic && want(ev.order)
+            };
+            let end = if strong(c, MemOrder::is_acquire) && g.events[c].is_read() {
+                Some(c)
+            } else if th(c2) == th(c) && strong(c2, MemOrder::is_release) && g.events[c2].is_write()
+            {
+                Some(c2)
+            } else {
+                None
+            };
+            if fallback.is_none() {
+                fallback = end.and_then(|e| Some((Partner::Access(access(prog, g, e)?), e)));
+            }
+        }
+    }
+    fallback
+}
+
+/// The comment text for `words` (without `/* fensyn: … */`), for a fence of order `order`;
+/// `func` names the function around a span offset.
+pub fn words_text(
+    words: &Words,
+    order: MemOrder,
+    func: &dyn Fn(usize) -> Option<String>,
+) -> String {
+    let in_func = |at: Option<usize>| {
+        at.and_then(func)
+            .map_or(String::new(), |f| format!(" in {f}()"))
+    };
+    match words {
+        Words::Bug { kind, at } => format!("needed against the {kind}{}", in_func(Some(*at))),
+        Words::Orders {
+            before,
+            after,
+            partner,
+            later,
+        } => {
+            let mut text = pair_text(before, after, order);
+            if *later {
+                text.push_str(" (next pass)");
+            }
+            match partner {
+                Some((Partner::Itself, _)) => {
+                    text.push_str("; pairs with itself in another thread")
+                }
+                Some((p, at)) => {
+                    text.push_str("; pairs with ");
+                    text.push_str(&partner_text(p));
+                    text.push_str(&in_func(*at));
+                }
+                None => {}
+            }
+            text
+        }
+    }
+}
+
+/// `publish data before flag`, `read flag before data`, `write x before reading y`.
+fn pair_text(a: &Access, b: &Access, order: MemOrder) -> String {
+    use AccessKind::*;
+    let verb = match (a.kind, b.kind) {
+        (Write, Write) if order.is_release() && order != MemOrder::SeqCst => "publish",
+        (Write, _) => "write",
+        (Read, _) => "read",
+        (Update, _) => "update",
+    };
+    let second = if a.kind == b.kind {
+        b.loc.clone()
+    } else {
+        let gerund = match b.kind {
+            Read => "reading",
+            Write => "writing",
+            Update => "updating",
+        };
+        format!("{gerund} {}", b.loc)
+    };
+    format!("{verb} {} before {second}", a.loc)
+}
+
+/// `the acquire fence`, `the acquire load of flag`, `the release store to flag`.
+fn partner_text(p: &Partner) -> String {
+    match p {
+        Partner::Fence { order } => format!("the {} fence", order.c_name()),
+        Partner::Access(a) => {
+            let what = match a.kind {
+                AccessKind::Read => format!("load of {}", a.loc),
+                AccessKind::Write => format!("store to {}", a.loc),
+                AccessKind::Update => format!("update of {}", a.loc),
+            };
+            format!("the {} {what}", a.order.c_name())
+        }
+        Partner::Itself => "itself".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn acc(kind: AccessKind, loc: &str, order: MemOrder) -> Access {
+        Access {
+            kind,
+            loc: loc.into(),
+            order,
+        }
+    }
+
+    #[test]
+    fn comments_name_accesses_and_partner_in_words() {
+        use AccessKind::*;
+        use MemOrder::*;
+        let func = |at: usize| (at == 7).then(|| "consumer".to_string());
+        let orders = |a, b, partner, later| Words::Orders {
+            before: a,
+            after: b,
+            partner,
+            later,
+        };
+        // Message passing: the release side publishes, the acquire side reads.
+        let w = orders(
+            acc(Write, "data", Relaxed),
+            acc(Write, "flag", Relaxed),
+            Some((Partner::Fence { order: Acquire }, Some(7))),
+            false,
+        );
+        assert_eq!(
+            words_text(&w, Release, &func),
+            "publish data before flag; pairs with the acquire fence in consumer()"
+        );
+        // Two writes under a seq_cst fence are not "published".
+        assert_eq!(
+            words_text(&w, SeqCst, &func),
+            "write data before flag; pairs with the acquire fence in consumer()"
+        );
+        // Store buffering, one function run by two threads, across loop passes.
+        let w = orders(
+            acc(Write, "x", Relaxed),
+            acc(Read, "y", Relaxed),
+            Some((Partner::Itself, None)),
+            true,
+        );
+        assert_eq!(
+            words_text(&w, SeqCst, &func),
+            "write x before reading y (next pass); pairs with itself in another thread"
+        );
+        // An RMW, and a partner that is the program's own acquire load (function unknown).
+        let w = orders(
+            acc(Update, "lock", Relaxed),
+            acc(Read, "counter", Relaxed),
+            Some((Partner::Access(acc(Read, "flag", Acquire)), Some(3))),
+            false,
+        );
+        assert_eq!(
+            words_text(&w, Acquire, &func),
+            "update lock before reading counter; pairs with the acquire load of flag"
+        );
+        let w = orders(
+            acc(Read, "a", Relaxed),
+            acc(Update, "b", Relaxed),
+            Some((Partner::Access(acc(Write, "b", Release)), Some(7))),
+            false,
+        );
+        assert_eq!(
+            words_text(&w, Acquire, &func),
+            "read a before updating b; pairs with the release store to b in consumer()"
+        );
+        let w = orders(
+            acc(Read, "y", Relaxed),
+            acc(Read, "x", Relaxed),
+            None,
+            false,
+        );
+        assert_eq!(words_text(&w, Acquire, &func), "read y before x");
+        let w = Words::Bug {
+            kind: "assertion",
+            at: 7,
+        };
+        assert_eq!(
+            words_text(&w, SeqCst, &func),
+            "needed against the assertion in consumer()"
+        );
+    }
+
+    #[test]
+    fn names_without_lines_or_functions() {
+        assert_eq!(plain_name("malloc@50._seq"), "_seq");
+        assert_eq!(plain_name("malloc@12[3].next"), "[3].next");
+        assert_eq!(plain_name("new@4"), "*new");
+        assert_eq!(plain_name("main::flag"), "flag");
+        assert_eq!(plain_name("main::args[1].tid"), "args[1].tid");
+        assert_eq!(plain_name("box.full_"), "box.full_");
+        assert_eq!(plain_name("data[0]"), "data[0]");
+    }
 }
