@@ -395,6 +395,11 @@ pub enum Command {
         /// or the price of the instructions compilers emit on x86 or ARMv8 [default: count]
         #[arg(long, value_enum)]
         cost: Option<Cost>,
+        /// What a fix changes: fences (insert fences, strengthen program fences), orders
+        /// (strengthen the memory orders of atomic accesses and program fences, insert
+        /// nothing) or both (whichever is cheaper) [default: fences]
+        #[arg(long, value_enum)]
+        by: Option<synth::orders::By>,
         /// After a fix, re-check every variant with one fence removed or weakened by one step
         /// and print the evidence that each still has a bug.
         #[arg(long)]
@@ -456,6 +461,7 @@ pub fn run(cli: Cli) -> i32 {
             write,
             exit_non_zero_on_fix,
             cost,
+            by,
             prove_optimal,
             optimal_timeout,
             goal,
@@ -466,6 +472,7 @@ pub fn run(cli: Cli) -> i32 {
             let given = config::Config {
                 mode,
                 cost,
+                by,
                 optimal_timeout,
                 collect_limit,
                 ..common.given()
@@ -477,6 +484,7 @@ pub fn run(cli: Cli) -> i32 {
                     write,
                     exit_non_zero_on_fix,
                     cost: s.cost,
+                    by: s.by,
                     prove: prove_optimal,
                     comments: s.comments && !no_comments,
                     goal,
@@ -898,6 +906,8 @@ struct FixOptions {
     /// With `write`: exit with [`EXIT_BUG`] when the file was written.
     exit_non_zero_on_fix: bool,
     cost: Cost,
+    /// `--by` ([`synth::orders::By`]).
+    by: synth::orders::By,
     prove: bool,
     timings: bool,
     optimal_limit: Duration,
@@ -1263,10 +1273,12 @@ fn write_and_recheck(
     // A fence inside a macro use goes before or after the use's statement, or is not written.
     let planned = rewrite::placement::relocate_planned(prog, &rewrite::plan(solution))
         .map_err(Recheck::NotWritable)?;
-    let (files, positions) = match rewrite::rewrite(src, prog, &planned, comments) {
-        Ok(r) => (r.files, r.positions),
-        Err(e) => return Err(Recheck::Internal(format!("cannot write the fences: {e}"))),
-    };
+    let changes = rewrite::orders::changes(solution);
+    let (files, positions) =
+        match rewrite::orders::rewrite_fix(src, prog, &planned, &changes, comments) {
+            Ok(r) => (r.files, r.positions),
+            Err(e) => return Err(Recheck::Internal(format!("cannot write the fences: {e}"))),
+        };
     let fixed_prog = match reparse(name, src, prog, &files) {
         Ok(p) => p,
         Err(d) => {
@@ -1314,6 +1326,7 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         write,
         exit_non_zero_on_fix,
         cost,
+        by,
         prove,
         timings: want_timings,
         optimal_limit,
@@ -1359,12 +1372,22 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
         iterations: None,
         lazy_after: None,
         timings: None,
+        by: by.orders().then(|| by.name()),
+        accesses: Vec::new(),
     };
     let synth_opts = synth::SynthOptions {
         mode,
         cost,
         optimal_limit,
         collect_limit,
+        by: synth::orders::By::Fences,
+    };
+    let synth_opts = match synth::orders::options_for(by, synth_opts) {
+        Ok(o) => o,
+        Err(msg) => {
+            let _ = writeln!(err, "{name}: error: {msg}");
+            return EXIT_INPUT;
+        }
     };
     // The equivalence of the re-check of the fixed program (`--equiv`, default: rf
     // where it applies); an explicit one that does not apply to the input is an input error.
@@ -1522,6 +1545,7 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 );
             }
             j.fences = report::fence_entries(&solution, &positions, &prog.sources);
+            j.accesses = report::orders::access_entries(&prog, &solution.accesses);
             j.files = files
                 .iter()
                 .map(|f| prog.sources.name_of(f.file, &name).to_string())
@@ -1547,6 +1571,12 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                     err,
                     "{}",
                     report::fix_summary((&name, &prog.sources), &solution, &positions, verified)
+                );
+                let accesses = &solution.accesses;
+                let _ = write!(
+                    err,
+                    "{}",
+                    report::orders::access_lines(&name, &prog, accesses)
                 );
                 if let Some(m) = common.model.machine() {
                     for fj in &j.fences {

@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 pub mod explain;
+pub mod orders;
 pub mod sarif;
 
 /// One error as the JSON contract shows it.
@@ -539,6 +540,12 @@ pub struct FixJson<'a> {
     /// For a fixed program with `--timings`: seconds per stage (see [`Timings`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timings: Option<Timings>,
+    /// `fix --by` (absent for the default, `fences`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<&'static str>,
+    /// The accesses whose orders the fix strengthens (`--by orders|both`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub accesses: Vec<orders::AccessJson>,
 }
 
 /// `suggestion` of an unfixable result: the access at `line:column` with `order` instead of
@@ -680,9 +687,13 @@ pub fn fix_summary(
         crate::checker::Equiv::Rf => ("reads-from class", "reads-from classes"),
         crate::checker::Equiv::Value => ("value class", "value classes"),
     };
+    let accesses = match sol.accesses.len() {
+        0 => String::new(),
+        m => format!(" and {}", orders::count_text(m)),
+    };
     let _ = writeln!(
         out,
-        "{file}: fixed with {n} fence{} ({} inserted, {} strengthened, weight {}); re-checked: {} {}, {} buggy",
+        "{file}: fixed with {n} fence{}{accesses} ({} inserted, {} strengthened, weight {}); re-checked: {} {}, {} buggy",
         if n == 1 { "" } else { "s" },
         sol.inserted,
         sol.strengthened,

@@ -32,6 +32,7 @@
 
 pub mod files;
 pub mod include;
+pub mod orders;
 pub mod placement;
 pub mod reason;
 pub mod spelling;
@@ -127,7 +128,7 @@ pub(crate) fn parse_tree(src: &str, lang: Lang) -> Option<tree_sitter::Tree> {
 /// `std::memory_order::X`, `memory_order::X`, `std::memory_order_X` or `memory_order_X`, or in a
 /// builtin fence (`builtin`: `__atomic_thread_fence`) `__ATOMIC_X` — a number there stays a
 /// number (GCC's value of the order), and any other argument (a macro) becomes `__ATOMIC_X`.
-fn order_like(old: &str, order: MemOrder, builtin: bool) -> String {
+pub(crate) fn order_like(old: &str, order: MemOrder, builtin: bool) -> String {
     let compact: String = old.chars().filter(|c| !c.is_whitespace()).collect();
     let number = !compact.is_empty() && compact.bytes().all(|b| b.is_ascii_digit());
     if builtin && number {
@@ -373,6 +374,18 @@ pub fn rewrite(
     fences: &[Planned],
     comments: bool,
 ) -> Result<Rewritten, RewriteError> {
+    rewrite_with(src, prog, fences, &[], comments)
+}
+
+/// [`rewrite`] with more edits (`extra`, per file, never adding a line: `rewrite::orders`'
+/// memory-order replacements) applied with the fences'.
+pub fn rewrite_with(
+    src: &str,
+    prog: &Program,
+    fences: &[Planned],
+    extra: &[files::FileEdits],
+    comments: bool,
+) -> Result<Rewritten, RewriteError> {
     let unit = files::Parsed::new(src, prog);
     let chosen: Vec<(Site, MemOrder)> = fences.iter().map(|f| (f.site, f.order)).collect();
     let (mut edits, mut positions) = unit.build(prog, &chosen, &[])?;
@@ -384,6 +397,7 @@ pub fn rewrite(
             .collect();
         (edits, positions) = unit.build(prog, &chosen, &notes)?;
     }
+    orders::merge(&mut edits, extra);
     let files = files::apply_all(src, prog, &edits)?;
     for f in &files {
         let lang = prog.lang;
