@@ -25,6 +25,7 @@ mod man;
 
 mod clock;
 mod prove;
+mod prove_orders;
 mod robust;
 mod write;
 
@@ -974,8 +975,8 @@ pub fn prove_minimal(
                     set.remove(i);
                 }
             }
-            let (edits, _) = rewrite::fence_edits(src, prog, &set)
-                .map_err(|e| format!("cannot place the fences of a variant: {e}"))?;
+            let changes = rewrite::orders::changes(solution);
+            let edits = prove_orders::edits(src, prog, &set, &changes)?;
             let files = rewrite::files::apply_all(src, prog, &edits)
                 .map_err(|e| format!("cannot apply the edits of a variant: {e}"))?;
             let variant = reparse(name, src, prog, &files)
@@ -1001,6 +1002,9 @@ pub fn prove_minimal(
             });
         }
     }
+    entries.extend(prove_orders::access_entries(
+        name, src, prog, model, lim, solution,
+    )?);
     Ok(entries)
 }
 

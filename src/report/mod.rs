@@ -568,7 +568,8 @@ pub struct SuggestionJson {
 pub struct ProofEntry {
     pub line: usize,
     pub column: usize,
-    /// `removed`, or `weakened` (to `order`).
+    /// `removed`, or `weakened` (to `order`); `access-weakened` for an access a fix by orders
+    /// strengthened, one step back towards its order as written (to `order`).
     pub variant: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub order: Option<&'static str>,
@@ -624,9 +625,15 @@ pub fn proof_text(file: &str, entries: &[ProofEntry]) -> String {
                 e.executions
             ),
         };
+        // `fix --by orders|both`: a changed access (`access-weakened`), else a fence.
+        let noun = if e.variant.starts_with("access") {
+            "access"
+        } else {
+            "fence"
+        };
         let _ = writeln!(
             out,
-            "  {file}:{}:{}: fence {what}: {verdict}",
+            "  {file}:{}:{}: {noun} {what}: {verdict}",
             e.line, e.column
         );
     }

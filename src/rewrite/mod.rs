@@ -65,6 +65,11 @@ pub enum RewriteError {
     NoOrderArgument {
         line: usize,
     },
+    /// The statement on `line` holds no single atomic operation call whose order
+    /// `rewrite::orders` can write.
+    NoAccessCall {
+        line: usize,
+    },
     /// The rewritten text no longer parses (tree-sitter reports an error at `line`).
     Unparsable {
         line: usize,
@@ -82,6 +87,10 @@ impl fmt::Display for RewriteError {
                     "the fence on line {line} has no memory-order argument to edit"
                 )
             }
+            RewriteError::NoAccessCall { line } => write!(
+                f,
+                "the access on line {line} is not one atomic operation call whose order can be written"
+            ),
             RewriteError::Unparsable { line } => write!(
                 f,
                 "the rewritten file does not parse any more (near line {line})"

@@ -68,7 +68,7 @@ pub fn changes(sol: &crate::synth::Solution) -> Vec<OrderChange> {
 }
 
 /// Adds `extra`'s edits to `edits`, file by file.
-pub(super) fn merge(edits: &mut Vec<FileEdits>, extra: &[FileEdits]) {
+pub fn merge(edits: &mut Vec<FileEdits>, extra: &[FileEdits]) {
     for fe in extra {
         match edits.iter_mut().find(|e| e.file == fe.file) {
             Some(e) => e.edits.extend(fe.edits.iter().cloned()),
@@ -166,7 +166,7 @@ fn access_edit(
     c: &OrderChange,
 ) -> Result<(usize, Edit), RewriteError> {
     let stmt = &prog.stmts[c.stmt];
-    let no_call = || RewriteError::NoOrderArgument {
+    let no_call = || RewriteError::NoAccessCall {
         line: stmt.span.line,
     };
     let k = prog.sources.file_index(&stmt.span);
@@ -175,6 +175,25 @@ fn access_edit(
     let root = unit.root(k).ok_or_else(no_call)?;
     let mut calls = Vec::new();
     atomic_calls(frame.text, root, (span.start, span.end), &mut calls);
+    // A compound statement's span holds its body's statements (an `if` condition's span is
+    // the whole `if`): their calls are theirs.
+    let inner: Vec<(usize, usize)> = prog
+        .stmts
+        .iter()
+        .map(|s| frame.local(s.span))
+        .filter(|s| {
+            prog.sources.file_index(&prog.stmts[c.stmt].span) == k
+                && span.start <= s.start
+                && s.end <= span.end
+                && (s.start, s.end) != (span.start, span.end)
+        })
+        .map(|s| (s.start, s.end))
+        .collect();
+    calls.retain(|(call, _)| {
+        !inner
+            .iter()
+            .any(|&(a, b)| a <= call.start_byte() && call.end_byte() <= b)
+    });
     let [(call, form)] = calls.as_slice() else {
         return Err(no_call());
     };
