@@ -201,7 +201,8 @@ fn by_orders_refuses_the_fast_modes_and_reads_the_configuration() {
     assert_eq!(accesses(&json(&out)).len(), 2);
     std::fs::write(dir.path().join("fensyn.toml"), "by = \"sideways\"\n").unwrap();
     let out = fensyn_in(dir.path(), &["fix", name]);
-    assert_ne!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("`by` must be one of \"fences\", \"orders\", \"both\""));
 }
 
 /// Every assignment of orders to the candidate accesses of `fixture`: the requirements say it

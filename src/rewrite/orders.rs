@@ -126,13 +126,12 @@ fn form(name: &str, member: bool) -> Option<Form> {
         // `__atomic_load(p, ret, o)` / `__atomic_load_n(p, o)`, `__atomic_exchange(p, v, ret,
         // o)` / `__atomic_exchange_n(p, v, o)`.
         let v = match op {
-            "load" => 2,
-            "load_n" | "store" | "store_n" | "exchange_n" => op.len().min(2),
+            "load_n" => 1,
+            "load" | "store" | "store_n" | "exchange_n" => 2,
             "exchange" => 3,
             "compare_exchange" | "compare_exchange_n" => 4,
             _ => values(op)?,
         };
-        let v = if op == "load_n" { 1 } else { v };
         return Some(Form {
             cas,
             member,
