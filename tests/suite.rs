@@ -39,6 +39,8 @@ mod heap;
 mod invocation;
 #[path = "locals.rs"]
 mod locals;
+#[path = "orders.rs"]
+mod orders;
 #[path = "preprocessor.rs"]
 mod preprocessor;
 #[path = "refused.rs"]

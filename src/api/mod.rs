@@ -23,6 +23,7 @@
 mod check;
 pub mod clock;
 mod prove;
+mod prove_orders;
 mod repair;
 
 pub use check::{explored_as, Report};

@@ -50,8 +50,8 @@ pub fn prove_minimal(
                     set.remove(i);
                 }
             }
-            let (edits, _) = rewrite::fence_edits(src, prog, &set)
-                .map_err(|e| format!("cannot place the fences of a variant: {e}"))?;
+            let changes = rewrite::orders::changes(solution);
+            let edits = super::prove_orders::edits(src, prog, &set, &changes)?;
             let files = rewrite::files::apply_all(src, prog, &edits)
                 .map_err(|e| format!("cannot apply the edits of a variant: {e}"))?;
             let variant = reparse(name, src, prog, &files)
@@ -77,6 +77,9 @@ pub fn prove_minimal(
             });
         }
     }
+    entries.extend(super::prove_orders::access_entries(
+        name, src, prog, model, lim, solution,
+    )?);
     Ok(entries)
 }
 
@@ -103,7 +106,7 @@ fn original_offset(edits: &[Edit], at: usize) -> Option<usize> {
 /// The first bug of a variant's first buggy execution, with its statement's place in the
 /// input (the statement of `prog` that starts where the variant's does, once the variant's
 /// `edits` of that statement's file are undone).
-fn first_bug(
+pub(super) fn first_bug(
     prog: &Program,
     variant: &Program,
     edits: &[FileEdits],

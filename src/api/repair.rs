@@ -452,7 +452,9 @@ fn write_and_recheck(
     // A fence inside a macro use goes before or after the use's statement, or is not written.
     let planned = rewrite::placement::relocate_planned(prog, &rewrite::plan(solution, prog))
         .map_err(Recheck::NotWritable)?;
-    let (files, positions) = match rewrite::rewrite(src, prog, &planned, comments) {
+    let changes = rewrite::orders::changes(solution);
+    let written = rewrite::orders::rewrite_fix(src, prog, &planned, &changes, comments);
+    let (files, positions) = match written {
         Ok(r) => (r.files, r.positions),
         Err(e) => return Err(Recheck::Internal(format!("cannot write the fences: {e}"))),
     };

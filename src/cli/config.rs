@@ -34,6 +34,8 @@ pub struct Config {
     pub model: Option<Model>,
     pub mode: Option<Mode>,
     pub cost: Option<Cost>,
+    /// `fix --by`: fences, orders or both.
+    pub by: Option<crate::synth::orders::By>,
     pub unroll: Option<u32>,
     pub max_executions: Option<u64>,
     pub timeout: Option<f64>,
@@ -85,6 +87,7 @@ struct Raw {
     model: Option<Spanned<String>>,
     mode: Option<Spanned<String>>,
     cost: Option<Spanned<String>>,
+    by: Option<Spanned<String>>,
     unroll: Option<u32>,
     max_executions: Option<u64>,
     timeout: Option<Spanned<f64>>,
@@ -163,6 +166,7 @@ pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
         model: choice("model", raw.model, &error)?,
         mode: choice("mode", raw.mode, &error)?,
         cost: choice("cost", raw.cost, &error)?,
+        by: choice("by", raw.by, &error)?,
         unroll: raw.unroll,
         max_executions: raw.max_executions,
         timeout: seconds("timeout", raw.timeout)?,
@@ -293,6 +297,7 @@ pub struct Settings {
     pub model: Model,
     pub mode: Mode,
     pub cost: Cost,
+    pub by: crate::synth::orders::By,
     pub unroll: u32,
     pub max_executions: Option<u64>,
     pub timeout: Option<f64>,
@@ -328,6 +333,7 @@ impl Settings {
             model: cli.model.or(cfg.model).unwrap_or(Model::Rc11),
             mode: cli.mode.or(cfg.mode).unwrap_or(Mode::Auto),
             cost: cli.cost.or(cfg.cost).unwrap_or(Cost::Count),
+            by: cli.by.or(cfg.by).unwrap_or_default(),
             unroll: cli
                 .unroll
                 .or(cfg.unroll)

@@ -25,6 +25,8 @@ pub(super) struct FixOptions {
     /// With `write`: exit with [`EXIT_BUG`] when the file was written.
     pub exit_non_zero_on_fix: bool,
     pub cost: Cost,
+    /// `--by` ([`synth::orders::By`]).
+    pub by: synth::orders::By,
     pub prove: bool,
     pub timings: bool,
     pub optimal_limit: Duration,
@@ -54,14 +56,22 @@ pub(super) fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -
         Ok(u) => u,
         Err(code) => return code,
     };
-    let fix_opts = api::FixOptions {
-        synth: synth::SynthOptions {
-            mode: opts.mode,
-            cost: opts.cost,
-            optimal_limit: opts.optimal_limit,
-            collect_limit: opts.collect_limit,
+    let asked = synth::SynthOptions {
+        mode: opts.mode,
+        cost: opts.cost,
+        optimal_limit: opts.optimal_limit,
+        collect_limit: opts.collect_limit,
+        by: opts.by,
+    };
+    let fix_opts = match synth::orders::options_for(opts.by, asked) {
+        Ok(synth) => api::FixOptions {
+            synth,
+            comments: opts.comments,
         },
-        comments: opts.comments,
+        Err(msg) => {
+            let _ = writeln!(err, "{}: error: {msg}", unit.source.name);
+            return EXIT_INPUT;
+        }
     };
     let repair = match api::fix(&unit, &explore_options(common, opts.goal), &fix_opts) {
         Ok(r) => r,
@@ -136,6 +146,8 @@ fn empty_json<'a>(name: &'a str, common: &FileArgs, opts: FixOptions) -> FixJson
         iterations: None,
         lazy_after: None,
         timings: None,
+        by: opts.by.orders().then(|| opts.by.name()),
+        accesses: Vec::new(),
     }
 }
 
@@ -305,6 +317,7 @@ impl Run<'_> {
         j.fell_back = self.opts.mode == Mode::Auto && solution.mode == Mode::Fast;
         j.lazy_after = solution.lazy_after;
         j.fences = report::fence_entries(solution, positions, &prog.sources);
+        j.accesses = report::orders::access_entries(prog, &solution.accesses);
         j.files = files
             .iter()
             .map(|f| prog.sources.name_of(f.file, name).to_string())
@@ -359,6 +372,8 @@ impl Run<'_> {
         let (name, prog) = (self.name(), &self.unit.program);
         let text = report::fix_summary((name, &prog.sources), solution, positions, verified);
         let _ = write!(err, "{text}");
+        let accesses = report::orders::access_lines(name, prog, &solution.accesses);
+        let _ = write!(err, "{accesses}");
         if let Some(m) = self.common.model.machine() {
             for fj in &self.j.fences {
                 let _ = writeln!(

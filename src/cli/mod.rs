@@ -420,6 +420,11 @@ pub enum Command {
         /// or the price of the instructions compilers emit on x86 or ARMv8 [default: count]
         #[arg(long, value_enum)]
         cost: Option<Cost>,
+        /// What a fix changes: fences (insert fences, strengthen program fences), orders
+        /// (strengthen the memory orders of atomic accesses and program fences, insert
+        /// nothing) or both (whichever is cheaper) [default: fences]
+        #[arg(long, value_enum)]
+        by: Option<crate::synth::orders::By>,
         /// After a fix, re-check every variant with one fence removed or weakened by one step
         /// and print the evidence that each still has a bug.
         #[arg(long)]
@@ -485,6 +490,7 @@ pub fn run(cli: Cli) -> i32 {
             write,
             exit_non_zero_on_fix,
             cost,
+            by,
             prove_optimal,
             optimal_timeout,
             goal,
@@ -496,6 +502,7 @@ pub fn run(cli: Cli) -> i32 {
             let given = config::Config {
                 mode,
                 cost,
+                by,
                 optimal_timeout,
                 collect_limit,
                 ..common.given()
@@ -507,6 +514,7 @@ pub fn run(cli: Cli) -> i32 {
                     write,
                     exit_non_zero_on_fix,
                     cost: s.cost,
+                    by: s.by,
                     prove: prove_optimal,
                     comments: s.comments && !no_comments,
                     goal,

@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 pub mod explain;
+pub mod orders;
 pub mod sarif;
 
 /// One error as the JSON contract shows it.
@@ -564,6 +565,12 @@ pub struct FixJson<'a> {
     /// For a fixed program with `--timings`: seconds per stage (see [`Timings`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timings: Option<Timings>,
+    /// `fix --by` (absent for the default, `fences`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<&'static str>,
+    /// The accesses whose orders the fix strengthens (`--by orders|both`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub accesses: Vec<orders::AccessJson>,
 }
 
 /// `suggestion` of an unfixable result: the access at `line:column` with `order` instead of
@@ -586,7 +593,8 @@ pub struct SuggestionJson {
 pub struct ProofEntry {
     pub line: usize,
     pub column: usize,
-    /// `removed`, or `weakened` (to `order`).
+    /// `removed`, or `weakened` (to `order`); `access-weakened` for an access a fix by orders
+    /// strengthened, one step back towards its order as written (to `order`).
     pub variant: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub order: Option<&'static str>,
@@ -642,9 +650,15 @@ pub fn proof_text(file: &str, entries: &[ProofEntry]) -> String {
                 e.executions
             ),
         };
+        // `fix --by orders|both`: a changed access (`access-weakened`), else a fence.
+        let noun = if e.variant.starts_with("access") {
+            "access"
+        } else {
+            "fence"
+        };
         let _ = writeln!(
             out,
-            "  {file}:{}:{}: fence {what}: {verdict}",
+            "  {file}:{}:{}: {noun} {what}: {verdict}",
             e.line, e.column
         );
     }
@@ -705,12 +719,29 @@ pub fn fix_summary(
         crate::checker::Equiv::Rf => ("reads-from class", "reads-from classes"),
         crate::checker::Equiv::Value => ("value class", "value classes"),
     };
+    // A fix by orders alone names its access orders, not "0 fences".
+    let fences = format!("{n} fence{}", if n == 1 { "" } else { "s" });
+    let what = match (n, sol.accesses.len()) {
+        (_, 0) => format!(
+            "{fences} ({} inserted, {} strengthened",
+            sol.inserted, sol.strengthened
+        ),
+        (0, m) => format!("{} (", orders::count_text(m)),
+        (_, m) => format!(
+            "{fences} and {} ({} inserted, {} strengthened",
+            orders::count_text(m),
+            sol.inserted,
+            sol.strengthened
+        ),
+    };
+    let sep = if n == 0 && !sol.accesses.is_empty() {
+        ""
+    } else {
+        ", "
+    };
     let _ = writeln!(
         out,
-        "{file}: fixed with {n} fence{} ({} inserted, {} strengthened, weight {}); re-checked: {} {}, {} buggy",
-        if n == 1 { "" } else { "s" },
-        sol.inserted,
-        sol.strengthened,
+        "{file}: fixed with {what}{sep}weight {}); re-checked: {} {}, {} buggy",
         sol.weight,
         verified.executions,
         if verified.executions == 1 { one } else { many },

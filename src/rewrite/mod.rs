@@ -34,6 +34,7 @@
 mod braces;
 pub mod files;
 pub mod include;
+pub mod orders;
 pub mod placement;
 pub mod reason;
 pub mod spelling;
@@ -66,6 +67,11 @@ pub enum RewriteError {
     NoOrderArgument {
         line: usize,
     },
+    /// The statement on `line` holds no single atomic operation call whose order
+    /// `rewrite::orders` can write.
+    NoAccessCall {
+        line: usize,
+    },
     /// The rewritten text no longer parses (tree-sitter reports an error at `line`).
     Unparsable {
         line: usize,
@@ -83,6 +89,10 @@ impl fmt::Display for RewriteError {
                     "the fence on line {line} has no memory-order argument to edit"
                 )
             }
+            RewriteError::NoAccessCall { line } => write!(
+                f,
+                "the access on line {line} is not one atomic operation call whose order can be written"
+            ),
             RewriteError::Unparsable { line } => write!(
                 f,
                 "the rewritten file does not parse any more (near line {line})"
@@ -129,7 +139,7 @@ pub(crate) fn parse_tree(src: &str, lang: Lang) -> Option<tree_sitter::Tree> {
 /// `std::memory_order::X`, `memory_order::X`, `std::memory_order_X` or `memory_order_X`, or in a
 /// builtin fence (`builtin`: `__atomic_thread_fence`) `__ATOMIC_X` — a number there stays a
 /// number (GCC's value of the order), and any other argument (a macro) becomes `__ATOMIC_X`.
-fn order_like(old: &str, order: MemOrder, builtin: bool) -> String {
+pub(crate) fn order_like(old: &str, order: MemOrder, builtin: bool) -> String {
     let compact: String = old.chars().filter(|c| !c.is_whitespace()).collect();
     let number = !compact.is_empty() && compact.bytes().all(|b| b.is_ascii_digit());
     if builtin && number {
@@ -348,13 +358,26 @@ pub fn rewrite(
     fences: &[Planned],
     comments: bool,
 ) -> Result<Rewritten, RewriteError> {
+    rewrite_with(src, prog, fences, &[], comments)
+}
+
+/// [`rewrite`] with more edits (`extra`, per file, never adding a line: `rewrite::orders`'
+/// memory-order replacements) applied with the fences'.
+pub fn rewrite_with(
+    src: &str,
+    prog: &Program,
+    fences: &[Planned],
+    extra: &[files::FileEdits],
+    comments: bool,
+) -> Result<Rewritten, RewriteError> {
     let unit = files::Parsed::new(src, prog);
     let chosen: Vec<(Site, MemOrder)> = fences.iter().map(|f| (f.site, f.order)).collect();
     let notes: Vec<Option<String>> = fences
         .iter()
         .map(|f| comments.then(|| comment(&unit, prog, f)))
         .collect();
-    let (edits, positions) = unit.build(prog, &chosen, &notes)?;
+    let (mut edits, positions) = unit.build(prog, &chosen, &notes)?;
+    orders::merge(&mut edits, extra);
     let files = files::apply_all(src, prog, &edits)?;
     for f in &files {
         let lang = prog.lang;

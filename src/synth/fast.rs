@@ -157,7 +157,8 @@ fn solve(
     let p = Problem {
         cost,
         reqs,
-        oracle: Oracle::new(model, reqs, &sites),
+        acc: &crate::trace::orders::NO_ACCESSES,
+        oracle: Oracle::new(model, reqs, &sites, &crate::trace::orders::NO_ACCESSES),
         sites,
     };
     match p.solve_optimal(None) {
@@ -554,7 +555,8 @@ impl<'a> Fenced<'a> {
         let p = Problem {
             cost,
             reqs: &reqs,
-            oracle: Oracle::new(model, &reqs, &sites),
+            acc: &crate::trace::orders::NO_ACCESSES,
+            oracle: Oracle::new(model, &reqs, &sites, &crate::trace::orders::NO_ACCESSES),
             sites,
         };
         let mut sol = p.describe(self.chosen.clone(), iterations);

@@ -29,6 +29,8 @@ use crate::trace::{
 };
 pub mod fast;
 mod oracle;
+pub mod orders;
+use crate::trace::orders::AccessSites;
 use oracle::Oracle;
 
 use good_lp::{
@@ -74,6 +76,8 @@ pub struct SynthOptions {
     /// `--mode lazy` finds them, starting from the cheapest fences for those collected. The
     /// result is the same minimum; memory stays bounded.
     pub collect_limit: usize,
+    /// What a fix may change: fences, access orders or both (`fix --by`; see [`orders`]).
+    pub by: orders::By,
 }
 
 /// The default [`SynthOptions::collect_limit`]: a requirement takes about 10 KB, and past a
@@ -87,6 +91,7 @@ impl Default for SynthOptions {
             cost: Cost::Count,
             optimal_limit: std::time::Duration::from_secs(AUTO_OPTIMAL_SECONDS),
             collect_limit: COLLECT_LIMIT,
+            by: orders::By::Fences,
         }
     }
 }
@@ -164,6 +169,9 @@ pub struct Solution {
     pub mode: Mode,
     /// The requirements the solution fixes; `Fence::needed_by` indexes into them.
     pub requirements: Vec<Requirement>,
+    /// The accesses whose orders the fix strengthens (`fix --by orders|both`; never in
+    /// `fences`, which holds fences only).
+    pub accesses: Vec<orders::AccessChange>,
     /// Optimal mode past its collection limit ([`SynthOptions::collect_limit`]): how many
     /// requirements were collected before the rest were found in rounds, as `--mode lazy`
     /// finds them (`iterations` counts the rounds, the collection being the first).
@@ -200,6 +208,9 @@ pub enum Outcome {
 struct Problem<'a> {
     cost: Cost,
     reqs: &'a [Requirement],
+    /// The accesses the assignments may strengthen (a [`Site::Existing`] of such a statement
+    /// is an access, not a fence).
+    acc: &'a AccessSites,
     sites: Vec<Candidate>,
     /// Every "does this assignment fix that requirement" goes through here (memoised).
     oracle: Oracle<'a>,
@@ -253,7 +264,7 @@ pub fn synthesize_requirements(
 ) -> Outcome {
     let mode = opts.mode;
     let optimal_limit = opts.optimal_limit;
-    solve_requirements(prog, reqs, model, opts.cost, move |p| {
+    solve_requirements(prog, reqs, model, (opts.cost, opts.by), move |p| {
         let solved = match mode {
             Mode::Optimal | Mode::Lazy => match p.solve_optimal(None) {
                 Ok(Some((a, n))) => Ok((a, n, Mode::Optimal)),
@@ -286,7 +297,7 @@ pub fn synthesize_optimal_until(
     cost: Cost,
     deadline: std::time::Instant,
 ) -> Option<Outcome> {
-    solve_requirements(prog, reqs, model, cost, |p| {
+    solve_requirements(prog, reqs, model, (cost, orders::By::Fences), |p| {
         p.solve_optimal(Some(deadline))
             .map(|s| s.map(|(a, n)| (a, n, Mode::Optimal)))
     })
@@ -302,15 +313,26 @@ fn solve_requirements(
     prog: &Program,
     reqs: Vec<Requirement>,
     model: Model,
-    cost: Cost,
+    (cost, by): (Cost, orders::By),
     solve: impl FnOnce(&Problem) -> Solved,
 ) -> Option<Outcome> {
     let started = std::time::Instant::now();
-    let sites = candidate_sites(prog, &reqs);
+    let acc = if by.orders() {
+        AccessSites::of(prog)
+    } else {
+        AccessSites::none()
+    };
+    let mut sites = candidate_sites(prog, &reqs);
+    if !by.fences() {
+        sites.retain(|c| matches!(c.site, Site::Existing(_)));
+    }
+    let graphs: Vec<&ExecutionGraph> = reqs.iter().map(|r| &r.graph).collect();
+    sites.extend(acc.candidate_sites(&graphs));
     let p = Problem {
         cost,
         reqs: &reqs,
-        oracle: Oracle::new(model, &reqs, &sites),
+        acc: &acc,
+        oracle: Oracle::new(model, &reqs, &sites, &acc),
         sites,
     };
     let (assignment, iterations, used) = match solve(&p) {
@@ -515,13 +537,26 @@ impl Problem<'_> {
     fn cost(&self, i: usize, o: MemOrder) -> (u32, u32) {
         match self.sites[i].base {
             None => (1, o.fence_weight()),
+            Some(base) if self.access(i).is_some() => (1, orders::weight(o) - orders::weight(base)),
             Some(base) => (0, o.fence_weight() - base.fence_weight()),
+        }
+    }
+
+    /// The access candidate site `i` stands for, if it is one.
+    fn access(&self, i: usize) -> Option<crate::trace::orders::AccessSite> {
+        match self.sites[i].site {
+            Site::Existing(st) if self.acc.is_candidate(st) => self.acc.get(st),
+            _ => None,
         }
     }
 
     /// The hardware price of a (site, order) pair under the cost model: a new fence's price,
     /// or a strengthened fence's price increase.
     fn price(&self, i: usize, o: MemOrder) -> u32 {
+        if let Some(a) = self.access(i) {
+            let price = |o| orders::access_price(self.cost, a.kind, o);
+            return price(o).saturating_sub(price(a.order));
+        }
         let base = self.sites[i].base.map_or(0, |b| self.cost.price(b));
         self.cost.price(o).saturating_sub(base)
     }
@@ -549,6 +584,14 @@ impl Problem<'_> {
                     Cost::X86 | Cost::Armv8 => {
                         price * max_count * max_weight + count * max_weight + weight
                     }
+                };
+                // With accesses among the candidates, equal fixes prefer order changes to
+                // new fences (a last component, below every other).
+                let coefficient = if self.acc.is_empty() {
+                    coefficient
+                } else {
+                    let fence = f64::from(self.sites[i].base.is_none());
+                    coefficient * max_count + fence
                 };
                 objective += coefficient * v;
                 row.push((o, v));
@@ -641,6 +684,7 @@ impl Problem<'_> {
 
     fn describe(&self, assignment: Assignment, iterations: usize) -> Solution {
         let mut fences = Vec::new();
+        let mut accesses = Vec::new();
         let (mut inserted, mut strengthened, mut weight, mut price) = (0, 0, 0, 0);
         for (i, Candidate { site, base, .. }) in self.sites.iter().enumerate() {
             let Some(order) = assignment.get(*site) else {
@@ -654,6 +698,18 @@ impl Problem<'_> {
                 .filter_map(|ri| self.oracle.how(ri, &assignment).map(|v| (ri, v)))
                 .collect();
             let (count, w) = self.cost(i, order);
+            if let Some(a) = self.access(i) {
+                weight += w;
+                price += self.price(i, order);
+                accesses.push(orders::AccessChange {
+                    stmt: a.stmt,
+                    kind: a.kind,
+                    previous: a.order,
+                    order,
+                    needed_by,
+                });
+                continue;
+            }
             if count == 1 {
                 inserted += 1;
             } else {
@@ -670,6 +726,7 @@ impl Problem<'_> {
         }
         Solution {
             fences,
+            accesses,
             assignment,
             inserted,
             strengthened,

@@ -22,6 +22,7 @@
 
 use crate::checker::Model;
 use crate::ir::MemOrder;
+use crate::trace::orders::AccessSites;
 use crate::trace::{Assignment, Candidate, Requirement, Site, Violation};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
@@ -55,6 +56,8 @@ fn below(a: &Key, b: &Key) -> bool {
 pub(super) struct Oracle<'a> {
     model: Model,
     reqs: &'a [Requirement],
+    /// The accesses whose orders the assignments may raise (none for `--by fences`).
+    acc: &'a AccessSites,
     sites: Vec<Site>,
     /// Per requirement, the indices (into `sites`) of the candidate sites its graph passes.
     relevant: Vec<Vec<usize>>,
@@ -64,10 +67,16 @@ pub(super) struct Oracle<'a> {
 }
 
 impl<'a> Oracle<'a> {
-    pub(super) fn new(model: Model, reqs: &'a [Requirement], sites: &[Candidate]) -> Self {
+    pub(super) fn new(
+        model: Model,
+        reqs: &'a [Requirement],
+        sites: &[Candidate],
+        acc: &'a AccessSites,
+    ) -> Self {
         let relevant = reqs
             .iter()
             .map(|r| {
+                let accesses = acc.passed(&r.graph);
                 let slots: BTreeSet<_> = r
                     .graph
                     .threads
@@ -80,7 +89,7 @@ impl<'a> Oracle<'a> {
                     .enumerate()
                     .filter(|(_, c)| match c.site {
                         Site::Slot(s) => slots.contains(&s),
-                        Site::Existing(st) => fences.contains_key(&st),
+                        Site::Existing(st) => fences.contains_key(&st) || accesses.contains(&st),
                     })
                     .map(|(i, _)| i)
                     .collect()
@@ -89,6 +98,7 @@ impl<'a> Oracle<'a> {
         Oracle {
             model,
             reqs,
+            acc,
             sites: sites.iter().map(|c| c.site).collect(),
             relevant,
             known: RefCell::new(reqs.iter().map(|_| Known::default()).collect()),
@@ -111,7 +121,7 @@ impl<'a> Oracle<'a> {
 
     /// `fixed_by`, computed and remembered (with the closure bounds updated).
     fn compute(&self, ri: usize, key: Key, a: &Assignment) -> Option<Violation> {
-        let v = self.reqs[ri].fixed_by(a, self.model);
+        let v = self.reqs[ri].fixed_by_with(a, self.model, self.acc);
         self.checks.set(self.checks.get() + 1);
         let mut known = self.known.borrow_mut();
         let k = &mut known[ri];
@@ -142,7 +152,9 @@ impl<'a> Oracle<'a> {
             // No fence in its graph: a requirement is a consistent prefix of an execution the
             // explorer found buggy, so it stays buggy (checked in debug builds).
             debug_assert!(
-                self.reqs[ri].fixed_by(a, self.model).is_none(),
+                self.reqs[ri]
+                    .fixed_by_with(a, self.model, self.acc)
+                    .is_none(),
                 "requirement {ri} is fixed without fences"
             );
             return false;

@@ -17,13 +17,16 @@
 //! **Architecture invariant:** this module knows graphs and slots, not source text.
 
 pub mod collect;
+pub mod orders;
 mod subsume;
 
 use crate::checker::{Axiom, Bug, BugKind, ExecutionGraph, Model};
 use crate::ir::{MemOrder, Program, SlotId, StmtId};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Where a fence can go: a new fence at a slot, or an existing fence statement to strengthen.
+/// Where a fence can go: a new fence at a slot, or an existing statement whose order is
+/// strengthened — a program fence, or (`fix --by orders|both`) an atomic access
+/// ([`orders::AccessSites`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Site {
     Slot(SlotId),
@@ -87,15 +90,37 @@ pub struct Requirement {
 impl Requirement {
     /// Whether `a` fixes this requirement under `model`, and how.
     pub fn fixed_by(&self, a: &Assignment, model: Model) -> Option<Violation> {
+        self.fixed_by_with(a, model, &orders::AccessSites::none())
+    }
+
+    /// This graph with `a`'s fences inserted and `a`'s access orders (of `acc`) raised, and
+    /// where each original event went.
+    fn with_assignment(
+        &self,
+        a: &Assignment,
+        acc: &orders::AccessSites,
+    ) -> (ExecutionGraph, Vec<usize>) {
+        let (mut g, map) = self
+            .graph
+            .with_fences(&|s| a.get(Site::Slot(s)), &|st| a.get(Site::Existing(st)));
+        acc.apply(&mut g, a);
+        (g, map)
+    }
+
+    /// [`Requirement::fixed_by`] where `a` may also strengthen the accesses of `acc`.
+    pub fn fixed_by_with(
+        &self,
+        a: &Assignment,
+        model: Model,
+        acc: &orders::AccessSites,
+    ) -> Option<Violation> {
         if model != Model::Rc11 {
-            return self.fixed_by_relations(a, model);
+            return self.fixed_by_relations_with(a, model, acc);
         }
         // RC11: the explorer's incremental check on the whole graph (quadratic), instead of
         // recomputing every relation (cubic); `fixed_by_relations` is the reference (tests
         // compare the two).
-        let (g, map) = self
-            .graph
-            .with_fences(&|s| a.get(Site::Slot(s)), &|st| a.get(Site::Existing(st)));
+        let (g, map) = self.with_assignment(a, acc);
         let (axiom, views) = crate::checker::incremental::Views::rc11_verdict(&g);
         match axiom {
             Some(Axiom::Coherence) => return Some(Violation::Weak),
@@ -115,9 +140,17 @@ impl Requirement {
 
     /// [`Requirement::fixed_by`] on the relations recomputed from the axioms (every model).
     pub fn fixed_by_relations(&self, a: &Assignment, model: Model) -> Option<Violation> {
-        let (g, map) = self
-            .graph
-            .with_fences(&|s| a.get(Site::Slot(s)), &|st| a.get(Site::Existing(st)));
+        self.fixed_by_relations_with(a, model, &orders::AccessSites::none())
+    }
+
+    /// [`Requirement::fixed_by_relations`] where `a` may also strengthen the accesses of `acc`.
+    pub fn fixed_by_relations_with(
+        &self,
+        a: &Assignment,
+        model: Model,
+        acc: &orders::AccessSites,
+    ) -> Option<Violation> {
+        let (g, map) = self.with_assignment(a, acc);
         let rels = model.relations(&g);
         if let Some(ax) = model.violation_with(&g, &rels) {
             return Some(match ax {
