@@ -331,20 +331,10 @@ fn say_skipped(skipped: &[String], total: usize) -> i32 {
     EXIT_INPUT
 }
 
-/// Writes a report file through a temporary file in the same directory and a rename, so a
-/// reader never sees half a report.
+/// Writes a report file atomically (through a temporary file and a rename, the one atomic
+/// write: [`super::write::replace`]), so a reader never sees half a report.
 fn write_report(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = super::write::temp_path(path);
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    super::write::replace(path, bytes)
 }
 
 #[cfg(test)]
