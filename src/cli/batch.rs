@@ -58,6 +58,10 @@ pub struct Batch<'a> {
     pub no_config: bool,
     /// Separate text sections by a blank line (`check`; `fix` prints diffs, which concatenate).
     pub separate_sections: bool,
+    /// `--pre-commit`: the named files are treated as found in a directory (a pre-commit
+    /// hook passes every staged file): `exclude` applies to them and a file without `main`
+    /// is skipped with a note instead of being an error.
+    pub pre_commit: bool,
 }
 
 /// Stderr that also keeps what one file wrote, for SARIF notifications.
@@ -146,6 +150,7 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
     let mut compdbs = compdb::Databases::default();
     let mut sections = 0usize;
     let mut skipped: Vec<String> = Vec::new();
+    let mut excluded: Vec<String> = Vec::new();
     for file in &inputs.files {
         let name = file.to_string_lossy().into_owned();
         let found = finder.for_file(file);
@@ -179,7 +184,12 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
                 }
             },
         };
-        let settings = Settings::resolve(cli, cfg);
+        let searched = inputs.walked(file) || batch.pre_commit;
+        if searched && cfg.is_some_and(|c| c.excludes(file)) {
+            excluded.push(name);
+            continue;
+        }
+        let settings = Settings::for_file(cli, cfg, file);
         let args = FileArgs {
             file: file.clone(),
             lang: settings.lang,
@@ -196,7 +206,7 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
             defines: settings.defines.clone(),
             pp: compdb::options_for(file, &settings, &mut compdbs),
         };
-        if inputs.walked(file) && !translation_unit(&args) {
+        if searched && !translation_unit(&args) {
             skipped.push(name);
             continue;
         }
@@ -242,7 +252,11 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
             }
         }
     }
-    code = worse(code, say_skipped(&skipped, inputs.files.len()));
+    say_excluded(&excluded);
+    code = worse(
+        code,
+        say_skipped(&skipped, inputs.files.len() - excluded.len()),
+    );
     match batch.format {
         Format::Json => {
             let doc = if single && json_items.len() <= 1 {
@@ -306,6 +320,21 @@ fn translation_unit(args: &FileArgs) -> bool {
     crate::frontend::is_translation_unit(&name, &text, lang, &args.defines, &args.pp, &loader)
 }
 
+/// The note on stderr about the files an `exclude` of fensyn.toml skipped (a count, then
+/// their names): an excluded file is not checked, and the run says so.
+fn say_excluded(excluded: &[String]) {
+    if excluded.is_empty() {
+        return;
+    }
+    let n = excluded.len();
+    let _ = writeln!(
+        std::io::stderr(),
+        "note: {n} file{} excluded by `exclude` in fensyn.toml: {}",
+        if n == 1 { "" } else { "s" },
+        excluded.join(", ")
+    );
+}
+
 /// The note on stderr about the files of directories that are not translation units (a
 /// count, then their names); an input error when they were all the files there were.
 fn say_skipped(skipped: &[String], total: usize) -> i32 {
@@ -321,7 +350,7 @@ fn say_skipped(skipped: &[String], total: usize) -> i32 {
          through the files that include them): {}",
         skipped.join(", ")
     );
-    if n < total {
+    if n < total || total == 0 {
         return 0;
     }
     let _ = writeln!(
