@@ -9,5 +9,6 @@ pub mod frontend;
 pub mod ir;
 pub mod report;
 pub mod rewrite;
+pub mod suppress;
 pub mod synth;
 pub mod trace;

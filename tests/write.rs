@@ -70,7 +70,10 @@ fn write_through_a_symbolic_link_replaces_its_target_and_keeps_the_link() {
     let out = fensyn_in(dir.path(), &["fix", "link.c", "--write"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let meta = std::fs::symlink_metadata(&link).unwrap();
-    assert!(meta.file_type().is_symlink(), "the link was replaced by a file");
+    assert!(
+        meta.file_type().is_symlink(),
+        "the link was replaced by a file"
+    );
     let after = std::fs::read_to_string(&path).unwrap();
     assert_ne!(after, before, "the target was not written");
     assert!(after.contains("atomic_thread_fence"), "{after}");

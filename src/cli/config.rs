@@ -125,16 +125,19 @@ impl Globs {
     /// below the root and matched. Both are compared after resolving `..` and symbolic
     /// links; a file outside the root never matches.
     pub fn matches(&self, file: &Path) -> bool {
-        let root = self.root.canonicalize().unwrap_or_else(|_| self.root.clone());
+        let root = self
+            .root
+            .canonicalize()
+            .unwrap_or_else(|_| self.root.clone());
         let Ok(file) = file.canonicalize() else {
             return false;
         };
         let Ok(rel) = file.strip_prefix(&root) else {
             return false;
         };
-        let anchored = rel.ancestors().any(|a| {
-            !a.as_os_str().is_empty() && self.anchored.is_match(a)
-        });
+        let anchored = rel
+            .ancestors()
+            .any(|a| !a.as_os_str().is_empty() && self.anchored.is_match(a));
         anchored || rel.components().any(|c| self.names.is_match(c.as_os_str()))
     }
 }
@@ -258,9 +261,7 @@ pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
     };
     let exclude = match raw.exclude {
         None => None,
-        Some(v) => Some(
-            Globs::new(dir, v.get_ref()).map_err(|(_, m)| error(v.span().start, m))?,
-        ),
+        Some(v) => Some(Globs::new(dir, v.get_ref()).map_err(|(_, m)| error(v.span().start, m))?),
     };
     let mut per_file = Vec::new();
     for t in raw.per_file.unwrap_or_default() {
@@ -587,7 +588,13 @@ mod tests {
     fn exclude_and_per_file_globs_are_relative_to_the_configuration() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        for f in ["a.c", "vendor/x/b.c", "gen/c_gen.c", "src/d.c", "src/gen/e.c"] {
+        for f in [
+            "a.c",
+            "vendor/x/b.c",
+            "gen/c_gen.c",
+            "src/d.c",
+            "src/gen/e.c",
+        ] {
             let p = root.join(f);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(&p, "").unwrap();
@@ -613,7 +620,10 @@ mod tests {
             unroll: Some(2),
             ..Config::default()
         };
-        assert_eq!(Settings::for_file(&cli, Some(&c), &root.join("src/d.c")).unroll, 2);
+        assert_eq!(
+            Settings::for_file(&cli, Some(&c), &root.join("src/d.c")).unroll,
+            2
+        );
 
         let e = parse("f", "exclude = [\"a[\"]\n").unwrap_err();
         assert_eq!((e.line, e.column), (1, 11), "{e}");

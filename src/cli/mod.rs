@@ -26,6 +26,7 @@ mod man;
 mod clock;
 mod prove;
 mod robust;
+mod suppress;
 mod write;
 
 pub use write::{write_atomically, WriteError};
@@ -693,6 +694,10 @@ fn cmd_check(
         Err(code) => return code,
     };
     let name = display_path(&common.file);
+    let silencing = match suppress::load(&name, &src, &prog, err) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
     let asked = if on_hardware.is_some() {
         if let Err(code) = needs_graphs(common, "--on-hardware ranks the C11 executions", err) {
             return code;
@@ -710,6 +715,7 @@ fn cmd_check(
         limits: Limits {
             dependencies: on_hardware.is_some_and(|h| h.needs_dependencies()),
             equiv: scope.equiv,
+            suppress: silencing.filter(),
             ..limits(common)
         },
         first,
@@ -738,6 +744,7 @@ fn cmd_check(
         checker::check(&prog, &opts)
     };
     clear_progress();
+    silencing.note(&name, &prog, err);
     let stats = &res.stats;
     match common.format {
         Format::Json => {
@@ -773,7 +780,6 @@ fn cmd_check(
             }
         }
         Format::Sarif => {
-            let errors = report::error_entries(&prog, &res.buggy);
             let why = match &stats.incomplete {
                 Some(why) => Some(report::incomplete_text(why)),
                 None if stats.bounded > 0 => Some(format!(
@@ -785,9 +791,9 @@ fn cmd_check(
             let unit = sarif::UnitFiles {
                 main: &name,
                 src: &src,
-                sources: &prog.sources,
+                prog: &prog,
             };
-            let run = sarif::check_run(&unit, &errors, why);
+            let run = sarif::check_run(&unit, &res.buggy, why);
             let _ = writeln!(out, "{}", serde_json::to_string(&run).unwrap_or_default());
         }
         Format::Dot => match res.buggy.first() {
@@ -1675,7 +1681,7 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
             let unit = sarif::UnitFiles {
                 main: &name,
                 src: &src,
-                sources: &prog.sources,
+                prog: &prog,
             };
             let run = sarif::fix_run(&unit, &j, &sarif_errors, sarif_edits.as_deref());
             let _ = writeln!(out, "{}", serde_json::to_string(&run).unwrap_or_default());
