@@ -35,6 +35,8 @@ mod golden;
 mod hardware;
 #[path = "heap.rs"]
 mod heap;
+#[path = "integration.rs"]
+mod integration;
 #[path = "invocation.rs"]
 mod invocation;
 #[path = "locals.rs"]

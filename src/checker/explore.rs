@@ -134,6 +134,20 @@ pub struct Limits {
     /// the blocked executions on a lock released later are visited too. A measurement and test
     /// aid (the oracle's size check); the complete executions are the same.
     pub plain_waits: bool,
+    /// Silenced bugs (`fensyn: ignore` comments, see `crate::suppress`): a complete
+    /// execution's bugs for which it returns true are dropped before the execution is
+    /// counted, so an execution whose every bug is silenced counts as correct.
+    pub suppress: Option<Suppress>,
+}
+
+/// A bug filter ([`Limits::suppress`]): true for a bug to drop.
+#[derive(Clone)]
+pub struct Suppress(pub std::sync::Arc<dyn Fn(&Bug) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for Suppress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Suppress")
+    }
 }
 
 /// The equivalence between executions the explorer visits one representative of.
@@ -1734,7 +1748,10 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     }
 
     /// Counts a complete execution (with its bugs filled in) and hands it to the visitor.
-    fn count_and_visit(&mut self, st: State, key: Option<String>) {
+    fn count_and_visit(&mut self, mut st: State, key: Option<String>) {
+        if let Some(s) = &self.limits.suppress {
+            st.g.bugs.retain(|b| !(s.0)(b));
+        }
         if let Some(max) = self.limits.max_executions {
             if self.stats.executions + self.stats.blocked + self.stats.bounded >= max {
                 self.stats.incomplete = Some(Incomplete::MaxExecutions(max));

@@ -61,6 +61,10 @@ pub struct Batch<'a> {
     pub no_config: bool,
     /// Separate text sections by a blank line (`check`; `fix` prints diffs, which concatenate).
     pub separate_sections: bool,
+    /// `--pre-commit`: the named files are treated as found in a directory (a pre-commit
+    /// hook passes every staged file): `exclude` applies to them and a file without `main`
+    /// is skipped with a note instead of being an error.
+    pub pre_commit: bool,
 }
 
 /// Stderr that also keeps what one file wrote, for SARIF notifications.
@@ -191,6 +195,7 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
     let mut reported_configs: Vec<PathBuf> = Vec::new();
     let mut compdbs = compdb::Databases::default();
     let mut skipped: Vec<String> = Vec::new();
+    let mut excluded: Vec<String> = Vec::new();
     for file in &inputs.files {
         let name = file.to_string_lossy().into_owned();
         let found = finder.for_file(file);
@@ -215,9 +220,16 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
                 }
             },
         };
-        let settings = Settings::resolve(cli, cfg);
+        // Standard input is never searched for: `exclude` and the skip of library files
+        // apply to files found in a directory or passed by a pre-commit hook.
+        let searched = batch.stdin.is_none() && (inputs.walked(file) || batch.pre_commit);
+        if searched && cfg.is_some_and(|c| c.excludes(file)) {
+            excluded.push(name);
+            continue;
+        }
+        let settings = Settings::for_file(cli, cfg, file);
         let args = file_args(batch, file, &settings, &mut compdbs);
-        if batch.stdin.is_none() && inputs.walked(file) && !translation_unit(&args) {
+        if searched && !translation_unit(&args) {
             skipped.push(name);
             continue;
         }
@@ -229,7 +241,9 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
         code = worse(code, c);
         report.add(&name, c, &out, &err.captured);
     }
-    code = worse(code, say_skipped(&skipped, inputs.files.len()));
+    say_excluded(&excluded);
+    let total = inputs.files.len() - excluded.len();
+    code = worse(code, say_skipped(&skipped, total));
     let buffer = report.finish(code);
     if let (Some(path), Some(buffer)) = (batch.output, buffer) {
         if let Err(e) = write_report(path, &buffer) {
@@ -444,6 +458,21 @@ fn translation_unit(args: &FileArgs) -> bool {
     crate::frontend::is_translation_unit(&name, &text, lang, &args.defines, &args.pp, &loader)
 }
 
+/// The note on stderr about the files an `exclude` of fensyn.toml skipped (a count, then
+/// their names): an excluded file is not checked, and the run says so.
+fn say_excluded(excluded: &[String]) {
+    if excluded.is_empty() {
+        return;
+    }
+    let n = excluded.len();
+    let _ = writeln!(
+        std::io::stderr(),
+        "note: {n} file{} excluded by `exclude` in fensyn.toml: {}",
+        if n == 1 { "" } else { "s" },
+        excluded.join(", ")
+    );
+}
+
 /// The note on stderr about the files of directories that are not translation units (a
 /// count, then their names); an input error when they were all the files there were.
 fn say_skipped(skipped: &[String], total: usize) -> i32 {
@@ -459,7 +488,7 @@ fn say_skipped(skipped: &[String], total: usize) -> i32 {
          through the files that include them): {}",
         skipped.join(", ")
     );
-    if n < total {
+    if n < total || total == 0 {
         return 0;
     }
     let _ = writeln!(
@@ -469,20 +498,10 @@ fn say_skipped(skipped: &[String], total: usize) -> i32 {
     EXIT_INPUT
 }
 
-/// Writes a report file through a temporary file in the same directory and a rename, so a
-/// reader never sees half a report.
+/// Writes a report file atomically (through a temporary file and a rename, the one atomic
+/// write: [`super::write::replace`]), so a reader never sees half a report.
 fn write_report(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = super::write::temp_path(path);
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    super::write::replace(path, bytes)
 }
 
 #[cfg(test)]

@@ -30,6 +30,11 @@ pub(super) fn cmd_check(
         Ok(u) => u,
         Err(code) => return code,
     };
+    let (name, text) = (&unit.source.name, &unit.source.text);
+    let silencing = match super::suppress::load(name, text, &unit.program, err) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
     let equiv = if on_hardware.is_some() {
         if let Err(code) = needs_graphs(common, "--on-hardware ranks the C11 executions", err) {
             return code;
@@ -43,6 +48,7 @@ pub(super) fn cmd_check(
         equiv,
         limits: Limits {
             dependencies: on_hardware.is_some_and(|h| h.needs_dependencies()),
+            suppress: silencing.filter(),
             ..limits(common)
         },
         first,
@@ -56,6 +62,7 @@ pub(super) fn cmd_check(
         }
     };
     clear_progress();
+    silencing.note(name, &unit.program, err);
     if let Some(dead_ends) = rep.rf_gave_up {
         let _ = writeln!(
             err,
@@ -126,9 +133,11 @@ fn render(
             let files = sarif::UnitFiles {
                 main: name,
                 src,
-                sources: &prog.sources,
+                prog,
             };
-            let run = sarif::check_run(&files, &errors, why);
+            // The code flow of an error: its shortest execution among those kept.
+            let graphs: Vec<_> = rep.result.tally.shortest.iter().chain(buggy).collect();
+            let run = sarif::check_run(&files, &errors, &graphs, why);
             let _ = writeln!(out, "{}", serde_json::to_string(&run).unwrap_or_default());
         }
         Format::Dot => match rep.result.tally.shortest.as_ref().or(buggy.first()) {

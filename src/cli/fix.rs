@@ -479,7 +479,7 @@ impl Run<'_> {
                 let files = sarif::UnitFiles {
                     main: &unit.source.name,
                     src: &unit.source.text,
-                    sources: &unit.program.sources,
+                    prog: &unit.program,
                 };
                 let edits = self.sarif_edits.as_deref();
                 let run = sarif::fix_run(&files, &self.j, &self.sarif_errors, edits);

@@ -26,6 +26,7 @@ mod fix;
 mod man;
 
 mod robust;
+mod suppress;
 mod usage;
 mod write;
 
@@ -179,6 +180,11 @@ pub struct CommonArgs {
     /// Ignore every fensyn.toml.
     #[arg(long, conflicts_with = "config")]
     pub no_config: bool,
+    /// Treat the named files as a directory search finds them (what a pre-commit hook, which
+    /// passes every staged file, needs): fensyn.toml's `exclude` applies to them and a file
+    /// without `main` is skipped with a note instead of being an error.
+    #[arg(long)]
+    pub pre_commit: bool,
     /// Stop after this many executions (the result is then incomplete, exit code 4).
     #[arg(long, value_name = "N")]
     pub max_executions: Option<u64>,
@@ -348,6 +354,7 @@ impl CommonArgs {
             config: self.config.as_deref(),
             no_config: self.no_config,
             separate_sections,
+            pre_commit: self.pre_commit,
         }
     }
 }
