@@ -17,6 +17,8 @@ mod bench;
 mod bruteforce;
 #[path = "cli.rs"]
 mod cli;
+#[path = "diagnostics.rs"]
+mod diagnostics;
 #[path = "equiv.rs"]
 mod equiv;
 #[path = "explain.rs"]

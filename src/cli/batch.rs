@@ -95,20 +95,6 @@ impl Sink {
     }
 }
 
-/// The `line:column` of a diagnostic `file:line:column: ...` about `file`.
-fn diagnostic_position(file: &str, text: &str) -> (usize, usize) {
-    text.lines()
-        .filter(|l| !l.contains(": note: "))
-        .find_map(|l| {
-            let rest = l.strip_prefix(file)?.strip_prefix(':')?;
-            let mut it = rest.splitn(3, ':');
-            let line = it.next()?.parse().ok()?;
-            let column = it.next()?.parse().ok()?;
-            Some((line, column))
-        })
-        .unwrap_or((1, 1))
-}
-
 /// The one-file command: its arguments, its merged settings, stdout (a buffer) and stderr;
 /// returns its exit code.
 pub type OneFile<'a> = dyn FnMut(&FileArgs, &Settings, &mut dyn Write, &mut dyn Write) -> i32 + 'a;
@@ -146,6 +132,7 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
     let mut compdbs = compdb::Databases::default();
     let mut sections = 0usize;
     let mut skipped: Vec<String> = Vec::new();
+    let mut codes: Vec<i32> = Vec::new();
     for file in &inputs.files {
         let name = file.to_string_lossy().into_owned();
         let found = finder.for_file(file);
@@ -205,6 +192,8 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
             captured: Vec::new(),
         };
         let c = one(&args, &settings, &mut out, &mut err);
+        super::progress::next_file();
+        codes.push(c);
         code = worse(code, c);
         match batch.format {
             Format::Text | Format::Dot => {
@@ -227,22 +216,21 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
                 let mut run: sarif::FileRun = serde_json::from_slice(&out).unwrap_or_default();
                 if c == EXIT_INPUT || c == EXIT_INTERNAL {
                     let said = String::from_utf8_lossy(&err.captured);
-                    let (line, column) = diagnostic_position(&name, &said);
-                    let text: Vec<&str> =
-                        said.lines().filter(|l| !l.contains(": note: ")).collect();
-                    run.notifications.push(sarif::notification(
-                        "error",
-                        &name,
-                        line,
-                        column,
-                        text.join("\n"),
-                    ));
+                    let (line, column, text) = super::render::rendered_error(&name, &said)
+                        .unwrap_or_else(|| (1, 1, said.trim_end().to_string()));
+                    run.notifications
+                        .push(sarif::notification("error", &name, line, column, text));
                 }
                 sarif_runs.push(run);
             }
         }
     }
     code = worse(code, say_skipped(&skipped, inputs.files.len()));
+    let several = inputs.files.len() > 1 || batch.paths.iter().any(|p| p.is_dir());
+    if several && batch.format == Format::Text && !super::render::options().quiet {
+        let fix = !batch.separate_sections;
+        let _ = writeln!(stderr, "{}", super::render::summary(&codes, fix));
+    }
     match batch.format {
         Format::Json => {
             let doc = if single && json_items.len() <= 1 {
@@ -366,8 +354,17 @@ mod tests {
 
     #[test]
     fn diagnostics_give_their_position() {
+        use super::super::render::rendered_error;
         let t = "d/a.c:3:7: note: x\nd/a.c:4:5: unsupported: goto\n";
-        assert_eq!(diagnostic_position("d/a.c", t), (4, 5));
-        assert_eq!(diagnostic_position("d/a.c", "d/a.c: error\n"), (1, 1));
+        assert_eq!(
+            rendered_error("d/a.c", t),
+            Some((4, 5, "d/a.c:4:5: unsupported: goto".into()))
+        );
+        let t = "error[unsupported]: computed goto\n --> d/a.c:4:5\n  |\n";
+        assert_eq!(
+            rendered_error("d/a.c", t),
+            Some((4, 5, "error[unsupported]: computed goto".into()))
+        );
+        assert_eq!(rendered_error("d/a.c", "d/a.c: error\n"), None);
     }
 }

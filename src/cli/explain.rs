@@ -131,7 +131,13 @@ pub(super) fn cmd_explain(args: &ExplainArgs, common: &FileArgs, out: Out, err: 
                 let _ = writeln!(
                     out,
                     "{}",
-                    report::unfixable_text(&name, &prog, &src, &g, b, &u.reason)
+                    report::unfixable_text(
+                        &name,
+                        (&prog, &src),
+                        &g,
+                        b,
+                        (&u.reason, super::render::options().color_out)
+                    )
                 );
             }
             if let Some(path) = &args.dot {

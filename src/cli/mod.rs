@@ -24,7 +24,9 @@ pub mod files;
 mod man;
 
 mod clock;
+mod progress;
 mod prove;
+pub mod render;
 mod robust;
 mod write;
 
@@ -237,6 +239,17 @@ pub struct CommonArgs {
     /// return (every one is explored; `__VERIFIER_nondet_bool()` needs none), e.g. `0..2`
     #[arg(long, value_name = "LO..HI", value_parser = parse_nondet)]
     pub nondet: Option<(i64, i64)>,
+    /// When to colour the diagnostics: auto (when the output is a terminal and NO_COLOR is
+    /// not set), always, never
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = render::ColorChoice::Auto)]
+    pub color: render::ColorChoice,
+    /// Print only the diagnostics (and a fix's patch): no failing execution, no counts, no
+    /// summaries, no progress display
+    #[arg(long, short = 'q', conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Also print each exploration's statistics and time on stderr
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
 }
 
 /// A `--nondet LO..HI` domain (inclusive; at most 4096 values).
@@ -440,6 +453,9 @@ pub enum Command {
 
 /// Runs the CLI and returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
+    if let Some(common) = cli.command.common() {
+        render::init(common);
+    }
     match cli.command {
         Command::Check {
             common,
@@ -532,15 +548,15 @@ fn load(
                         .rposition(|&b| b == b'\n')
                         .map_or(0, |i| i + 1)
                     + 1;
-                let _ = writeln!(
-                    err,
-                    "{name}:{line}:{column}: error: the file is not valid UTF-8"
-                );
+                let text = String::from_utf8_lossy(bytes);
+                let msg = "the file is not valid UTF-8";
+                render::input_error(err, (&name, Some(&text)), (line, column), "input", msg);
                 return Err(EXIT_INPUT);
             }
         },
         Err(e) => {
-            let _ = writeln!(err, "{name}:1:1: error: cannot read file: {e}");
+            let msg = format!("cannot read file: {e}");
+            render::input_error(err, (&name, None), (1, 1), "input", &msg);
             return Err(EXIT_INPUT);
         }
     };
@@ -560,7 +576,7 @@ fn load(
             Ok((src, p))
         }
         Err(d) => {
-            let _ = writeln!(err, "{d}");
+            render::frontend_error(err, &name, &src, &d);
             Err(EXIT_INPUT)
         }
     }
@@ -577,7 +593,7 @@ fn limits(common: &FileArgs) -> Limits {
         spurious_cas: common.spurious_cas,
         leaks: common.leaks,
         liveness: common.liveness.unwrap_or(true),
-        progress: progress_bar(),
+        progress: Some(progress::start(&display_path(&common.file))),
         jobs: common.jobs,
         ..Limits::default()
     }
@@ -622,42 +638,9 @@ fn explored_as(
     }
 }
 
-/// The progress bar on stderr: only when stderr is a terminal, and only once a run has taken
-/// more than a second (short runs print nothing extra). Cleared by [`clear_progress`].
-fn progress_bar() -> Option<checker::Progress> {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let start = Instant::now();
-    PROGRESS.get_or_init(|| std::sync::Mutex::new(None));
-    Some(checker::Progress(std::sync::Arc::new(
-        move |done, buggy| {
-            if start.elapsed() < Duration::from_secs(1) {
-                return;
-            }
-            let Some(slot) = PROGRESS.get() else { return };
-            let Ok(mut bar) = slot.lock() else { return };
-            // No steady tick thread: the explorer's calls redraw the spinner (indicatif limits the
-            // redraw rate).
-            let bar = bar.get_or_insert_with(indicatif::ProgressBar::new_spinner);
-            bar.set_message(format!("{done} executions explored, {buggy} buggy"));
-        },
-    )))
-}
-
-static PROGRESS: std::sync::OnceLock<std::sync::Mutex<Option<indicatif::ProgressBar>>> =
-    std::sync::OnceLock::new();
-
-/// Removes the progress bar, if one was drawn.
+/// Removes the progress display of the exploration that ended, if one was drawn.
 fn clear_progress() {
-    if let Some(slot) = PROGRESS.get() {
-        if let Ok(mut bar) = slot.lock() {
-            if let Some(b) = bar.take() {
-                b.finish_and_clear();
-            }
-        }
-    }
+    progress::finish();
 }
 
 fn cmd_check(
@@ -709,6 +692,7 @@ fn cmd_check(
         first,
         keep_buggy: 1000,
     };
+    let started = Instant::now();
     let res = if asked.is_none() && scope.equiv == checker::Equiv::Rf {
         match probe_rf(&prog, &opts) {
             Probe::Done(res) => res,
@@ -733,6 +717,7 @@ fn cmd_check(
     };
     clear_progress();
     let stats = &res.stats;
+    render::verbose_stats(err, &name, stats, started.elapsed());
     match common.format {
         Format::Json => {
             let j = CheckJson {
@@ -759,7 +744,16 @@ fn cmd_check(
             let _ = write!(
                 out,
                 "{}",
-                report::check_text(&name, &prog, &src, common.model, &scope, stats, &res.buggy)
+                report::check_text(
+                    &name,
+                    &prog,
+                    &src,
+                    common.model,
+                    &scope,
+                    stats,
+                    &res.buggy,
+                    &render::text_style()
+                )
             );
             if let Some(h) = on_hardware.filter(|_| !res.buggy.is_empty()) {
                 let j = report::hardware::on_hardware(&prog, &res.buggy, h);
@@ -1452,7 +1446,13 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
                 let _ = writeln!(
                     out,
                     "{}",
-                    report::unfixable_text(&name, &prog, &src, &g, b, &unfixable.reason)
+                    report::unfixable_text(
+                        &name,
+                        (&prog, &src),
+                        &g,
+                        b,
+                        (&unfixable.reason, render::options().color_out)
+                    )
                 );
                 if let Some(sg) = &j.suggestion {
                     let _ = writeln!(
@@ -1542,7 +1542,7 @@ fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
             j.buggy = buggy;
             let cwd = std::env::current_dir().ok();
             let diff = rewrite::files::unified_diff(&src, &name, &prog, &files, cwd.as_deref());
-            if !json {
+            if !json && !render::options().quiet {
                 let _ = write!(
                     err,
                     "{}",
@@ -1702,6 +1702,7 @@ pub fn write_fix(
             }),
         })
         .collect();
+    let _no_interrupt = progress::writing();
     write::write_all(&changes)
 }
 
