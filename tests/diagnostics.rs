@@ -296,6 +296,14 @@ fn ctrl_c_stops_with_130_and_touches_no_file() {
             "jobs {jobs}: {err}"
         );
         assert!(err.contains("executions explored so far"), "{err}");
+        // The totals come from the explorer's progress hook, with one job or several.
+        let n: u64 = err
+            .split("at least ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .map(|n| n.replace(',', "").parse().unwrap())
+            .unwrap();
+        assert!(n > 0, "jobs {jobs}: {err}");
         assert!(err.contains("no file was written"), "{err}");
         assert!(stdout(&out).is_empty());
         let now = std::fs::read_to_string(dir.path().join("long.c")).unwrap();

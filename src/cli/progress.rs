@@ -2,7 +2,7 @@
 //!
 //! Every exploration reports its running totals through the checker's progress hook
 //! ([`start`]); the hook only stores them in atomics, so it costs nothing measurable and works
-//! the same with `--jobs N` (the parallel explorer calls it as it merges its workers' results).
+//! the same with `--jobs N` (the parallel explorer's workers call it as they visit executions).
 //! A watcher thread ([`install`]) draws a spinner on stderr from those totals (executions,
 //! rate, buggy, elapsed; a steady tick, so it moves even between reports) once a run has taken
 //! a second, when stderr is a terminal and `--quiet` is off.
@@ -126,15 +126,18 @@ fn grouped(n: u64) -> String {
     out
 }
 
-/// The spinner's message: `sb.c: 12,288 executions (4,096/s), 31 buggy`.
+/// The spinner's message: `sb.c: 12,288 executions (4,096/s), 31 buggy, 0:03`.
 fn message(file: &str, elapsed: Duration) -> String {
     let done = DONE.load(Ordering::Relaxed) + EARLIER.load(Ordering::Relaxed);
     let rate = done as f64 / elapsed.as_secs_f64().max(1e-3);
+    let secs = elapsed.as_secs();
     format!(
-        "{file}: {} executions ({}/s), {} buggy",
+        "{file}: {} executions ({}/s), {} buggy, {}:{:02}",
         grouped(done),
         grouped(rate as u64),
-        grouped(BUGGY.load(Ordering::Relaxed))
+        grouped(BUGGY.load(Ordering::Relaxed)),
+        secs / 60,
+        secs % 60
     )
 }
 
@@ -157,9 +160,7 @@ fn watch() {
         if let Ok(mut bar) = BAR.lock() {
             let bar = bar.get_or_insert_with(|| {
                 let b = indicatif::ProgressBar::new_spinner();
-                if let Ok(style) =
-                    indicatif::ProgressStyle::with_template("{spinner} {msg} [{elapsed_precise}]")
-                {
+                if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg}") {
                     b.set_style(style);
                 }
                 b.enable_steady_tick(Duration::from_millis(100));
@@ -178,6 +179,8 @@ fn interrupted() -> ! {
     if let Ok(mut bar) = BAR.lock() {
         if let Some(b) = bar.take() {
             b.finish_and_clear();
+            // The terminal may have echoed `^C` after the spinner: start on a clean line.
+            eprint!("\r\x1b[2K");
         }
     }
     let file = RUN
