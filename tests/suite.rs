@@ -19,6 +19,8 @@ mod bruteforce;
 mod cli;
 #[path = "contract.rs"]
 mod contract;
+#[path = "diagnostics.rs"]
+mod diagnostics;
 #[path = "equiv.rs"]
 mod equiv;
 #[path = "explain.rs"]

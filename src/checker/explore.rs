@@ -2230,7 +2230,7 @@ pub fn explore_parallel(
     first: bool,
     keep_buggy: usize,
 ) -> (Stats, Vec<ExecutionGraph>, super::Tally) {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
     use std::sync::{mpsc, Mutex};
     let jobs = limits.jobs.max(1);
     let progress = limits.progress.clone();
@@ -2290,11 +2290,16 @@ pub fn explore_parallel(
     let buggy_met: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
     let mut buggy_out = Vec::new();
     let mut tally = super::Tally::default();
+    // Executions (and buggy ones) the workers have visited, unmerged: what the progress hook
+    // is told every PROGRESS_EVERY of them, so that a display moves while the tasks run (the
+    // merge, in task order, may wait long for the first one).
+    let live = (AtomicU64::new(0), AtomicU64::new(0));
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(n) {
             let tx = tx.clone();
             let (slots, next_task, cancel, buggy_met) = (&slots, &next_task, &cancel, &buggy_met);
             let (future, worker_limits) = (&future, &worker_limits);
+            let (live, progress) = (&live, &progress);
             scope.spawn(move || loop {
                 let i = next_task.fetch_add(1, Ordering::Relaxed);
                 if i >= n || cancel.load(Ordering::Relaxed) {
@@ -2313,6 +2318,15 @@ pub fn explore_parallel(
                         model,
                         worker_limits.clone(),
                         |g: &ExecutionGraph| {
+                            let done = live.0.fetch_add(1, Ordering::Relaxed) + 1;
+                            if !g.bugs.is_empty() {
+                                live.1.fetch_add(1, Ordering::Relaxed);
+                            }
+                            if let Some(p) =
+                                progress.as_ref().filter(|_| done % PROGRESS_EVERY == 0)
+                            {
+                                (p.0)(done, live.1.load(Ordering::Relaxed));
+                            }
                             if g.bugs.is_empty() {
                                 return Control::Continue;
                             }
@@ -2416,12 +2430,6 @@ pub fn explore_parallel(
                 }
                 if r.stats.incomplete.is_some() {
                     total.incomplete = r.stats.incomplete;
-                }
-                if let Some(p) = &progress {
-                    (p.0)(
-                        total.executions + total.blocked + total.bounded,
-                        total.buggy,
-                    );
                 }
                 if total.stopped || total.incomplete.is_some() {
                     cancel.store(true, Ordering::Relaxed);

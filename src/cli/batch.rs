@@ -102,20 +102,6 @@ impl Sink {
     }
 }
 
-/// The `line:column` of a diagnostic `file:line:column: ...` about `file`.
-fn diagnostic_position(file: &str, text: &str) -> (usize, usize) {
-    text.lines()
-        .filter(|l| !l.contains(": note: "))
-        .find_map(|l| {
-            let rest = l.strip_prefix(file)?.strip_prefix(':')?;
-            let mut it = rest.splitn(3, ':');
-            let line = it.next()?.parse().ok()?;
-            let column = it.next()?.parse().ok()?;
-            Some((line, column))
-        })
-        .unwrap_or((1, 1))
-}
-
 /// The JSON entry of a file that could not be analysed: `{"file", "error": {"kind",
 /// "message", "line", "column"}}` (kind `input` for exit code 3, `internal` for 5).
 #[derive(serde::Serialize)]
@@ -135,27 +121,37 @@ struct ErrorJson {
 /// The JSON entry of `file`, which could not be analysed: `said` is what it wrote on stderr
 /// (its first diagnostic gives the position and the message).
 fn error_entry(file: &str, kind: &'static str, said: &str) -> String {
-    let (line, column) = diagnostic_position(file, said);
-    let first = said
-        .lines()
-        .find(|l| !l.contains(": note: ") && !l.contains(": warning: "))
-        .unwrap_or_default();
-    let message = first
-        .strip_prefix(file)
-        .and_then(|rest| rest.strip_prefix(':'))
-        .map(|rest| {
-            // `LINE:COLUMN: message`, or `message` alone.
-            let mut parts = rest.splitn(3, ':');
-            match (parts.next(), parts.next(), parts.next()) {
-                (Some(l), Some(c), Some(m))
-                    if l.parse::<usize>().is_ok() && c.parse::<usize>().is_ok() =>
-                {
-                    m.trim().to_string()
+    let (line, column, first) = super::render::rendered_error(file, said).unwrap_or_else(|| {
+        let first = said
+            .lines()
+            .find(|l| !l.contains(": note: ") && !l.contains(": warning: "))
+            .unwrap_or_default();
+        (1, 1, first.to_string())
+    });
+    let message = if let Some(rest) = first.strip_prefix("error[") {
+        // `error[KIND]: message`, as the diagnostics render it.
+        rest.split_once("]: ")
+            .map_or(rest, |(_, m)| m)
+            .trim()
+            .to_string()
+    } else {
+        first
+            .strip_prefix(file)
+            .and_then(|rest| rest.strip_prefix(':'))
+            .map(|rest| {
+                // `LINE:COLUMN: message`, or `message` alone.
+                let mut parts = rest.splitn(3, ':');
+                match (parts.next(), parts.next(), parts.next()) {
+                    (Some(l), Some(c), Some(m))
+                        if l.parse::<usize>().is_ok() && c.parse::<usize>().is_ok() =>
+                    {
+                        m.trim().to_string()
+                    }
+                    _ => rest.trim().to_string(),
                 }
-                _ => rest.trim().to_string(),
-            }
-        })
-        .unwrap_or_else(|| first.trim().to_string());
+            })
+            .unwrap_or_else(|| first.trim().to_string())
+    };
     let message = message
         .strip_prefix("error: ")
         .map_or(message.clone(), str::to_string);
@@ -196,6 +192,7 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
     let mut compdbs = compdb::Databases::default();
     let mut skipped: Vec<String> = Vec::new();
     let mut excluded: Vec<String> = Vec::new();
+    let mut codes: Vec<i32> = Vec::new();
     for file in &inputs.files {
         let name = file.to_string_lossy().into_owned();
         let found = finder.for_file(file);
@@ -238,12 +235,19 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
             captured: Vec::new(),
         };
         let c = one(&args, &settings, &mut out, &mut err);
+        super::progress::next_file();
+        codes.push(c);
         code = worse(code, c);
         report.add(&name, c, &out, &err.captured);
     }
     say_excluded(&excluded);
     let total = inputs.files.len() - excluded.len();
     code = worse(code, say_skipped(&skipped, total));
+    let several = inputs.files.len() > 1 || batch.paths.iter().any(|p| p.is_dir());
+    if several && batch.format == Format::Text && !super::render::options().quiet {
+        let fix = !batch.separate_sections;
+        let _ = writeln!(stderr, "{}", super::render::summary(&codes, fix));
+    }
     let buffer = report.finish(code);
     if let (Some(path), Some(buffer)) = (batch.output, buffer) {
         if let Err(e) = write_report(path, &buffer) {
@@ -393,10 +397,9 @@ impl Report {
                 let mut run: sarif::FileRun = serde_json::from_slice(out).unwrap_or_default();
                 if failed {
                     let said = String::from_utf8_lossy(said);
-                    let (line, column) = diagnostic_position(name, &said);
-                    let text: Vec<&str> =
-                        said.lines().filter(|l| !l.contains(": note: ")).collect();
-                    let n = sarif::notification("error", name, line, column, text.join("\n"));
+                    let (line, column, text) = super::render::rendered_error(name, &said)
+                        .unwrap_or_else(|| (1, 1, said.trim_end().to_string()));
+                    let n = sarif::notification("error", name, line, column, text);
                     run.notifications.push(n);
                 }
                 self.sarif_runs.push(run);
@@ -523,8 +526,17 @@ mod tests {
 
     #[test]
     fn diagnostics_give_their_position() {
+        use super::super::render::rendered_error;
         let t = "d/a.c:3:7: note: x\nd/a.c:4:5: unsupported: goto\n";
-        assert_eq!(diagnostic_position("d/a.c", t), (4, 5));
-        assert_eq!(diagnostic_position("d/a.c", "d/a.c: error\n"), (1, 1));
+        assert_eq!(
+            rendered_error("d/a.c", t),
+            Some((4, 5, "d/a.c:4:5: unsupported: goto".into()))
+        );
+        let t = "error[unsupported]: computed goto\n --> d/a.c:4:5\n  |\n";
+        assert_eq!(
+            rendered_error("d/a.c", t),
+            Some((4, 5, "error[unsupported]: computed goto".into()))
+        );
+        assert_eq!(rendered_error("d/a.c", "d/a.c: error\n"), None);
     }
 }

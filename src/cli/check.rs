@@ -54,6 +54,7 @@ pub(super) fn cmd_check(
         first,
         keep_buggy: 1000,
     };
+    let started = std::time::Instant::now();
     let rep = match api::check(&unit, &opts) {
         Ok(r) => r,
         Err(d) => {
@@ -62,6 +63,7 @@ pub(super) fn cmd_check(
         }
     };
     clear_progress();
+    super::render::verbose_stats(err, name, &rep.result.stats, started.elapsed());
     silencing.note(name, &unit.program, err);
     if let Some(dead_ends) = rep.rf_gave_up {
         let _ = writeln!(
@@ -113,7 +115,9 @@ fn render(
         }
         Format::Text => {
             let scope = &rep.explored_as;
-            let text = report::check_text(name, prog, src, common.model, scope, &rep.result);
+            let style = super::render::text_style();
+            let text =
+                report::check_text(name, prog, src, common.model, scope, &rep.result, &style);
             let _ = write!(out, "{text}");
             if let Some(h) = on_hardware.filter(|_| !buggy.is_empty()) {
                 let j = report::hardware::on_hardware(prog, buggy, h);

@@ -235,7 +235,8 @@ impl Run<'_> {
         if !self.json {
             let mut g = unfixable.requirement.graph.clone();
             g.bugs = vec![b.clone()];
-            let text = report::unfixable_text(name, prog, src, &g, b, &unfixable.reason);
+            let color = super::render::options().color_err;
+            let text = report::unfixable_text(name, (prog, src), &g, b, (&unfixable.reason, color));
             let _ = writeln!(err, "{text}");
             if let Some(sg) = &self.j.suggestion {
                 let _ = writeln!(
@@ -276,7 +277,9 @@ impl Run<'_> {
         self.fixed_json(&solution, &positions, &files, verified, (executions, buggy));
         if !self.json {
             self.notes(&solution, err);
-            self.summary(&solution, &positions, verified, err);
+            if !super::render::options().quiet {
+                self.summary(&solution, &positions, verified, err);
+            }
         }
         if self.opts.prove {
             self.prove(&solution, &positions, &mut timings, out, err)?;
@@ -513,5 +516,7 @@ pub fn write_fix(
             }),
         })
         .collect();
+    // An interrupt waits until every file is written (or none is).
+    let _no_interrupt = super::progress::writing();
     write::write_all(&changes)
 }
