@@ -44,7 +44,7 @@ use super::incremental::Views;
 use super::model::{MemoryModel, Model, Relations};
 use super::witness::Witness;
 use crate::ir::spin::SpinInfo;
-use crate::ir::{Instr, MemOrder, Program, SyncKind, SyncRole};
+use crate::ir::{Instr, Loc, MemOrder, Program, SyncKind, SyncRole};
 use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -920,17 +920,8 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         let live: Vec<i64> = live.iter().map(|&r| regs[r]).collect();
         let events = &st.g.threads[t].events;
         if let Some((at, before, n)) = st.th[t].spins.get(&id) {
-            let only_safe_reads = || {
-                events[*n..].iter().all(|&e| {
-                    let ev = &st.g.events[e];
-                    ev.is_fence()
-                        || ev.is_read()
-                            && ev
-                                .loc
-                                .is_some_and(|l| spin.spin_safe(l, ev.order.is_atomic()))
-                })
-            };
-            if *at == pc && *before == live && only_safe_reads() {
+            let zne = matches!(self.model, Model::Rc11 | Model::Sc);
+            if *at == pc && *before == live && pass_deletable(&st.g, &events[*n..], spin, zne) {
                 let start = *n;
                 st.th[t].spin_block = Some((pc, start));
                 return true;
@@ -2439,4 +2430,43 @@ pub fn explore_parallel(
         }
     });
     (total, buggy_out, tally)
+}
+
+/// Whether a pass's events (`ir::spin`) may be deleted from any execution: fences, reads of
+/// spin-safe globals, and — when `zne` (zero-net-effect passes, RC11 and SC) — RMW writes
+/// that leave each location they write as the pass found it: per location, the pass's writes
+/// are RMWs, each after the first reads the one before it, the last writes the value the
+/// first read, and the location is `SpinInfo::zne_safe` (no non-atomic access; with several
+/// writes, no read but an RMW's).
+fn pass_deletable(g: &ExecutionGraph, pass: &[EventId], spin: &SpinInfo, zne: bool) -> bool {
+    let mut writes: Vec<(Loc, Vec<(EventId, EventId)>)> = Vec::new();
+    for (i, &e) in pass.iter().enumerate() {
+        let ev = &g.events[e];
+        if ev.is_fence() {
+            continue;
+        }
+        let Some(l) = ev.loc else {
+            return false;
+        };
+        if ev.is_read() {
+            if !spin.spin_safe(l, ev.order.is_atomic()) {
+                return false;
+            }
+            continue;
+        }
+        // A write: only an RMW's, whose read is the event before it in the pass.
+        let read = i.checked_sub(1).map(|j| pass[j]);
+        let Some(r) = read.filter(|&r| zne && ev.is_write() && g.rmw.contains(&(r, e))) else {
+            return false;
+        };
+        match writes.iter_mut().find(|(x, _)| *x == l) {
+            Some((_, ws)) => ws.push((r, e)),
+            None => writes.push((l, vec![(r, e)])),
+        }
+    }
+    writes.iter().all(|(l, ws)| {
+        let chained = ws.windows(2).all(|p| g.rf[p[1].0] == Some(p[0].1));
+        let (first, last) = (ws[0].0, ws[ws.len() - 1].1);
+        chained && g.events[first].value == g.events[last].value && spin.zne_safe(*l, ws.len() > 1)
+    })
 }
