@@ -104,6 +104,45 @@ fn per_file_unroll_sets_the_loop_bound_of_the_files_it_matches() {
     assert_eq!(code(&out), 0, "{}", stdout(&out));
 }
 
+/// `accept-bound = true`: executions cut at the bound do not make `check` or `fix` of the
+/// files the table matches incomplete (a pre-commit hook passes), and the run says so; a buggy
+/// file stays buggy, and other files keep exit 4.
+#[test]
+fn an_accepted_bound_is_not_incomplete() {
+    let dir = tree(&[
+        (
+            "fensyn.toml",
+            "[[per-file]]\npath = \"ok/*.c\"\nunroll = 1\naccept-bound = true\n",
+        ),
+        ("ok/treiber.c", "fixtures/algorithms/treiber.c"),
+        ("ok/sb.c", "fixtures/litmus/sb.c"),
+        ("other/treiber.c", "fixtures/algorithms/treiber.c"),
+    ]);
+    for cmd in ["check", "fix"] {
+        let out = fensyn_in(dir.path(), &[cmd, "ok/treiber.c"]);
+        assert_eq!(code(&out), 0, "{cmd}: {}", stderr(&out));
+        assert!(stderr(&out).contains("(accept-bound)"), "{}", stderr(&out));
+        assert!(
+            stdout(&out).is_empty() || cmd == "check",
+            "{}",
+            stdout(&out)
+        );
+    }
+    let out = fensyn_in(dir.path(), &["check", "ok/sb.c"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    let out = fensyn_in(dir.path(), &["check", "other/treiber.c", "--unroll", "1"]);
+    assert_eq!(code(&out), 4, "{}", stdout(&out));
+    // A bad value is an error at its position.
+    std::fs::write(
+        dir.path().join("fensyn.toml"),
+        "[[per-file]]\npath = \"ok/*.c\"\naccept-bound = 1\n",
+    )
+    .unwrap();
+    let out = fensyn_in(dir.path(), &["check", "ok/treiber.c"]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(stderr(&out).contains("fensyn.toml:3:"), "{}", stderr(&out));
+}
+
 #[test]
 fn the_pre_commit_hooks_pass_pre_commit() {
     let text = std::fs::read_to_string(root().join(".pre-commit-hooks.yaml")).unwrap();

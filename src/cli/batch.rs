@@ -308,6 +308,7 @@ fn file_args(
         max_executions: settings.max_executions,
         timeout: settings.timeout,
         unroll: settings.unroll,
+        accept_bound: settings.accept_bound,
         spurious_cas: settings.spurious_cas,
         leaks: settings.leaks,
         liveness: settings.liveness,

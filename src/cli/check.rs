@@ -76,7 +76,7 @@ pub(super) fn cmd_check(
     render(common, &unit, &rep, on_hardware, out, err);
     if rep.is_buggy() {
         EXIT_BUG
-    } else if rep.is_incomplete() {
+    } else if rep.is_incomplete() && !bound_accepted(common, &rep.result.stats, err) {
         EXIT_INCOMPLETE
     } else {
         EXIT_OK
@@ -153,4 +153,22 @@ fn render(
             }
         },
     }
+}
+
+/// Whether the only cut of an exploration is the loop bound and fensyn.toml accepts it for the
+/// file (`[[per-file]] accept-bound = true`); then a note says what was not explored.
+pub(super) fn bound_accepted(common: &FileArgs, stats: &checker::Stats, err: Out) -> bool {
+    let only_bound = stats.incomplete.is_none() && !stats.stopped && stats.bounded > 0;
+    if !(only_bound && common.accept_bound) {
+        return false;
+    }
+    let _ = writeln!(
+        err,
+        "{}: note: {} cut at the loop bound {}, which fensyn.toml accepts for this file \
+         (accept-bound): not reported as incomplete",
+        display_path(&common.file),
+        report::executions(stats.bounded),
+        common.unroll
+    );
+    true
 }

@@ -77,6 +77,9 @@ pub struct Config {
 pub struct PerFile {
     pub path: Globs,
     pub unroll: Option<u32>,
+    /// `accept-bound = true`: executions cut at the loop bound do not make a run of these
+    /// files incomplete (exit 0 instead of 4, with a note saying so).
+    pub accept_bound: bool,
 }
 
 /// Glob patterns relative to a directory `root` (the configuration file's), matched the way
@@ -195,6 +198,8 @@ struct Raw {
 struct RawPerFile {
     path: Spanned<String>,
     unroll: Option<u32>,
+    #[serde(rename = "accept-bound")]
+    accept_bound: Option<bool>,
 }
 
 /// 1-based line and (byte) column of byte offset `at` of `text`.
@@ -273,6 +278,7 @@ pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
         per_file.push(PerFile {
             path: globs,
             unroll: t.unroll,
+            accept_bound: t.accept_bound.unwrap_or(false),
         });
     }
     Ok(Config {
@@ -318,6 +324,14 @@ impl Config {
     /// Whether the configuration's `exclude` matches `file`.
     pub fn excludes(&self, file: &Path) -> bool {
         self.exclude.as_ref().is_some_and(|g| g.matches(file))
+    }
+
+    /// Whether the first `[[per-file]]` table matching `file` accepts the loop bound.
+    pub fn bound_accepted_for(&self, file: &Path) -> bool {
+        self.per_file
+            .iter()
+            .find(|p| p.path.matches(file))
+            .is_some_and(|p| p.accept_bound)
     }
 
     /// The loop bound the first `[[per-file]]` table matching `file` sets.
@@ -430,6 +444,8 @@ pub struct Settings {
     pub cost: Cost,
     pub by: crate::synth::orders::By,
     pub unroll: u32,
+    /// A `[[per-file]]` table accepts the loop bound for this file (`accept-bound = true`).
+    pub accept_bound: bool,
     pub max_executions: Option<u64>,
     pub timeout: Option<f64>,
     pub optimal_timeout: f64,
@@ -459,6 +475,7 @@ impl Settings {
     /// file's top-level `unroll` (the command line's still beats both).
     pub fn for_file(cli: &Config, cfg: Option<&Config>, file: &Path) -> Settings {
         let mut s = Settings::resolve(cli, cfg);
+        s.accept_bound = cfg.is_some_and(|c| c.bound_accepted_for(file));
         if cli.unroll.is_none() {
             if let Some(n) = cfg.and_then(|c| c.unroll_for(file)) {
                 s.unroll = n;
@@ -481,6 +498,7 @@ impl Settings {
                 .unroll
                 .or(cfg.unroll)
                 .unwrap_or(crate::checker::DEFAULT_UNROLL),
+            accept_bound: false,
             max_executions: cli.max_executions.or(cfg.max_executions),
             timeout: cli.timeout.or(cfg.timeout),
             optimal_timeout: cli

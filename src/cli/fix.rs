@@ -182,6 +182,22 @@ impl Run<'_> {
                 }
                 EXIT_OK
             }
+            Repair::Incomplete {
+                why: checker::Incomplete::LoopBound { unroll, cut },
+                executions,
+            } if self.common.accept_bound => {
+                // Clean up to a bound fensyn.toml accepts: nothing to fix.
+                self.j.executions = executions;
+                if !self.json {
+                    let _ = writeln!(
+                        err,
+                        "{name}: note: {} cut at the loop bound {unroll}, which fensyn.toml \
+                         accepts for this file (accept-bound): nothing to fix up to it",
+                        report::executions(cut)
+                    );
+                }
+                EXIT_OK
+            }
             Repair::Incomplete { why, executions } => {
                 self.j.status = "incomplete";
                 self.j.executions = executions;

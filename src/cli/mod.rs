@@ -385,6 +385,9 @@ pub struct FileArgs {
     pub max_executions: Option<u64>,
     pub timeout: Option<f64>,
     pub unroll: u32,
+    /// fensyn.toml accepts the loop bound for this file (`[[per-file]] accept-bound`):
+    /// executions cut at it do not make the run incomplete.
+    pub accept_bound: bool,
     pub spurious_cas: bool,
     pub leaks: bool,
     /// `--liveness` / `--no-liveness` (`None`: on for `check` and `explain`, off for `fix`).
