@@ -52,19 +52,7 @@ pub fn prove_minimal(
             }
             let changes = rewrite::orders::changes(solution);
             let edits = super::prove_orders::edits(src, prog, &set, &changes)?;
-            let files = rewrite::files::apply_all(src, prog, &edits)
-                .map_err(|e| format!("cannot apply the edits of a variant: {e}"))?;
-            let variant = reparse(name, src, prog, &files)
-                .map_err(|d| format!("a variant does not parse: {d}"))?;
-            let res = checker::check(
-                &variant,
-                &CheckOptions {
-                    model,
-                    limits: lim.clone(),
-                    first: true,
-                    keep_buggy: 1,
-                },
-            );
+            let (variant, res) = recheck_variant((name, src, prog), model, lim, &edits)?;
             let pos = positions.get(i).copied().unwrap_or_default();
             entries.push(report::ProofEntry {
                 line: pos.line,
@@ -81,6 +69,30 @@ pub fn prove_minimal(
         name, src, prog, model, lim, solution,
     )?);
     Ok(entries)
+}
+
+/// Writes a variant's `edits` into the unit (`name`, text `src`, program `prog`), parses it
+/// again and checks it up to its first buggy execution: the variant and the check.
+pub(super) fn recheck_variant(
+    (name, src, prog): (&str, &str, &Program),
+    model: Model,
+    lim: &Limits,
+    edits: &[FileEdits],
+) -> Result<(Program, CheckResult), String> {
+    let files = rewrite::files::apply_all(src, prog, edits)
+        .map_err(|e| format!("cannot apply the edits of a variant: {e}"))?;
+    let variant =
+        reparse(name, src, prog, &files).map_err(|d| format!("a variant does not parse: {d}"))?;
+    let res = checker::check(
+        &variant,
+        &CheckOptions {
+            model,
+            limits: lim.clone(),
+            first: true,
+            keep_buggy: 1,
+        },
+    );
+    Ok((variant, res))
 }
 
 /// The offset in the original text of offset `at` of the text `edits` produced, or `None` when

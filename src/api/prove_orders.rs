@@ -3,8 +3,8 @@
 //! to its order as written, never below) and everything else of the fix kept, re-checked up
 //! to its first buggy execution.
 
-use super::{prove, repair::reparse};
-use crate::checker::{self, CheckOptions, Limits, Model};
+use super::prove;
+use crate::checker::{Limits, Model};
 use crate::ir::{MemOrder, Program};
 use crate::report::ProofEntry;
 use crate::rewrite::{self, orders::OrderChange, FileEdits};
@@ -48,19 +48,7 @@ pub(super) fn access_entries(
                 set[i].order = w;
             }
             let edits = edits(src, prog, &fences, &set)?;
-            let files = rewrite::files::apply_all(src, prog, &edits)
-                .map_err(|e| format!("cannot apply the edits of a variant: {e}"))?;
-            let variant = reparse(name, src, prog, &files)
-                .map_err(|d| format!("a variant does not parse: {d}"))?;
-            let res = checker::check(
-                &variant,
-                &CheckOptions {
-                    model,
-                    limits: lim.clone(),
-                    first: true,
-                    keep_buggy: 1,
-                },
-            );
+            let (variant, res) = prove::recheck_variant((name, src, prog), model, lim, &edits)?;
             let span = prog.stmts[a.stmt].span;
             entries.push(ProofEntry {
                 line: span.line,
