@@ -83,6 +83,18 @@ pub struct Skipped {
 }
 
 impl Relaxed {
+    /// The rewritten files of this relaxation with item `i` at `level` instead (its CAS
+    /// failure order following it down): the variants a maximality test re-checks.
+    pub fn written_with(&self, unit: &Unit, i: usize, level: Level) -> Result<Vec<FileRewrite>, String> {
+        let mut items = self.items.clone();
+        let it = &mut items[i];
+        it.after = level;
+        it.failure = it
+            .failure
+            .map(|(f, _)| (f, level.map_or(f, |o| failure_for(f, o))));
+        write(unit, &items)
+    }
+
     /// Exhaustive checks of the search (the check of the program as written and the re-check
     /// of the written result not counted).
     pub fn checks(&self) -> usize {

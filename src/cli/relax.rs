@@ -179,7 +179,7 @@ fn incomplete(unit: &Unit, common: &FileArgs, report: &Report, j: &mut RelaxJson
         ),
     };
     let reason = format!(
-        "the check is incomplete ({why}); relax weakens nothing on a check that is not a proof"
+        "the check is incomplete: {why}; relax weakens nothing on a check that is not a proof"
     );
     if common.format != Format::Json {
         let _ = writeln!(err, "{}: {reason}", unit.source.name);
