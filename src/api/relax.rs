@@ -19,7 +19,7 @@
 //! per question); no item is ever made stronger than written.
 
 use super::{check, Options, Report, Unit};
-use crate::frontend::{DiagKind, Diagnostic};
+use crate::frontend::Diagnostic;
 use crate::ir::{Instr, MemOrder, Program, StmtId};
 use crate::rewrite::{self, orders::OrderChange, FileEdits, FileRewrite};
 use crate::synth::relax::{self as search, Item, Level, Verdict};
@@ -31,8 +31,8 @@ use std::collections::BTreeMap;
 /// What `relax` minimises and how it searches.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RelaxOptions {
-    /// The relaxation of least total weight (or price, with `cost`) instead of the greedy
-    /// maximal one: not built yet, an error.
+    /// The relaxation of least total weight (or instruction price, with `cost` x86|armv8)
+    /// instead of the greedy maximal one ([`crate::synth::relax::optimal`]).
     pub optimal: bool,
     pub cost: Cost,
     /// Search with the naive scheme (every one-step weakening of every item checked each
@@ -346,14 +346,6 @@ fn first_bug(opts: &Options) -> Options {
 
 /// Weakens the orders of `unit` as far as it stays correct (see the module documentation).
 pub fn relax(unit: &Unit, opts: &Options, ropts: &RelaxOptions) -> Result<Relaxation, Diagnostic> {
-    if ropts.optimal {
-        return Err(error(
-            unit,
-            "relax --optimal (the relaxation of least weight or price) is not built yet; \
-             without it relax finds a maximal relaxation"
-                .into(),
-        ));
-    }
     let original = check(unit, &first_bug(opts))?;
     if original.is_buggy() {
         return Ok(Relaxation::Buggy(Box::new(original)));
@@ -366,8 +358,11 @@ pub fn relax(unit: &Unit, opts: &Options, ropts: &RelaxOptions) -> Result<Relaxa
     let items: Vec<Item> = cands.iter().map(|c| c.item).collect();
     let prog = &unit.program;
     let mut verifier = |levels: &[Level]| verify(unit, opts, variant(prog, &cands, &by_stmt, levels));
+    let price = |i: usize, l: Level| price(ropts.cost, cands[i].item, l);
     let outcome = if ropts.naive {
         search::naive(&items, &start, &mut verifier)
+    } else if ropts.optimal {
+        search::optimal(&items, &start, &mut verifier, &price)
     } else {
         search::greedy(&items, &start, &mut verifier)
     };
@@ -405,13 +400,18 @@ pub fn relax(unit: &Unit, opts: &Options, ropts: &RelaxOptions) -> Result<Relaxa
     })))
 }
 
-fn error(unit: &Unit, message: String) -> Diagnostic {
-    Diagnostic {
-        file: unit.source.name.clone(),
-        line: 1,
-        column: 1,
-        kind: DiagKind::Error,
-        message,
+/// What `relax --optimal` minimises for an item at a level: under `--cost x86|armv8` the
+/// instruction price (an access's [`crate::synth::orders::access_price`], a fence's
+/// [`Cost::price`]; a removed fence costs nothing), then the weight; otherwise the weight.
+fn price(cost: Cost, item: Item, level: Level) -> (u32, u32) {
+    let weight = Item::weight(level);
+    let Some(o) = level else {
+        return (0, 0);
+    };
+    match (cost, item) {
+        (Cost::Count | Cost::Weight, _) => (weight, 0),
+        (_, Item::Access(kind)) => (crate::synth::orders::access_price(cost, kind, o), weight),
+        (_, Item::Fence { .. }) => (cost.price(o), weight),
     }
 }
 

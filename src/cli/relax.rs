@@ -37,11 +37,14 @@ pub struct RelaxArgs {
     /// Write the relaxed program back to FILE (atomically, after it was re-checked).
     #[arg(long)]
     pub write: bool,
-    /// The relaxation of least total weight (or price, with --cost) instead of a maximal one
-    /// found greedily. Not built yet: an error.
+    /// The relaxation of least total weight (or instruction price, with --cost x86|armv8)
+    /// instead of a maximal one found greedily: a branch and bound that may need many more
+    /// checks (exponentially many in the worst case).
     #[arg(long)]
     pub optimal: bool,
-    /// With --optimal: what to minimise (weight, or the price on x86 or ARMv8).
+    /// With --optimal: what to minimise: the weight (count and weight: rel = acq = 1,
+    /// acq_rel = 2, seq_cst = 3), or the instructions' price on x86 or ARMv8, then the weight
+    /// [default: weight]
     #[arg(long, value_enum, requires = "optimal")]
     pub cost: Option<Cost>,
 }

@@ -217,6 +217,95 @@ pub fn greedy(items: &[Item], start: &[Level], verify: &mut Verifier) -> Outcome
     }
 }
 
+/// The price of an item at a level, minimised lexicographically (e.g. `(price, weight)`).
+pub type Price<'a> = dyn Fn(usize, Level) -> (u32, u32) + 'a;
+
+/// The relaxation of least total [`Price`] (`relax --optimal`), exact under monotonicity:
+/// a depth-first branch and bound over the items in source order, each item's levels tried
+/// weakest first. A branch is cut when its *optimistic* configuration — the items decided so
+/// far, every later item as written (its strongest) — is buggy (every completion is weaker,
+/// hence buggy), or when the price of the decided items alone reaches the best found; the
+/// greedy relaxation is the first best. The optimistic configuration of a complete branch is
+/// the configuration itself, so every result is verified clean. Exponential in the worst case
+/// (the checks are counted); the memo answers what monotonicity already says.
+pub fn optimal(
+    items: &[Item],
+    start: &[Level],
+    verify: &mut Verifier,
+    price: &Price,
+) -> Outcome {
+    let first = greedy(items, start, verify);
+    let total = |c: &[Level]| -> (u32, u32) {
+        c.iter().enumerate().fold((0, 0), |(a, b), (i, &l)| {
+            let (x, y) = price(i, l);
+            (a + x, b + y)
+        })
+    };
+    let mut best = (total(&first.levels), first.levels.clone());
+    let mut s = Search {
+        items,
+        verify,
+        memo: Memo::default(),
+        out: first,
+    };
+    s.memo.record(start, Verdict::Clean);
+    let mut config = start.to_vec();
+    branch(&mut s, &mut config, 0, price, &mut best);
+    s.out.levels = best.1;
+    s.out
+}
+
+/// Every level of item `i` down its lattice, weakest first (`start` included).
+fn levels_below(item: Item, start: Level) -> Vec<Level> {
+    let mut all = vec![start];
+    let mut k = 0;
+    while k < all.len() {
+        for l in item.steps(all[k]) {
+            if !all.contains(&l) {
+                all.push(l);
+            }
+        }
+        k += 1;
+    }
+    all.reverse();
+    all
+}
+
+fn branch(
+    s: &mut Search,
+    config: &mut Vec<Level>,
+    i: usize,
+    price: &Price,
+    best: &mut ((u32, u32), Vec<Level>),
+) {
+    if i == config.len() {
+        let sum = config.iter().enumerate().fold((0, 0), |(a, b), (k, &l)| {
+            let (x, y) = price(k, l);
+            (a + x, b + y)
+        });
+        if sum < best.0 {
+            *best = (sum, config.clone());
+        }
+        return;
+    }
+    let written = config[i];
+    for l in levels_below(s.items[i], written) {
+        config[i] = l;
+        let decided = config[..=i].iter().enumerate().fold((0, 0), |(a, b), (k, &l)| {
+            let (x, y) = price(k, l);
+            (a + x, b + y)
+        });
+        if decided >= best.0 {
+            continue;
+        }
+        if s.judge(config, i) != Verdict::Clean {
+            continue;
+        }
+        branch(s, config, i + 1, price, best);
+    }
+    config[i] = written;
+}
+
 /// The naive scheme greedy is measured against (docs/performance.md): every round checks every
 /// one-step weakening of every item (no memo) and takes the first clean one; it stops after a
 /// round with none. Same result as [`greedy`] when the verifier is monotone and every
@@ -309,5 +398,21 @@ mod tests {
         assert_eq!(out.levels, vec![Some(SeqCst)]);
         // Never memoised: the confirming pass checks again.
         assert_eq!((out.checks[0], out.inconclusive), (2, 2));
+    }
+
+    #[test]
+    fn optimal_finds_the_cheapest_of_two_maximal_relaxations() {
+        // Either item may be weakened to relaxed, not both; the second is the dearer one.
+        let items = [Item::Access(AccessKind::Store), Item::Access(AccessKind::Store)];
+        let start = [Some(SeqCst), Some(SeqCst)];
+        let mut v = |c: &[Level]| match c {
+            [Some(Relaxed), Some(Relaxed)] => Verdict::Buggy,
+            _ => Verdict::Clean,
+        };
+        let g = greedy(&items, &start, &mut v);
+        assert_eq!(g.levels, vec![Some(Relaxed), Some(Release)]);
+        let price = |i: usize, l: Level| (Item::weight(l) * (i as u32 + 1), 0);
+        let o = optimal(&items, &start, &mut v, &price);
+        assert_eq!(o.levels, vec![Some(Release), Some(Relaxed)]);
     }
 }
