@@ -85,7 +85,12 @@ pub struct Skipped {
 impl Relaxed {
     /// The rewritten files of this relaxation with item `i` at `level` instead (its CAS
     /// failure order following it down): the variants a maximality test re-checks.
-    pub fn written_with(&self, unit: &Unit, i: usize, level: Level) -> Result<Vec<FileRewrite>, String> {
+    pub fn written_with(
+        &self,
+        unit: &Unit,
+        i: usize,
+        level: Level,
+    ) -> Result<Vec<FileRewrite>, String> {
         let mut items = self.items.clone();
         let it = &mut items[i];
         it.after = level;
@@ -357,7 +362,8 @@ pub fn relax(unit: &Unit, opts: &Options, ropts: &RelaxOptions) -> Result<Relaxa
     let start: Vec<Level> = cands.iter().map(|c| Some(c.order)).collect();
     let items: Vec<Item> = cands.iter().map(|c| c.item).collect();
     let prog = &unit.program;
-    let mut verifier = |levels: &[Level]| verify(unit, opts, variant(prog, &cands, &by_stmt, levels));
+    let mut verifier =
+        |levels: &[Level]| verify(unit, opts, variant(prog, &cands, &by_stmt, levels));
     let price = |i: usize, l: Level| price(ropts.cost, cands[i].item, l);
     let outcome = if ropts.naive {
         search::naive(&items, &start, &mut verifier)

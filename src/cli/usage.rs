@@ -114,9 +114,11 @@ pub fn validate(cli: &Cli) -> Result<(), clap::Error> {
         Command::Relax(args) => {
             stdin_usage("relax", &args.common)?;
             match args.common.format {
-                f @ (Format::Dot | Format::Sarif) => {
-                    Err(no_format("relax", f, "a patch or, with --format json, JSON"))
-                }
+                f @ (Format::Dot | Format::Sarif) => Err(no_format(
+                    "relax",
+                    f,
+                    "a patch or, with --format json, JSON",
+                )),
                 _ => Ok(()),
             }
         }

@@ -36,7 +36,9 @@ use crate::trace::orders::AccessKind;
 pub enum Item {
     Access(AccessKind),
     /// A program fence; `argument`: it has an order argument (else it can only be removed).
-    Fence { argument: bool },
+    Fence {
+        argument: bool,
+    },
 }
 
 /// An item's order; `None`: a removed fence.
@@ -228,12 +230,7 @@ pub type Price<'a> = dyn Fn(usize, Level) -> (u32, u32) + 'a;
 /// greedy relaxation is the first best. The optimistic configuration of a complete branch is
 /// the configuration itself, so every result is verified clean. Exponential in the worst case
 /// (the checks are counted); the memo answers what monotonicity already says.
-pub fn optimal(
-    items: &[Item],
-    start: &[Level],
-    verify: &mut Verifier,
-    price: &Price,
-) -> Outcome {
+pub fn optimal(items: &[Item], start: &[Level], verify: &mut Verifier, price: &Price) -> Outcome {
     let first = greedy(items, start, verify);
     let total = |c: &[Level]| -> (u32, u32) {
         c.iter().enumerate().fold((0, 0), |(a, b), (i, &l)| {
@@ -291,10 +288,13 @@ fn branch(
     let written = config[i];
     for l in levels_below(s.items[i], written) {
         config[i] = l;
-        let decided = config[..=i].iter().enumerate().fold((0, 0), |(a, b), (k, &l)| {
-            let (x, y) = price(k, l);
-            (a + x, b + y)
-        });
+        let decided = config[..=i]
+            .iter()
+            .enumerate()
+            .fold((0, 0), |(a, b), (k, &l)| {
+                let (x, y) = price(k, l);
+                (a + x, b + y)
+            });
         if decided >= best.0 {
             continue;
         }
@@ -373,7 +373,10 @@ mod tests {
     #[test]
     fn greedy_is_maximal_and_memo_saves_the_confirming_pass() {
         // Message passing: the store must stay release, the load acquire.
-        let items = [Item::Access(AccessKind::Store), Item::Access(AccessKind::Load)];
+        let items = [
+            Item::Access(AccessKind::Store),
+            Item::Access(AccessKind::Load),
+        ];
         let start = [Some(SeqCst), Some(SeqCst)];
         let mut v = upward(vec![vec![Some(Release), Some(Acquire)]]);
         let out = greedy(&items, &start, &mut v);
@@ -403,7 +406,10 @@ mod tests {
     #[test]
     fn optimal_finds_the_cheapest_of_two_maximal_relaxations() {
         // Either item may be weakened to relaxed, not both; the second is the dearer one.
-        let items = [Item::Access(AccessKind::Store), Item::Access(AccessKind::Store)];
+        let items = [
+            Item::Access(AccessKind::Store),
+            Item::Access(AccessKind::Store),
+        ];
         let start = [Some(SeqCst), Some(SeqCst)];
         let mut v = |c: &[Level]| match c {
             [Some(Relaxed), Some(Relaxed)] => Verdict::Buggy,
