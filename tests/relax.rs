@@ -435,3 +435,30 @@ fn a_fence_that_is_a_body_becomes_an_empty_statement() {
     assert!(new.contains("\tif (r)\n\t\t;\n\tr = 0;\n"), "{new}");
     assert!(!written_is_buggy(&u, &rel.files, &Options::default()));
 }
+
+#[test]
+fn usage_errors_and_standard_input() {
+    for args in [
+        &["relax", "--format", "sarif", "fixtures/relax/mp.c"][..],
+        &["relax", "--format", "dot", "fixtures/relax/mp.c"],
+        &["relax", "--write", "-"],
+        &["relax", "--cost", "x86", "fixtures/relax/mp.c"],
+    ] {
+        let out = fensyn(args);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));
+    }
+    let text = std::fs::read(root().join(path("mp.c"))).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fensyn"))
+        .args(["relax", "--stdin-filename", "fixtures/relax/mp.c", "-"])
+        .current_dir(root())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), &text).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let snap = std::fs::read_to_string(root().join("fixtures/relax/mp.c.relax.diff")).unwrap();
+    assert_eq!(stdout(&out), snap);
+}
