@@ -316,12 +316,19 @@ fn hardware_models_relax_what_the_compiled_code_may_drop() {
     // ... but store buffering does: Dekker's first fences stay.
     let (d, _) = relax_json(&path("dekker.c"), &["--model", "tso"]);
     assert_eq!(rows(&d)[1], row("fence", 13, "seq_cst", "seq_cst"));
-    let u = unit("dekker.c");
-    let opts = Options {
-        model: Model::Tso,
-        ..Options::default()
-    };
-    assert_maximal(&u, &relaxed(&u, &opts), &opts);
+    for (name, model) in [
+        ("dekker.c", Model::Tso),
+        ("treiber.c", Model::Armv8),
+        ("seqlock.c", Model::C11),
+        ("mp_fences.c", Model::Sc),
+    ] {
+        let u = unit(name);
+        let opts = Options {
+            model,
+            ..Options::default()
+        };
+        assert_maximal(&u, &relaxed(&u, &opts), &opts);
+    }
 }
 
 #[test]
