@@ -469,3 +469,16 @@ fn usage_errors_and_standard_input() {
     let snap = std::fs::read_to_string(root().join("fixtures/relax/mp.c.relax.diff")).unwrap();
     assert_eq!(stdout(&out), snap);
 }
+
+#[test]
+fn a_fence_in_a_macro_use_is_left_and_said() {
+    let text = "#include <stdatomic.h>\n#include <pthread.h>\natomic_int f;\nint x;\n\
+                #define FENCE_AND_SET() do { atomic_thread_fence(memory_order_seq_cst); x = 0; } while (0)\n\
+                void *t(void *a) { FENCE_AND_SET(); return NULL; }\n\
+                int main(void) { pthread_t a; pthread_create(&a, NULL, t, NULL); pthread_join(a, NULL); return x; }\n";
+    let u = Source::new("macro.c", text).parse().unwrap();
+    let rel = relaxed(&u, &Options::default());
+    assert!(rel.items.is_empty() && rel.files.is_empty());
+    assert_eq!(rel.skipped.len(), 1);
+    assert!(rel.skipped[0].fence);
+}

@@ -74,12 +74,15 @@ pub struct Relaxed {
 
 /// A statement whose atomic operations `relax` leaves as written: it holds several (an
 /// order is changed per statement, as `fix --by orders` changes it), or its one order cannot
-/// be written (a call through a macro, a wrapper function).
+/// be written (a call through a macro, a wrapper function); or a fence that is not a fence
+/// call statement of its own (a macro use that expands to a fence, and maybe more).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Skipped {
     pub stmt: StmtId,
-    /// The atomic operation calls the statement holds.
+    /// The atomic operation calls the statement holds (a fence: 0).
     pub calls: usize,
+    /// A fence statement.
+    pub fence: bool,
 }
 
 impl Relaxed {
@@ -196,13 +199,26 @@ fn skipped(unit: &Unit, cands: &[Candidate]) -> Vec<Skipped> {
     let mut out = Vec::new();
     for (st, s) in prog.stmts.iter().enumerate() {
         let atomic = instrs_of(prog, st).any(|i| i.access().is_some_and(|(_, a)| a));
-        if !atomic || spans.contains(&(s.span.start, s.span.end)) {
+        let fence = instrs_of(prog, st).any(|i| matches!(i, Instr::Fence { .. }));
+        if !(atomic || fence) || spans.contains(&(s.span.start, s.span.end)) {
             continue;
         }
         spans.push((s.span.start, s.span.end));
+        if !atomic {
+            out.push(Skipped {
+                stmt: st,
+                calls: 0,
+                fence: true,
+            });
+            continue;
+        }
         let calls = rewrite::orders::atomic_call_count(&unit.source.text, prog, st);
         if calls > 0 {
-            out.push(Skipped { stmt: st, calls });
+            out.push(Skipped {
+                stmt: st,
+                calls,
+                fence: false,
+            });
         }
     }
     out.sort_by_key(|k| prog.stmts[k.stmt].span.start);

@@ -82,6 +82,8 @@ struct RelaxJson<'a> {
 struct SkippedJson {
     line: usize,
     column: usize,
+    /// `access` or `fence`.
+    kind: &'static str,
     calls: usize,
 }
 
@@ -229,6 +231,7 @@ fn relaxed(
             SkippedJson {
                 line: span.line,
                 column: span.column,
+                kind: if k.fence { "fence" } else { "access" },
                 calls: k.calls,
             }
         })
@@ -310,7 +313,11 @@ fn summary(unit: &Unit, common: &FileArgs, rel: &Relaxed, j: &RelaxJson, err: Ou
             "{name}:{}:{}: note: not relaxed: {}",
             span.line,
             span.column,
-            if k.calls > 1 {
+            if k.fence {
+                "the fence is not a fence call of its own statement (a macro use, which may \
+                 hold more than the fence)"
+                    .to_string()
+            } else if k.calls > 1 {
                 format!(
                     "the statement holds {} atomic operations (relax changes one per statement)",
                     k.calls

@@ -5,7 +5,8 @@
 //! fence) — the whole line goes, line break included. Sharing its line with other code, the
 //! statement goes with the blanks that separate it from that code. A statement that is the body of an `if`, `else`, loop
 //! or label (not an item of a block) becomes the empty statement `;`, so the code around it
-//! keeps its meaning and still parses.
+//! keeps its meaning and still parses. Only a statement that is exactly a call of a fence
+//! function is deleted (a macro use that expands to a fence is not: it may hold more).
 
 use super::files::{FileEdits, Parsed};
 use super::{Edit, RewriteError};
@@ -47,6 +48,9 @@ fn removal(unit: &Parsed, prog: &Program, st: StmtId) -> Result<(usize, Edit), R
         node = node.parent().ok_or_else(err)?;
     }
     let text = frame.text;
+    if !is_fence_call(text, node) {
+        return Err(err());
+    }
     let (start, end) = (node.start_byte(), node.end_byte());
     let in_block = node
         .parent()
@@ -90,4 +94,24 @@ fn removal(unit: &Parsed, prog: &Program, st: StmtId) -> Result<(usize, Edit), R
         }
     };
     Ok((k, edit))
+}
+
+/// Whether expression statement `node` is exactly a call of a fence function (not a macro use
+/// that expands to a fence and maybe more: deleting it could delete more than the fence).
+fn is_fence_call(text: &str, node: tree_sitter::Node) -> bool {
+    let Some(call) = node
+        .named_child(0)
+        .filter(|c| c.kind() == "call_expression")
+    else {
+        return false;
+    };
+    let Some(f) = call.child_by_field_name("function") else {
+        return false;
+    };
+    let name = text[f.start_byte()..f.end_byte()].trim();
+    let last = name.rsplit("::").next().unwrap_or(name).trim();
+    matches!(
+        last,
+        "atomic_thread_fence" | "__atomic_thread_fence" | "__sync_synchronize"
+    )
 }
