@@ -45,7 +45,8 @@ pub struct RelaxOptions {
 pub enum Relaxation {
     /// The program as written has a bug (the check up to its first bug): fix it first.
     Buggy(Box<Report>),
-    /// The check of the program as written is not a proof (a limit, a loop cut at its bound).
+    /// The check of the program as written, or of the written relaxation, is not a proof (a
+    /// limit, a loop cut at its bound): nothing is weakened.
     Incomplete(Box<Report>),
     Relaxed(Box<Relaxed>),
     /// The chosen relaxation could not be written, or its written program did not re-check
@@ -409,7 +410,7 @@ pub fn relax(unit: &Unit, opts: &Options, ropts: &RelaxOptions) -> Result<Relaxa
     };
     let recheck = match recheck(unit, opts, &files) {
         Ok(r) => r,
-        Err(e) => return Ok(Relaxation::Internal(e)),
+        Err(not) => return Ok(not),
     };
     Ok(Relaxation::Relaxed(Box::new(Relaxed {
         items: relaxed,
@@ -477,25 +478,29 @@ fn write(unit: &Unit, items: &[RelaxedItem]) -> Result<Vec<FileRewrite>, String>
     rewrite::files::apply_all(src, prog, &edits).map_err(what)
 }
 
-/// The check of the written relaxation: clean and complete, or why not.
-fn recheck(unit: &Unit, opts: &Options, files: &[FileRewrite]) -> Result<Report, String> {
+/// The check of the written relaxation: clean and complete, or what `relax` answers instead
+/// (incomplete — a `--timeout` that ran out during the search —, or an internal error).
+fn recheck(unit: &Unit, opts: &Options, files: &[FileRewrite]) -> Result<Report, Relaxation> {
     let src = &unit.source;
+    let internal = |m: String| Relaxation::Internal(m);
     let program = if files.is_empty() {
         unit.program.clone()
     } else {
         super::reparse(&src.name, &src.text, &unit.program, files)
-            .map_err(|d| format!("the relaxed program does not parse: {d}"))?
+            .map_err(|d| internal(format!("the relaxed program does not parse: {d}")))?
     };
     let written = Unit {
         source: src.clone(),
         program,
     };
-    let report = check(&written, &first_bug(opts)).map_err(|d| d.to_string())?;
+    let report = check(&written, &first_bug(opts)).map_err(|d| internal(d.to_string()))?;
     if report.is_buggy() {
-        return Err("the relaxed program has a bug when re-checked".into());
+        return Err(internal(
+            "the relaxed program has a bug when re-checked".into(),
+        ));
     }
     if report.is_incomplete() {
-        return Err("the relaxed program could not be re-checked completely".into());
+        return Err(Relaxation::Incomplete(Box::new(report)));
     }
     Ok(report)
 }
