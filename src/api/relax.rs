@@ -4,7 +4,8 @@
 //! [`Relaxation::Incomplete`]: nothing is weakened on a check that is not a proof). Its
 //! *items* are the atomic accesses `rewrite::orders` can write (the candidates of
 //! [`crate::trace::orders::AccessSites`] whose call it finds) and the program fences (a
-//! statement holding one fence and no atomic access). The search ([`crate::synth::relax`])
+//! statement that is a fence call of its own, holding no atomic access); the other statements
+//! with atomic operations are [`Relaxed::skipped`]. The search ([`crate::synth::relax`])
 //! runs on the IR: each candidate configuration is the program with the items' orders changed
 //! in its instructions (every copy of an inlined statement alike; a removed fence becomes a
 //! jump to the next instruction), checked with the same model, limits and equivalence choice
@@ -13,7 +14,8 @@
 //! strongest valid one when needed). The chosen configuration is then written once through
 //! `rewrite` (order arguments in the file's spelling, CAS failure arguments, fence
 //! deletions), re-parsed and re-checked: [`Relaxed::recheck`] is the check of the written
-//! program, and it is clean and complete or `relax` fails.
+//! program, clean and complete (else [`Relaxation::Incomplete`] — a `--timeout` that ran out
+//! —, or [`Relaxation::Internal`]).
 //!
 //! **Invariants:** deterministic (items in source order, steps in a fixed order, one check
 //! per question); no item is ever made stronger than written.
