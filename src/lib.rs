@@ -64,6 +64,7 @@ pub mod frontend;
 pub mod ir;
 pub mod report;
 pub mod rewrite;
+pub mod suppress;
 pub mod synth;
 pub mod trace;
 

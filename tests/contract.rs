@@ -207,7 +207,7 @@ fn stdin_is_named_by_stdin_filename() {
         "int main(void) {\n  int x = ;\n}\n",
     );
     assert_eq!(out.status.code(), Some(3));
-    assert!(stderr(&out).starts_with("<stdin>:2:"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--> <stdin>:2:"), "{}", stderr(&out));
     // Includes are found next to the named file, not the working directory.
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("src")).unwrap();

@@ -40,7 +40,7 @@ fn input_errors_name_their_file_and_line() {
         let path = format!("{DIR}/{file}");
         let (code, _, err) = run(&["check", &path]);
         assert_eq!(code, Some(3), "{file}: {err}");
-        assert!(err.contains(want), "{file}: {err}");
+        assert!(has_diagnostic(&err, want), "{file}: {err}");
     }
     // The #error branch is left with -DNTHREADS; -U takes it back.
     let (code, _, err) = run(&[
@@ -70,7 +70,10 @@ fn variants_are_selected_by_defines() {
     let (code, _, err) = run(&["check", "-D", "VARIANT=3", &path]);
     assert_eq!(code, Some(3));
     assert!(
-        err.contains("sb_variants.c:13:1: error: #error \"unknown VARIANT\""),
+        has_diagnostic(
+            &err,
+            "sb_variants.c:13:1: error: #error \"unknown VARIANT\""
+        ),
         "{err}"
     );
 }
@@ -106,10 +109,18 @@ fn a_race_in_a_header_names_the_header() {
     let (code, out, err) = run(&["check", &format!("{DIR}/header_race.c")]);
     assert_eq!(code, Some(1), "{err}");
     let all = format!("{out}{err}");
+    // Both accesses, each in its own file.
+    assert!(all.contains("error[race]: data race on `hits`"), "{all}");
     assert!(
-        all.contains("race on `hits` between line stats.h:9 and line 16"),
+        all.contains("--> fixtures/preprocessor/header_race.c:16:"),
         "{all}"
     );
+    assert!(
+        all.contains("::: fixtures/preprocessor/include/stats.h:9:"),
+        "{all}"
+    );
+    assert!(all.contains("T1 (worker) writes `hits`"), "{all}");
+    assert!(all.contains("(line stats.h:9)"), "{all}");
 }
 
 #[test]
@@ -386,7 +397,7 @@ fn the_standard_comes_from_the_database_or_the_command_line() {
     let out = fensyn_in(d, &["check", "b.c"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("b.c:59:1: error: #error \"needs C11"),
+        has_diagnostic(&stderr(&out), "b.c:59:1: error: #error \"needs C11"),
         "{}",
         stderr(&out)
     );

@@ -1597,11 +1597,18 @@ fn assert_refused(cases: &[Case]) {
         let file = path.to_str().unwrap();
         let out = fensyn(&["check", file]);
         let err = stderr(&out);
-        let prefix = format!("{file}:{}:{}: {}: ", c.at.0, c.at.1, c.kind);
-        let found = err
-            .lines()
-            .filter_map(|l| l.strip_prefix(&prefix))
-            .any(|rest| rest.contains(c.msg));
+        // `error[KIND]: message` then ` --> file:line:col` (the diagnostic's position).
+        let code_of = match c.kind {
+            "syntax error" => "syntax",
+            "unsupported" => "unsupported",
+            _ => "input",
+        };
+        let title = format!("error[{code_of}]: ");
+        let at = format!("--> {file}:{}:{}", c.at.0, c.at.1);
+        let lines: Vec<&str> = err.lines().collect();
+        let found = lines.windows(2).any(|w| {
+            w[0].strip_prefix(&title).is_some_and(|m| m.contains(c.msg)) && w[1].trim_start() == at
+        });
         let code = out.status.code();
         if code != Some(3) || !found {
             failures.push(format!(

@@ -19,6 +19,8 @@ mod bruteforce;
 mod cli;
 #[path = "contract.rs"]
 mod contract;
+#[path = "diagnostics.rs"]
+mod diagnostics;
 #[path = "equiv.rs"]
 mod equiv;
 #[path = "explain.rs"]
@@ -35,6 +37,8 @@ mod golden;
 mod hardware;
 #[path = "heap.rs"]
 mod heap;
+#[path = "integration.rs"]
+mod integration;
 #[path = "invocation.rs"]
 mod invocation;
 #[path = "locals.rs"]

@@ -59,3 +59,23 @@ fn write_atomically_refuses_read_only_and_changed_files() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
     assert_eq!(entries(dir.path()), 1);
 }
+
+#[cfg(unix)]
+#[test]
+fn write_through_a_symbolic_link_replaces_its_target_and_keeps_the_link() {
+    let (dir, path) = copy_fixture("fixtures/litmus/mp.c");
+    let before = std::fs::read_to_string(&path).unwrap();
+    let link = dir.path().join("link.c");
+    std::os::unix::fs::symlink("mp.c", &link).unwrap();
+    let out = fensyn_in(dir.path(), &["fix", "link.c", "--write"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let meta = std::fs::symlink_metadata(&link).unwrap();
+    assert!(
+        meta.file_type().is_symlink(),
+        "the link was replaced by a file"
+    );
+    let after = std::fs::read_to_string(&path).unwrap();
+    assert_ne!(after, before, "the target was not written");
+    assert!(after.contains("atomic_thread_fence"), "{after}");
+    assert_eq!(entries(dir.path()), 2, "a temporary file was left behind");
+}

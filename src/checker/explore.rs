@@ -44,7 +44,7 @@ use super::incremental::Views;
 use super::model::{MemoryModel, Model, Relations};
 use super::witness::Witness;
 use crate::ir::spin::SpinInfo;
-use crate::ir::{Instr, MemOrder, Program, SyncKind, SyncRole};
+use crate::ir::{Instr, Loc, MemOrder, Program, SyncKind, SyncRole};
 use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -134,6 +134,20 @@ pub struct Limits {
     /// the blocked executions on a lock released later are visited too. A measurement and test
     /// aid (the oracle's size check); the complete executions are the same.
     pub plain_waits: bool,
+    /// Silenced bugs (`fensyn: ignore` comments, see `crate::suppress`): a complete
+    /// execution's bugs for which it returns true are dropped before the execution is
+    /// counted, so an execution whose every bug is silenced counts as correct.
+    pub suppress: Option<Suppress>,
+}
+
+/// A bug filter ([`Limits::suppress`]): true for a bug to drop.
+#[derive(Clone)]
+pub struct Suppress(pub std::sync::Arc<dyn Fn(&Bug) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for Suppress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Suppress")
+    }
 }
 
 /// The equivalence between executions the explorer visits one representative of.
@@ -906,17 +920,8 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         let live: Vec<i64> = live.iter().map(|&r| regs[r]).collect();
         let events = &st.g.threads[t].events;
         if let Some((at, before, n)) = st.th[t].spins.get(&id) {
-            let only_safe_reads = || {
-                events[*n..].iter().all(|&e| {
-                    let ev = &st.g.events[e];
-                    ev.is_fence()
-                        || ev.is_read()
-                            && ev
-                                .loc
-                                .is_some_and(|l| spin.spin_safe(l, ev.order.is_atomic()))
-                })
-            };
-            if *at == pc && *before == live && only_safe_reads() {
+            let zne = matches!(self.model, Model::Rc11 | Model::Sc);
+            if *at == pc && *before == live && pass_deletable(&st.g, &events[*n..], spin, zne) {
                 let start = *n;
                 st.th[t].spin_block = Some((pc, start));
                 return true;
@@ -1734,7 +1739,10 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
     }
 
     /// Counts a complete execution (with its bugs filled in) and hands it to the visitor.
-    fn count_and_visit(&mut self, st: State, key: Option<String>) {
+    fn count_and_visit(&mut self, mut st: State, key: Option<String>) {
+        if let Some(s) = &self.limits.suppress {
+            st.g.bugs.retain(|b| !(s.0)(b));
+        }
         if let Some(max) = self.limits.max_executions {
             if self.stats.executions + self.stats.blocked + self.stats.bounded >= max {
                 self.stats.incomplete = Some(Incomplete::MaxExecutions(max));
@@ -2213,7 +2221,7 @@ pub fn explore_parallel(
     first: bool,
     keep_buggy: usize,
 ) -> (Stats, Vec<ExecutionGraph>, super::Tally) {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
     use std::sync::{mpsc, Mutex};
     let jobs = limits.jobs.max(1);
     let progress = limits.progress.clone();
@@ -2273,11 +2281,16 @@ pub fn explore_parallel(
     let buggy_met: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
     let mut buggy_out = Vec::new();
     let mut tally = super::Tally::default();
+    // Executions (and buggy ones) the workers have visited, unmerged: what the progress hook
+    // is told every PROGRESS_EVERY of them, so that a display moves while the tasks run (the
+    // merge, in task order, may wait long for the first one).
+    let live = (AtomicU64::new(0), AtomicU64::new(0));
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(n) {
             let tx = tx.clone();
             let (slots, next_task, cancel, buggy_met) = (&slots, &next_task, &cancel, &buggy_met);
             let (future, worker_limits) = (&future, &worker_limits);
+            let (live, progress) = (&live, &progress);
             scope.spawn(move || loop {
                 let i = next_task.fetch_add(1, Ordering::Relaxed);
                 if i >= n || cancel.load(Ordering::Relaxed) {
@@ -2296,6 +2309,15 @@ pub fn explore_parallel(
                         model,
                         worker_limits.clone(),
                         |g: &ExecutionGraph| {
+                            let done = live.0.fetch_add(1, Ordering::Relaxed) + 1;
+                            if !g.bugs.is_empty() {
+                                live.1.fetch_add(1, Ordering::Relaxed);
+                            }
+                            if let Some(p) =
+                                progress.as_ref().filter(|_| done % PROGRESS_EVERY == 0)
+                            {
+                                (p.0)(done, live.1.load(Ordering::Relaxed));
+                            }
                             if g.bugs.is_empty() {
                                 return Control::Continue;
                             }
@@ -2400,12 +2422,6 @@ pub fn explore_parallel(
                 if r.stats.incomplete.is_some() {
                     total.incomplete = r.stats.incomplete;
                 }
-                if let Some(p) = &progress {
-                    (p.0)(
-                        total.executions + total.blocked + total.bounded,
-                        total.buggy,
-                    );
-                }
                 if total.stopped || total.incomplete.is_some() {
                     cancel.store(true, Ordering::Relaxed);
                     break 'merge;
@@ -2414,4 +2430,43 @@ pub fn explore_parallel(
         }
     });
     (total, buggy_out, tally)
+}
+
+/// Whether a pass's events (`ir::spin`) may be deleted from any execution: fences, reads of
+/// spin-safe globals, and — when `zne` (zero-net-effect passes, RC11 and SC) — RMW writes
+/// that leave each location they write as the pass found it: per location, the pass's writes
+/// are RMWs, each after the first reads the one before it, the last writes the value the
+/// first read, and the location is `SpinInfo::zne_safe` (no non-atomic access; with several
+/// writes, no read but an RMW's).
+fn pass_deletable(g: &ExecutionGraph, pass: &[EventId], spin: &SpinInfo, zne: bool) -> bool {
+    let mut writes: Vec<(Loc, Vec<(EventId, EventId)>)> = Vec::new();
+    for (i, &e) in pass.iter().enumerate() {
+        let ev = &g.events[e];
+        if ev.is_fence() {
+            continue;
+        }
+        let Some(l) = ev.loc else {
+            return false;
+        };
+        if ev.is_read() {
+            if !spin.spin_safe(l, ev.order.is_atomic()) {
+                return false;
+            }
+            continue;
+        }
+        // A write: only an RMW's, whose read is the event before it in the pass.
+        let read = i.checked_sub(1).map(|j| pass[j]);
+        let Some(r) = read.filter(|&r| zne && ev.is_write() && g.rmw.contains(&(r, e))) else {
+            return false;
+        };
+        match writes.iter_mut().find(|(x, _)| *x == l) {
+            Some((_, ws)) => ws.push((r, e)),
+            None => writes.push((l, vec![(r, e)])),
+        }
+    }
+    writes.iter().all(|(l, ws)| {
+        let chained = ws.windows(2).all(|p| g.rf[p[1].0] == Some(p[0].1));
+        let (first, last) = (ws[0].0, ws[ws.len() - 1].1);
+        chained && g.events[first].value == g.events[last].value && spin.zne_safe(*l, ws.len() > 1)
+    })
 }

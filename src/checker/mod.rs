@@ -20,7 +20,7 @@ pub mod tally;
 pub mod witness;
 
 pub use explore::{
-    explore, Control, Equiv, Goal, Incomplete, Limits, Progress, Stats, DEFAULT_UNROLL,
+    explore, Control, Equiv, Goal, Incomplete, Limits, Progress, Stats, Suppress, DEFAULT_UNROLL,
 };
 pub use graph::{
     Bug, BugKind, DynLoc, Event, EventId, EventKind, ExecutionGraph, MemoryError, ThreadEnd,

@@ -61,6 +61,10 @@ pub struct Batch<'a> {
     pub no_config: bool,
     /// Separate text sections by a blank line (`check`; `fix` prints diffs, which concatenate).
     pub separate_sections: bool,
+    /// `--pre-commit`: the named files are treated as found in a directory (a pre-commit
+    /// hook passes every staged file): `exclude` applies to them and a file without `main`
+    /// is skipped with a note instead of being an error.
+    pub pre_commit: bool,
 }
 
 /// Stderr that also keeps what one file wrote, for SARIF notifications.
@@ -98,20 +102,6 @@ impl Sink {
     }
 }
 
-/// The `line:column` of a diagnostic `file:line:column: ...` about `file`.
-fn diagnostic_position(file: &str, text: &str) -> (usize, usize) {
-    text.lines()
-        .filter(|l| !l.contains(": note: "))
-        .find_map(|l| {
-            let rest = l.strip_prefix(file)?.strip_prefix(':')?;
-            let mut it = rest.splitn(3, ':');
-            let line = it.next()?.parse().ok()?;
-            let column = it.next()?.parse().ok()?;
-            Some((line, column))
-        })
-        .unwrap_or((1, 1))
-}
-
 /// The JSON entry of a file that could not be analysed: `{"file", "error": {"kind",
 /// "message", "line", "column"}}` (kind `input` for exit code 3, `internal` for 5).
 #[derive(serde::Serialize)]
@@ -131,27 +121,37 @@ struct ErrorJson {
 /// The JSON entry of `file`, which could not be analysed: `said` is what it wrote on stderr
 /// (its first diagnostic gives the position and the message).
 fn error_entry(file: &str, kind: &'static str, said: &str) -> String {
-    let (line, column) = diagnostic_position(file, said);
-    let first = said
-        .lines()
-        .find(|l| !l.contains(": note: ") && !l.contains(": warning: "))
-        .unwrap_or_default();
-    let message = first
-        .strip_prefix(file)
-        .and_then(|rest| rest.strip_prefix(':'))
-        .map(|rest| {
-            // `LINE:COLUMN: message`, or `message` alone.
-            let mut parts = rest.splitn(3, ':');
-            match (parts.next(), parts.next(), parts.next()) {
-                (Some(l), Some(c), Some(m))
-                    if l.parse::<usize>().is_ok() && c.parse::<usize>().is_ok() =>
-                {
-                    m.trim().to_string()
+    let (line, column, first) = super::render::rendered_error(file, said).unwrap_or_else(|| {
+        let first = said
+            .lines()
+            .find(|l| !l.contains(": note: ") && !l.contains(": warning: "))
+            .unwrap_or_default();
+        (1, 1, first.to_string())
+    });
+    let message = if let Some(rest) = first.strip_prefix("error[") {
+        // `error[KIND]: message`, as the diagnostics render it.
+        rest.split_once("]: ")
+            .map_or(rest, |(_, m)| m)
+            .trim()
+            .to_string()
+    } else {
+        first
+            .strip_prefix(file)
+            .and_then(|rest| rest.strip_prefix(':'))
+            .map(|rest| {
+                // `LINE:COLUMN: message`, or `message` alone.
+                let mut parts = rest.splitn(3, ':');
+                match (parts.next(), parts.next(), parts.next()) {
+                    (Some(l), Some(c), Some(m))
+                        if l.parse::<usize>().is_ok() && c.parse::<usize>().is_ok() =>
+                    {
+                        m.trim().to_string()
+                    }
+                    _ => rest.trim().to_string(),
                 }
-                _ => rest.trim().to_string(),
-            }
-        })
-        .unwrap_or_else(|| first.trim().to_string());
+            })
+            .unwrap_or_else(|| first.trim().to_string())
+    };
     let message = message
         .strip_prefix("error: ")
         .map_or(message.clone(), str::to_string);
@@ -191,6 +191,8 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
     let mut reported_configs: Vec<PathBuf> = Vec::new();
     let mut compdbs = compdb::Databases::default();
     let mut skipped: Vec<String> = Vec::new();
+    let mut excluded: Vec<String> = Vec::new();
+    let mut codes: Vec<i32> = Vec::new();
     for file in &inputs.files {
         let name = file.to_string_lossy().into_owned();
         let found = finder.for_file(file);
@@ -215,9 +217,16 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
                 }
             },
         };
-        let settings = Settings::resolve(cli, cfg);
+        // Standard input is never searched for: `exclude` and the skip of library files
+        // apply to files found in a directory or passed by a pre-commit hook.
+        let searched = batch.stdin.is_none() && (inputs.walked(file) || batch.pre_commit);
+        if searched && cfg.is_some_and(|c| c.excludes(file)) {
+            excluded.push(name);
+            continue;
+        }
+        let settings = Settings::for_file(cli, cfg, file);
         let args = file_args(batch, file, &settings, &mut compdbs);
-        if batch.stdin.is_none() && inputs.walked(file) && !translation_unit(&args) {
+        if searched && !translation_unit(&args) {
             skipped.push(name);
             continue;
         }
@@ -226,10 +235,19 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
             captured: Vec::new(),
         };
         let c = one(&args, &settings, &mut out, &mut err);
+        super::progress::next_file();
+        codes.push(c);
         code = worse(code, c);
         report.add(&name, c, &out, &err.captured);
     }
-    code = worse(code, say_skipped(&skipped, inputs.files.len()));
+    say_excluded(&excluded);
+    let total = inputs.files.len() - excluded.len();
+    code = worse(code, say_skipped(&skipped, total));
+    let several = inputs.files.len() > 1 || batch.paths.iter().any(|p| p.is_dir());
+    if several && batch.format == Format::Text && !super::render::options().quiet {
+        let fix = !batch.separate_sections;
+        let _ = writeln!(stderr, "{}", super::render::summary(&codes, fix));
+    }
     let buffer = report.finish(code);
     if let (Some(path), Some(buffer)) = (batch.output, buffer) {
         if let Err(e) = write_report(path, &buffer) {
@@ -290,6 +308,7 @@ fn file_args(
         max_executions: settings.max_executions,
         timeout: settings.timeout,
         unroll: settings.unroll,
+        accept_bound: settings.accept_bound,
         spurious_cas: settings.spurious_cas,
         leaks: settings.leaks,
         liveness: settings.liveness,
@@ -379,10 +398,9 @@ impl Report {
                 let mut run: sarif::FileRun = serde_json::from_slice(out).unwrap_or_default();
                 if failed {
                     let said = String::from_utf8_lossy(said);
-                    let (line, column) = diagnostic_position(name, &said);
-                    let text: Vec<&str> =
-                        said.lines().filter(|l| !l.contains(": note: ")).collect();
-                    let n = sarif::notification("error", name, line, column, text.join("\n"));
+                    let (line, column, text) = super::render::rendered_error(name, &said)
+                        .unwrap_or_else(|| (1, 1, said.trim_end().to_string()));
+                    let n = sarif::notification("error", name, line, column, text);
                     run.notifications.push(n);
                 }
                 self.sarif_runs.push(run);
@@ -444,6 +462,21 @@ fn translation_unit(args: &FileArgs) -> bool {
     crate::frontend::is_translation_unit(&name, &text, lang, &args.defines, &args.pp, &loader)
 }
 
+/// The note on stderr about the files an `exclude` of fensyn.toml skipped (a count, then
+/// their names): an excluded file is not checked, and the run says so.
+fn say_excluded(excluded: &[String]) {
+    if excluded.is_empty() {
+        return;
+    }
+    let n = excluded.len();
+    let _ = writeln!(
+        std::io::stderr(),
+        "note: {n} file{} excluded by `exclude` in fensyn.toml: {}",
+        if n == 1 { "" } else { "s" },
+        excluded.join(", ")
+    );
+}
+
 /// The note on stderr about the files of directories that are not translation units (a
 /// count, then their names); an input error when they were all the files there were.
 fn say_skipped(skipped: &[String], total: usize) -> i32 {
@@ -459,7 +492,7 @@ fn say_skipped(skipped: &[String], total: usize) -> i32 {
          through the files that include them): {}",
         skipped.join(", ")
     );
-    if n < total {
+    if n < total || total == 0 {
         return 0;
     }
     let _ = writeln!(
@@ -469,20 +502,10 @@ fn say_skipped(skipped: &[String], total: usize) -> i32 {
     EXIT_INPUT
 }
 
-/// Writes a report file through a temporary file in the same directory and a rename, so a
-/// reader never sees half a report.
+/// Writes a report file atomically (through a temporary file and a rename, the one atomic
+/// write: [`super::write::replace`]), so a reader never sees half a report.
 fn write_report(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = super::write::temp_path(path);
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    super::write::replace(path, bytes)
 }
 
 #[cfg(test)]
@@ -504,8 +527,17 @@ mod tests {
 
     #[test]
     fn diagnostics_give_their_position() {
+        use super::super::render::rendered_error;
         let t = "d/a.c:3:7: note: x\nd/a.c:4:5: unsupported: goto\n";
-        assert_eq!(diagnostic_position("d/a.c", t), (4, 5));
-        assert_eq!(diagnostic_position("d/a.c", "d/a.c: error\n"), (1, 1));
+        assert_eq!(
+            rendered_error("d/a.c", t),
+            Some((4, 5, "d/a.c:4:5: unsupported: goto".into()))
+        );
+        let t = "error[unsupported]: computed goto\n --> d/a.c:4:5\n  |\n";
+        assert_eq!(
+            rendered_error("d/a.c", t),
+            Some((4, 5, "error[unsupported]: computed goto".into()))
+        );
+        assert_eq!(rendered_error("d/a.c", "d/a.c: error\n"), None);
     }
 }

@@ -30,6 +30,11 @@ pub(super) fn cmd_check(
         Ok(u) => u,
         Err(code) => return code,
     };
+    let (name, text) = (&unit.source.name, &unit.source.text);
+    let silencing = match super::suppress::load(name, text, &unit.program, err) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
     let equiv = if on_hardware.is_some() {
         if let Err(code) = needs_graphs(common, "--on-hardware ranks the C11 executions", err) {
             return code;
@@ -43,11 +48,13 @@ pub(super) fn cmd_check(
         equiv,
         limits: Limits {
             dependencies: on_hardware.is_some_and(|h| h.needs_dependencies()),
+            suppress: silencing.filter(),
             ..limits(common)
         },
         first,
         keep_buggy: 1000,
     };
+    let started = std::time::Instant::now();
     let rep = match api::check(&unit, &opts) {
         Ok(r) => r,
         Err(d) => {
@@ -56,6 +63,8 @@ pub(super) fn cmd_check(
         }
     };
     clear_progress();
+    super::render::verbose_stats(err, name, &rep.result.stats, started.elapsed());
+    silencing.note(name, &unit.program, err);
     if let Some(dead_ends) = rep.rf_gave_up {
         let _ = writeln!(
             err,
@@ -67,7 +76,7 @@ pub(super) fn cmd_check(
     render(common, &unit, &rep, on_hardware, out, err);
     if rep.is_buggy() {
         EXIT_BUG
-    } else if rep.is_incomplete() {
+    } else if rep.is_incomplete() && !bound_accepted(common, &rep.result.stats, err) {
         EXIT_INCOMPLETE
     } else {
         EXIT_OK
@@ -106,7 +115,9 @@ fn render(
         }
         Format::Text => {
             let scope = &rep.explored_as;
-            let text = report::check_text(name, prog, src, common.model, scope, &rep.result);
+            let style = super::render::text_style();
+            let text =
+                report::check_text(name, prog, src, common.model, scope, &rep.result, &style);
             let _ = write!(out, "{text}");
             if let Some(h) = on_hardware.filter(|_| !buggy.is_empty()) {
                 let j = report::hardware::on_hardware(prog, buggy, h);
@@ -126,9 +137,11 @@ fn render(
             let files = sarif::UnitFiles {
                 main: name,
                 src,
-                sources: &prog.sources,
+                prog,
             };
-            let run = sarif::check_run(&files, &errors, why);
+            // The code flow of an error: its shortest execution among those kept.
+            let graphs: Vec<_> = rep.result.tally.shortest.iter().chain(buggy).collect();
+            let run = sarif::check_run(&files, &errors, &graphs, why);
             let _ = writeln!(out, "{}", serde_json::to_string(&run).unwrap_or_default());
         }
         Format::Dot => match rep.result.tally.shortest.as_ref().or(buggy.first()) {
@@ -140,4 +153,22 @@ fn render(
             }
         },
     }
+}
+
+/// Whether the only cut of an exploration is the loop bound and fensyn.toml accepts it for the
+/// file (`[[per-file]] accept-bound = true`); then a note says what was not explored.
+pub(super) fn bound_accepted(common: &FileArgs, stats: &checker::Stats, err: Out) -> bool {
+    let only_bound = stats.incomplete.is_none() && !stats.stopped && stats.bounded > 0;
+    if !(only_bound && common.accept_bound) {
+        return false;
+    }
+    let _ = writeln!(
+        err,
+        "{}: note: {} cut at the loop bound {}, which fensyn.toml accepts for this file \
+         (accept-bound): not reported as incomplete",
+        display_path(&common.file),
+        report::executions(stats.bounded),
+        common.unroll
+    );
+    true
 }

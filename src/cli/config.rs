@@ -12,6 +12,15 @@
 //! An unknown key, a
 //! value of the wrong type or a value outside the option's choices is an error at its
 //! `file:line:column` (exit code 3), never ignored.
+//!
+//! Two keys select files rather than set options, both with globs relative to the directory
+//! of the configuration file ([`Globs`]):
+//!
+//! * `exclude = ["vendor", "gen/*.c"]`: files a directory search (and `--pre-commit`) skips;
+//!   a file named on the command line is still taken (as ruff does without
+//!   `--force-exclude`);
+//! * `[[per-file]]` tables, `path = "GLOB"` and `unroll = N`: the loop bound of the files that
+//!   match (the first table that matches wins; `--unroll` on the command line beats it).
 
 use super::LangArg;
 use crate::checker::Model;
@@ -57,6 +66,85 @@ pub struct Config {
     pub compile_commands: Option<PathBuf>,
     /// `--std NAME` (command line only).
     pub std: Option<crate::ir::LangStd>,
+    /// `exclude = [...]` (file only).
+    pub exclude: Option<Globs>,
+    /// `[[per-file]]` tables (file only), in the file's order.
+    pub per_file: Vec<PerFile>,
+}
+
+/// One `[[per-file]]` table: settings for the files `path` matches.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PerFile {
+    pub path: Globs,
+    pub unroll: Option<u32>,
+    /// `accept-bound = true`: executions cut at the loop bound do not make a run of these
+    /// files incomplete (exit 0 instead of 4, with a note saying so).
+    pub accept_bound: bool,
+}
+
+/// Glob patterns relative to a directory `root` (the configuration file's), matched the way
+/// `.gitignore` matches: a pattern with a `/` is matched against the path below `root` (`*`
+/// stays within one directory, `**` crosses them), one without a `/` against every file and
+/// directory name of that path; a pattern that matches a directory matches everything in it.
+#[derive(Clone, Debug)]
+pub struct Globs {
+    root: PathBuf,
+    patterns: Vec<String>,
+    anchored: globset::GlobSet,
+    names: globset::GlobSet,
+}
+
+impl PartialEq for Globs {
+    fn eq(&self, other: &Globs) -> bool {
+        self.root == other.root && self.patterns == other.patterns
+    }
+}
+
+impl Globs {
+    /// Compiles `patterns`; the error names the pattern at fault.
+    pub fn new(root: &Path, patterns: &[String]) -> Result<Globs, (usize, String)> {
+        let mut anchored = globset::GlobSetBuilder::new();
+        let mut names = globset::GlobSetBuilder::new();
+        for (i, p) in patterns.iter().enumerate() {
+            let trimmed = p.trim_start_matches("./").trim_end_matches('/');
+            let glob = globset::GlobBuilder::new(trimmed)
+                .literal_separator(true)
+                .build()
+                .map_err(|e| (i, format!("bad glob \"{p}\": {}", e.kind())))?;
+            if trimmed.contains('/') {
+                anchored.add(glob);
+            } else {
+                names.add(glob);
+            }
+        }
+        let built = |b: globset::GlobSetBuilder| b.build().map_err(|e| (0, e.to_string()));
+        Ok(Globs {
+            root: root.to_path_buf(),
+            patterns: patterns.to_vec(),
+            anchored: built(anchored)?,
+            names: built(names)?,
+        })
+    }
+
+    /// Whether `file` (a path as given, relative to the working directory or absolute) is
+    /// below the root and matched. Both are compared after resolving `..` and symbolic
+    /// links; a file outside the root never matches.
+    pub fn matches(&self, file: &Path) -> bool {
+        let root = self
+            .root
+            .canonicalize()
+            .unwrap_or_else(|_| self.root.clone());
+        let Ok(file) = file.canonicalize() else {
+            return false;
+        };
+        let Ok(rel) = file.strip_prefix(&root) else {
+            return false;
+        };
+        let anchored = rel
+            .ancestors()
+            .any(|a| !a.as_os_str().is_empty() && self.anchored.is_match(a));
+        anchored || rel.components().any(|c| self.names.is_match(c.as_os_str()))
+    }
 }
 
 /// A bad configuration file: printed `path:line:column: error: message`.
@@ -100,6 +188,18 @@ struct Raw {
     equiv: Option<Spanned<String>>,
     jobs: Option<Spanned<usize>>,
     include: Option<Vec<String>>,
+    exclude: Option<Spanned<Vec<String>>>,
+    #[serde(rename = "per-file")]
+    per_file: Option<Vec<RawPerFile>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPerFile {
+    path: Spanned<String>,
+    unroll: Option<u32>,
+    #[serde(rename = "accept-bound")]
+    accept_bound: Option<bool>,
 }
 
 /// 1-based line and (byte) column of byte offset `at` of `text`.
@@ -161,7 +261,29 @@ pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
             )),
         }
     };
+    let dir = Path::new(path).parent().unwrap_or(Path::new(""));
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let exclude = match raw.exclude {
+        None => None,
+        Some(v) => Some(Globs::new(dir, v.get_ref()).map_err(|(_, m)| error(v.span().start, m))?),
+    };
+    let mut per_file = Vec::new();
+    for t in raw.per_file.unwrap_or_default() {
+        let globs = Globs::new(dir, std::slice::from_ref(t.path.get_ref()))
+            .map_err(|(_, m)| error(t.path.span().start, m))?;
+        per_file.push(PerFile {
+            path: globs,
+            unroll: t.unroll,
+            accept_bound: t.accept_bound.unwrap_or(false),
+        });
+    }
     Ok(Config {
+        exclude,
+        per_file,
         lang: choice("lang", raw.lang, &error)?,
         model: choice("model", raw.model, &error)?,
         mode: choice("mode", raw.mode, &error)?,
@@ -196,6 +318,29 @@ pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
         compile_commands: None,
         std: None,
     })
+}
+
+impl Config {
+    /// Whether the configuration's `exclude` matches `file`.
+    pub fn excludes(&self, file: &Path) -> bool {
+        self.exclude.as_ref().is_some_and(|g| g.matches(file))
+    }
+
+    /// Whether the first `[[per-file]]` table matching `file` accepts the loop bound.
+    pub fn bound_accepted_for(&self, file: &Path) -> bool {
+        self.per_file
+            .iter()
+            .find(|p| p.path.matches(file))
+            .is_some_and(|p| p.accept_bound)
+    }
+
+    /// The loop bound the first `[[per-file]]` table matching `file` sets.
+    pub fn unroll_for(&self, file: &Path) -> Option<u32> {
+        self.per_file
+            .iter()
+            .find(|p| p.path.matches(file))
+            .and_then(|p| p.unroll)
+    }
 }
 
 /// Reads and parses configuration file `path`.
@@ -299,6 +444,8 @@ pub struct Settings {
     pub cost: Cost,
     pub by: crate::synth::orders::By,
     pub unroll: u32,
+    /// A `[[per-file]]` table accepts the loop bound for this file (`accept-bound = true`).
+    pub accept_bound: bool,
     pub max_executions: Option<u64>,
     pub timeout: Option<f64>,
     pub optimal_timeout: f64,
@@ -324,6 +471,19 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// [`Settings::resolve`] for input `file`: a `[[per-file]]` table's `unroll` beats the
+    /// file's top-level `unroll` (the command line's still beats both).
+    pub fn for_file(cli: &Config, cfg: Option<&Config>, file: &Path) -> Settings {
+        let mut s = Settings::resolve(cli, cfg);
+        s.accept_bound = cfg.is_some_and(|c| c.bound_accepted_for(file));
+        if cli.unroll.is_none() {
+            if let Some(n) = cfg.and_then(|c| c.unroll_for(file)) {
+                s.unroll = n;
+            }
+        }
+        s
+    }
+
     /// The command line's value where given (`cli`), else the configuration's, else the default.
     pub fn resolve(cli: &Config, cfg: Option<&Config>) -> Settings {
         let empty = Config::default();
@@ -338,6 +498,7 @@ impl Settings {
                 .unroll
                 .or(cfg.unroll)
                 .unwrap_or(crate::checker::DEFAULT_UNROLL),
+            accept_bound: false,
             max_executions: cli.max_executions.or(cfg.max_executions),
             timeout: cli.timeout.or(cfg.timeout),
             optimal_timeout: cli
@@ -445,5 +606,52 @@ mod tests {
         assert_eq!(d.unroll, crate::checker::DEFAULT_UNROLL);
         assert!(d.comments);
         assert_eq!(d.lang, LangArg::Auto);
+    }
+
+    #[test]
+    fn exclude_and_per_file_globs_are_relative_to_the_configuration() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for f in [
+            "a.c",
+            "vendor/x/b.c",
+            "gen/c_gen.c",
+            "src/d.c",
+            "src/gen/e.c",
+        ] {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "").unwrap();
+        }
+        let cfg_path = root.join("fensyn.toml");
+        let c = parse(
+            &cfg_path.to_string_lossy(),
+            "exclude = [\"vendor\", \"gen/*_gen.c\"]\n[[per-file]]\npath = \"src/**/*.c\"\n\
+             unroll = 3\n[[per-file]]\npath = \"*.c\"\nunroll = 5\n",
+        )
+        .unwrap();
+        assert!(c.excludes(&root.join("vendor/x/b.c")));
+        assert!(c.excludes(&root.join("gen/c_gen.c")));
+        assert!(!c.excludes(&root.join("a.c")));
+        // `gen/*_gen.c` is anchored at the configuration's directory.
+        assert!(!c.excludes(&root.join("src/gen/e.c")));
+        assert_eq!(c.unroll_for(&root.join("src/d.c")), Some(3));
+        assert_eq!(c.unroll_for(&root.join("src/gen/e.c")), Some(3));
+        assert_eq!(c.unroll_for(&root.join("a.c")), Some(5));
+        let s = Settings::for_file(&Config::default(), Some(&c), &root.join("src/d.c"));
+        assert_eq!(s.unroll, 3);
+        let cli = Config {
+            unroll: Some(2),
+            ..Config::default()
+        };
+        assert_eq!(
+            Settings::for_file(&cli, Some(&c), &root.join("src/d.c")).unroll,
+            2
+        );
+
+        let e = parse("f", "exclude = [\"a[\"]\n").unwrap_err();
+        assert_eq!((e.line, e.column), (1, 11), "{e}");
+        let e = parse("f", "[[per-file]]\npath = \"*.c\"\nunrol = 2\n").unwrap_err();
+        assert_eq!(e.line, 3, "{e}");
     }
 }

@@ -124,7 +124,8 @@ impl Shown<'_> {
         if self.common.format == Format::Dot {
             let _ = write!(out, "{dot}");
         } else {
-            let text = report::unfixable_text(name, prog, src, &g, b, &u.reason);
+            let color = super::render::options().color_out;
+            let text = report::unfixable_text(name, (prog, src), &g, b, (&u.reason, color));
             let _ = writeln!(out, "{text}");
         }
         dot

@@ -182,6 +182,22 @@ impl Run<'_> {
                 }
                 EXIT_OK
             }
+            Repair::Incomplete {
+                why: checker::Incomplete::LoopBound { unroll, cut },
+                executions,
+            } if self.common.accept_bound => {
+                // Clean up to a bound fensyn.toml accepts: nothing to fix.
+                self.j.executions = executions;
+                if !self.json {
+                    let _ = writeln!(
+                        err,
+                        "{name}: note: {} cut at the loop bound {unroll}, which fensyn.toml \
+                         accepts for this file (accept-bound): nothing to fix up to it",
+                        report::executions(cut)
+                    );
+                }
+                EXIT_OK
+            }
             Repair::Incomplete { why, executions } => {
                 self.j.status = "incomplete";
                 self.j.executions = executions;
@@ -235,7 +251,8 @@ impl Run<'_> {
         if !self.json {
             let mut g = unfixable.requirement.graph.clone();
             g.bugs = vec![b.clone()];
-            let text = report::unfixable_text(name, prog, src, &g, b, &unfixable.reason);
+            let color = super::render::options().color_err;
+            let text = report::unfixable_text(name, (prog, src), &g, b, (&unfixable.reason, color));
             let _ = writeln!(err, "{text}");
             if let Some(sg) = &self.j.suggestion {
                 let _ = writeln!(
@@ -276,7 +293,9 @@ impl Run<'_> {
         self.fixed_json(&solution, &positions, &files, verified, (executions, buggy));
         if !self.json {
             self.notes(&solution, err);
-            self.summary(&solution, &positions, verified, err);
+            if !super::render::options().quiet {
+                self.summary(&solution, &positions, verified, err);
+            }
         }
         if self.opts.prove {
             self.prove(&solution, &positions, &mut timings, out, err)?;
@@ -479,7 +498,7 @@ impl Run<'_> {
                 let files = sarif::UnitFiles {
                     main: &unit.source.name,
                     src: &unit.source.text,
-                    sources: &unit.program.sources,
+                    prog: &unit.program,
                 };
                 let edits = self.sarif_edits.as_deref();
                 let run = sarif::fix_run(&files, &self.j, &self.sarif_errors, edits);
@@ -513,5 +532,7 @@ pub fn write_fix(
             }),
         })
         .collect();
+    // An interrupt waits until every file is written (or none is).
+    let _no_interrupt = super::progress::writing();
     write::write_all(&changes)
 }

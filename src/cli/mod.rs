@@ -26,7 +26,10 @@ mod fix;
 mod man;
 mod relax;
 
+mod progress;
+pub mod render;
 mod robust;
+mod suppress;
 mod usage;
 mod write;
 
@@ -180,6 +183,11 @@ pub struct CommonArgs {
     /// Ignore every fensyn.toml.
     #[arg(long, conflicts_with = "config")]
     pub no_config: bool,
+    /// Treat the named files as a directory search finds them (what a pre-commit hook, which
+    /// passes every staged file, needs): fensyn.toml's `exclude` applies to them and a file
+    /// without `main` is skipped with a note instead of being an error.
+    #[arg(long)]
+    pub pre_commit: bool,
     /// Stop after this many executions (the result is then incomplete, exit code 4).
     #[arg(long, value_name = "N")]
     pub max_executions: Option<u64>,
@@ -250,6 +258,17 @@ pub struct CommonArgs {
     /// fensyn.toml are looked for [default: <stdin>]
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<PathBuf>,
+    /// When to colour the diagnostics: auto (when the output is a terminal and NO_COLOR is
+    /// not set), always, never
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = render::ColorChoice::Auto)]
+    pub color: render::ColorChoice,
+    /// Print only the diagnostics (and a fix's patch): no failing execution, no counts, no
+    /// summaries, no progress display
+    #[arg(long, short = 'q', conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Also print each exploration's statistics and time on stderr
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
 }
 
 /// A `--nondet LO..HI` domain (inclusive; at most 4096 values).
@@ -349,6 +368,7 @@ impl CommonArgs {
             config: self.config.as_deref(),
             no_config: self.no_config,
             separate_sections,
+            pre_commit: self.pre_commit,
         }
     }
 }
@@ -366,6 +386,9 @@ pub struct FileArgs {
     pub max_executions: Option<u64>,
     pub timeout: Option<f64>,
     pub unroll: u32,
+    /// fensyn.toml accepts the loop bound for this file (`[[per-file]] accept-bound`):
+    /// executions cut at it do not make the run incomplete.
+    pub accept_bound: bool,
     pub spurious_cas: bool,
     pub leaks: bool,
     /// `--liveness` / `--no-liveness` (`None`: on for `check` and `explain`, off for `fix`).
@@ -479,6 +502,9 @@ pub fn run(cli: Cli) -> i32 {
         let _ = e.print();
         return EXIT_INPUT;
     }
+    if let Some(common) = cli.command.common() {
+        render::init(common);
+    }
     match cli.command {
         Command::Check {
             common,
@@ -568,20 +594,33 @@ fn load_unit(common: &FileArgs, err: Out) -> Result<Unit, i32> {
         match std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes) {
             Ok(_) => api::Source::from_bytes(name.clone(), bytes),
             Err(e) => {
-                let _ = writeln!(err, "{name}:1:1: error: cannot read standard input: {e}");
+                let msg = format!("cannot read standard input: {e}");
+                render::input_error(err, (&name, None), (1, 1), "input", &msg);
                 return Err(EXIT_INPUT);
             }
         }
     } else {
         api::Source::read(&common.file)
     };
-    let unit = read.and_then(|mut source| {
-        source.lang = common.lang.resolve_with(&common.file, common.pp.std);
-        source.defines = common.defines.clone();
-        source.pp = common.pp.clone();
-        source.parse()
-    });
-    match unit {
+    let mut source = match read {
+        Ok(s) => s,
+        Err(d) => {
+            render::input_error(
+                err,
+                (&d.file, None),
+                (d.line, d.column),
+                "input",
+                &d.message,
+            );
+            return Err(EXIT_INPUT);
+        }
+    };
+    source.lang = common.lang.resolve_with(&common.file, common.pp.std);
+    source.defines = common.defines.clone();
+    source.pp = common.pp.clone();
+    // Kept for the snippet of a diagnostic (parsing consumes the source).
+    let text = source.text.clone();
+    match source.parse() {
         Ok(u) => {
             for n in &u.program.notes {
                 let kind = if n.warning { "warning" } else { "note" };
@@ -592,7 +631,7 @@ fn load_unit(common: &FileArgs, err: Out) -> Result<Unit, i32> {
             Ok(u)
         }
         Err(d) => {
-            let _ = writeln!(err, "{d}");
+            render::frontend_error(err, &name, &text, &d);
             Err(EXIT_INPUT)
         }
     }
@@ -614,7 +653,7 @@ fn limits(common: &FileArgs) -> Limits {
         spurious_cas: common.spurious_cas,
         leaks: common.leaks,
         liveness: common.liveness.unwrap_or(true),
-        progress: progress_bar(),
+        progress: Some(progress::start(&display_path(&common.file))),
         jobs: common.jobs,
         ..Limits::default()
     }
@@ -637,40 +676,7 @@ fn needs_graphs(common: &FileArgs, why: &str, err: Out) -> Result<(), i32> {
     }
 }
 
-/// The progress bar on stderr: only when stderr is a terminal, and only once a run has taken
-/// more than a second (short runs print nothing extra). Cleared by [`clear_progress`].
-fn progress_bar() -> Option<checker::Progress> {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let start = Instant::now();
-    PROGRESS.get_or_init(|| std::sync::Mutex::new(None));
-    Some(checker::Progress(std::sync::Arc::new(
-        move |done, buggy| {
-            if start.elapsed() < Duration::from_secs(1) {
-                return;
-            }
-            let Some(slot) = PROGRESS.get() else { return };
-            let Ok(mut bar) = slot.lock() else { return };
-            // No steady tick thread: the explorer's calls redraw the spinner (indicatif limits the
-            // redraw rate).
-            let bar = bar.get_or_insert_with(indicatif::ProgressBar::new_spinner);
-            bar.set_message(format!("{done} executions explored, {buggy} buggy"));
-        },
-    )))
-}
-
-static PROGRESS: std::sync::OnceLock<std::sync::Mutex<Option<indicatif::ProgressBar>>> =
-    std::sync::OnceLock::new();
-
-/// Removes the progress bar, if one was drawn.
+/// Removes the progress display of the exploration that ended, if one was drawn.
 fn clear_progress() {
-    if let Some(slot) = PROGRESS.get() {
-        if let Ok(mut bar) = slot.lock() {
-            if let Some(b) = bar.take() {
-                b.finish_and_clear();
-            }
-        }
-    }
+    progress::finish();
 }

@@ -2,7 +2,8 @@
 //!
 //! Order of work: every file is checked first (not read-only, still holding the text fensyn
 //! read); then a temporary file is written next to each (same directory, so the rename stays
-//! on one file system) with the original's permissions; then every file is checked once more
+//! on one file system) with the original's permissions ([`stage`]; a symbolic link is
+//! resolved first, so the file it names is replaced and the link stays a link); then every file is checked once more
 //! and the temporary files are renamed over them in order. A failure before the renames
 //! writes nothing (the temporary files are removed); a rename failing midway puts the files
 //! already replaced back to their original text (each through its own temporary file and
@@ -51,36 +52,72 @@ fn check(c: &Change) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The temporary file next to `path`.
-pub(super) fn temp_path(path: &Path) -> PathBuf {
-    let dir = path
+/// The file a write to `path` replaces: `path` itself, or, when `path` is a symbolic link,
+/// the file it leads to (the link is kept; the file it names gets the new text).
+fn target(path: &Path) -> std::io::Result<PathBuf> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path),
+        _ => Ok(path.to_path_buf()),
+    }
+}
+
+/// New text written to a temporary file in the directory of the file it will replace (so the
+/// rename stays on one file system), not yet in place. Dropped without [`Staged::commit`], the
+/// temporary file is removed.
+pub struct Staged {
+    temp: tempfile::NamedTempFile,
+    target: PathBuf,
+}
+
+impl Staged {
+    /// Renames the temporary file over its target: readers see the old or the new text,
+    /// never a part.
+    pub fn commit(self) -> std::io::Result<()> {
+        self.temp
+            .persist(&self.target)
+            .map(|_| ())
+            .map_err(|e| e.error)
+    }
+}
+
+/// Writes `bytes` to a temporary file next to the file `path` names (through its symbolic
+/// links), with that file's permissions (a new file: the usual `0o666` less the umask).
+/// The one atomic write of the code base: `--write` and `--output` both go through it.
+pub fn stage(path: &Path, bytes: &[u8]) -> std::io::Result<Staged> {
+    let target = target(path)?;
+    let dir = target
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let name = path
+    let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    dir.join(format!(".{name}.fensyn-{}.tmp", std::process::id()))
+    let perms = match std::fs::metadata(&target) {
+        Ok(m) => Some(m.permissions()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".fensyn.tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut temp = builder.tempfile_in(dir)?;
+    temp.write_all(bytes)?;
+    temp.as_file().sync_all()?;
+    if let Some(p) = perms {
+        temp.as_file().set_permissions(p)?;
+    }
+    Ok(Staged { temp, target })
 }
 
-/// Writes `text` to the temporary file of `path`, with `path`'s permissions.
-fn write_temp(path: &Path, text: &str) -> std::io::Result<PathBuf> {
-    let perms = std::fs::metadata(path)?.permissions();
-    let tmp = temp_path(path);
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::set_permissions(&tmp, perms)
-    })();
-    match result {
-        Ok(()) => Ok(tmp),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
+/// Replaces the file `path` names (through its symbolic links) by `bytes` atomically.
+pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    stage(path, bytes)?.commit()
 }
 
 /// Replaces every file of `changes` by its new text, all or none (see the module doc).
@@ -88,32 +125,18 @@ pub fn write_all(changes: &[Change]) -> Result<(), WriteError> {
     for c in changes {
         check(c).map_err(at(c.path))?;
     }
-    let mut temps: Vec<PathBuf> = Vec::new();
-    let remove = |temps: &[PathBuf]| {
-        for t in temps {
-            let _ = std::fs::remove_file(t);
-        }
-    };
+    // Dropping `staged` (on any early return) removes the temporary files.
+    let mut staged: Vec<Staged> = Vec::new();
     for c in changes {
-        match write_temp(c.path, c.new) {
-            Ok(t) => temps.push(t),
-            Err(e) => {
-                remove(&temps);
-                return Err(at(c.path)(e));
-            }
-        }
+        staged.push(stage(c.path, c.new.as_bytes()).map_err(at(c.path))?);
     }
     // Last check just before the renames: the window in which a concurrent edit is lost is
     // as small as the renames.
     for c in changes {
-        if let Err(e) = check(c) {
-            remove(&temps);
-            return Err(at(c.path)(e));
-        }
+        check(c).map_err(at(c.path))?;
     }
-    for (i, (c, t)) in changes.iter().zip(&temps).enumerate() {
-        if let Err(e) = std::fs::rename(t, c.path) {
-            remove(&temps[i..]);
+    for (i, (c, s)) in changes.iter().zip(staged).enumerate() {
+        if let Err(e) = s.commit() {
             restore(&changes[..i]);
             return Err(at(c.path)(e));
         }
@@ -124,16 +147,12 @@ pub fn write_all(changes: &[Change]) -> Result<(), WriteError> {
 /// Puts the files of `done` (already replaced) back to their original text.
 fn restore(done: &[Change]) {
     for c in done {
-        if let Ok(t) = write_temp(c.path, c.old) {
-            if std::fs::rename(&t, c.path).is_err() {
-                let _ = std::fs::remove_file(&t);
-            }
-        }
+        let _ = replace(c.path, c.old.as_bytes());
     }
 }
 
-/// Replaces `path` with `new` through a temporary file in the same directory, keeping its
-/// permissions. Refuses when the file no longer holds `old` (it changed since it was read).
+/// Replaces `path` (through its symbolic links) with `new` through a temporary file in the
+/// target's directory, keeping its permissions. Refuses when the file no longer holds `old` (it changed since it was read).
 /// Refuses a read-only file: `--write` never replaces what its owner protected.
 pub fn write_atomically(path: &Path, old: &str, new: &str) -> std::io::Result<()> {
     write_all(&[Change { path, old, new }]).map_err(|e| e.error)
@@ -191,5 +210,36 @@ mod tests {
         restore(&done);
         assert_eq!(std::fs::read_to_string(&a).unwrap(), "a\n");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_keeps_pointing_at_the_file_written() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let real_dir = dir.path().join("real");
+        std::fs::create_dir(&real_dir).unwrap();
+        let real = real_dir.join("a.c");
+        std::fs::write(&real, "a\n").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.path().join("link.c");
+        std::os::unix::fs::symlink("real/a.c", &link).unwrap();
+        write_atomically(&link, "a\n", "A\n").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_link(&link).unwrap(), Path::new("real/a.c"));
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "A\n");
+        let mode = std::fs::metadata(&real).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
+        // No temporary file left, in either directory.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+        assert_eq!(std::fs::read_dir(&real_dir).unwrap().count(), 1);
+        // A new file (a report) is created with the usual permissions, not tempfile's 0600.
+        let report = dir.path().join("r.json");
+        replace(&report, b"{}").unwrap();
+        let mode = std::fs::metadata(&report).unwrap().permissions().mode();
+        assert_ne!(mode & 0o044, 0, "{mode:o}");
     }
 }

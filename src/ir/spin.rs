@@ -43,6 +43,45 @@
 //! added (synthesis): the fenced execution minus the spin's events is a fenced execution.
 //! Robustness (`Goal::Sc`) is the exception: deleting reads can make a non-SC execution SC,
 //! so the explorer does not apply the rule there.
+//!
+//! **Zero-net-effect passes** (ZNE, as in GenMC's SAVer; models `rc11` and `sc` only). Condition
+//! 2 also admits RMW writes (a successful `fetch_op`, exchange or compare-and-swap) when, for
+//! every location `x` the pass writes, with `w1 … wk` the pass's writes to `x` in program order:
+//!
+//! a. each `wi` is an RMW's write, and for `i ≥ 2` the RMW of `wi` reads `wi-1` (rf);
+//! b. `wk` writes the value the RMW of `w1` read (the pass gives `x` back as it found it);
+//! c. no non-atomic access to `x` may happen after main's first spawn, and when `k ≥ 2` no
+//!    read but an RMW's may either (no load, no compare-and-swap: [`SpinInfo::zne_safe`]).
+//!
+//! A `fetch_add(&x, 1); fetch_sub(&x, 1);` retry whose `fetch_sub` reads its own `fetch_add`
+//! qualifies; one that another thread's RMW came between does not (a.), nor does an exchange
+//! writing another value (b.). Condition a. depends on rf, which a backward revisit of a read
+//! of the pass changes — that read's later events are deleted and the arrival is judged
+//! again, as for a spin.
+//!
+//! *Why deleting such a pass loses nothing.* Let `s` be what `w1`'s RMW read (`s` is
+//! immediately mo-before `w1`, and by a. `w1 … wk` are consecutive in mo). By c. and
+//! atomicity, the only events outside the pass that read a `wi` read `wk` (an intermediate
+//! `wi` is read by `wi+1`'s RMW, and no load exists that could read it). Delete the pass and
+//! let every reader of `wk` read `s` instead: the same value (b.), so every remaining event
+//! computes what it did. The graph stays consistent: mo restricted stays total and an RMW
+//! that read `wk` now reads `s`, its new immediate mo-predecessor (atomicity); `s` was
+//! `eco`-before those readers already (`s mo wk rf r`), and their `fr` targets are the same
+//! writes (those mo-after `wk`), so `eco` only shrinks; `wk` continued `s`'s release
+//! sequences (an RMW chain), so `sw` from them is kept while `sw` from the pass's own
+//! releases is lost: `hb` only shrinks. Coherence, atomicity, RC11's psc (built from `hb`,
+//! `mo`, `fr`, `po`), SC's `po ∪ rf ∪ mo ∪ fr` (the new `s rf r` is implied by
+//! `s mo wk rf r`) and `po ∪ rf` acyclicity all survive. Assertions see the same values; the
+//! other events' races are a superset (hb shrank); the pass's own accesses race with nothing
+//! (c.: every access to `x` is atomic, its reads are spin-safe) and touch no freed memory
+//! (globals only). The final value of `x` is the same (`s` has `wk`'s value). The c11 model
+//! (its total order on seq_cst events) and the hardware models are left out: the argument
+//! above was not made for their axioms. So, as for spins, every execution maps to one without
+//! zero-net-effect passes and with every bug it had; the pass itself was explored before the
+//! thread blocked. What condition c. excludes: a load that could read an intermediate value
+//! (`x` at 2 between `fetch_add` and `fetch_sub`) sees something no execution without the
+//! pass shows — such a pass is a real observation, explored on (fixtures/loops/zne_observed.c
+//! shows one through an RMW, which breaks a.).
 
 use super::{Addr, Expr, FuncId, Instr, Loc, MemOrder, Program, Reg};
 use std::collections::BTreeMap;
@@ -58,6 +97,11 @@ pub struct SpinInfo {
     written: Vec<bool>,
     /// Per global location: some non-atomic write may reach it after main's first spawn.
     na_written: Vec<bool>,
+    /// Per global location: some non-atomic read may reach it after main's first spawn.
+    na_read: Vec<bool>,
+    /// Per global location: some read that is not an RMW's (a load, or a compare-and-swap,
+    /// which reads when it fails) may reach it after main's first spawn.
+    observed: Vec<bool>,
 }
 
 impl SpinInfo {
@@ -90,6 +134,8 @@ impl SpinInfo {
             awaits,
             written: vec![false; n],
             na_written: vec![false; n],
+            na_read: vec![false; n],
+            observed: vec![false; n],
         };
         for (fid, f) in prog.functions.iter().enumerate() {
             let after_spawn = if fid == prog.main {
@@ -100,6 +146,7 @@ impl SpinInfo {
             for (pc, ins) in f.body.iter().enumerate() {
                 if after_spawn[pc] {
                     info.note_write(ins);
+                    info.note_read(ins);
                 }
             }
         }
@@ -133,6 +180,28 @@ impl SpinInfo {
         racy == Some(&false)
     }
 
+    /// May a zero-net-effect pass's writes to `loc` be deleted (see the module doc): `loc` is
+    /// a global that no non-atomic access may reach after main's first spawn (nothing races
+    /// with the pass's RMWs), and, for a pass with several writes to it (`chain`), no read
+    /// but an RMW's may reach it then either (nobody can read an intermediate value).
+    pub fn zne_safe(&self, loc: Loc, chain: bool) -> bool {
+        let flag = |v: &Vec<bool>| v.get(loc) == Some(&false);
+        flag(&self.na_written) && flag(&self.na_read) && (!chain || flag(&self.observed))
+    }
+
+    /// Records the global locations instruction `ins` may read other than as an RMW.
+    fn note_read(&mut self, ins: &Instr) {
+        let (addr, na) = match ins {
+            Instr::Load { loc, order, .. } => (loc, *order == MemOrder::NonAtomic),
+            Instr::Cas { loc, .. } => (loc, false),
+            _ => return,
+        };
+        for l in global_range(addr, self.observed.len()) {
+            self.observed[l] = true;
+            self.na_read[l] |= na;
+        }
+    }
+
     /// Records the global locations instruction `ins` may write.
     fn note_write(&mut self, ins: &Instr) {
         let (addr, na) = match ins {
@@ -140,17 +209,20 @@ impl SpinInfo {
             Instr::Rmw { loc, .. } | Instr::Cas { loc, .. } => (loc, false),
             _ => return,
         };
-        let n = self.written.len();
-        let range = match addr {
-            Addr::Fixed(l) => *l..*l + 1,
-            Addr::Computed { lo, hi, .. } => *lo..(*hi).min(n),
-            // Objects allocated at run time: never a global.
-            Addr::Within { .. } => return,
-        };
-        for l in range.filter(|&l| l < n) {
+        for l in global_range(addr, self.written.len()) {
             self.written[l] = true;
             self.na_written[l] |= na;
         }
+    }
+}
+
+/// The global locations (of `n`) an address may reach.
+fn global_range(addr: &Addr, n: usize) -> std::ops::Range<usize> {
+    match addr {
+        Addr::Fixed(l) => (*l).min(n)..(*l + 1).min(n),
+        Addr::Computed { lo, hi, .. } => (*lo).min(n)..(*hi).min(n),
+        // Objects allocated at run time: never a global.
+        Addr::Within { .. } => 0..0,
     }
 }
 

@@ -444,8 +444,68 @@ fn dot_escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
-/// The first buggy execution `g` as Graphviz DOT: one cluster per thread, po, rf, mo and sw
-/// edges; with a solution, its fences inserted (blue) and the cycle they close in bold red.
+/// The failing events of `g0`'s bugs as `explain_dot` draws them (`map`: `g0`'s events in the
+/// drawn graph): the events to mark (the statement where a bug shows, both accesses of a
+/// race) and, per thread, the DOT lines of one octagon per bug that names it (`assertion:
+/// message`, with its line), linked from the event where it fails.
+fn failure_marks(
+    prog: &Program,
+    g0: &ExecutionGraph,
+    map: &[EventId],
+) -> (Vec<EventId>, Vec<(usize, String)>) {
+    let mut failing = Vec::new();
+    let mut lines = Vec::new();
+    for (i, b) in g0.bugs.iter().enumerate() {
+        let events = g0.threads.get(b.thread).map_or(&[][..], |t| &t.events[..]);
+        let at = events
+            .iter()
+            .rev()
+            .find(|&&e| g0.events[e].stmt == Some(b.stmt))
+            .or(events.last())
+            .map(|&e| map[e]);
+        match b.race {
+            Some((x, y)) => failing.extend([map[x], map[y]]),
+            None => failing.extend(at),
+        }
+        let label = format!(
+            "{}: {}\\nline {}",
+            b.kind.as_str(),
+            dot_escape(&b.message),
+            super::stmt_ref(prog, b.stmt)
+        );
+        let mut dot = format!(
+            "    bug{i} [label=\"{label}\", shape=octagon, color=red, fontcolor=red, penwidth=2.5, style=bold];\n"
+        );
+        if let Some(e) = at {
+            let _ = writeln!(dot, "    e{e} -> bug{i} [color=red, style=bold];");
+        }
+        lines.push((b.thread, dot));
+    }
+    (failing, lines)
+}
+
+/// Keeps the thread clusters left to right in thread order: the first events of the threads
+/// on one rank, chained by invisible edges.
+fn thread_order(g: &ExecutionGraph) -> String {
+    let firsts: Vec<String> = g
+        .threads
+        .iter()
+        .filter_map(|t| t.events.first())
+        .map(|e| format!("e{e}"))
+        .collect();
+    if firsts.len() < 2 {
+        return String::new();
+    }
+    format!(
+        "  {{ rank=same; {} [style=invis]; }}\n",
+        firsts.join(" -> ")
+    )
+}
+
+/// The first buggy execution `g` as Graphviz DOT: one cluster per thread (left to right in
+/// thread order), po, rf, mo and sw edges, each bug's failing events in bold red with an
+/// octagon naming the bug; with a solution, its fences inserted (blue) and the cycle they
+/// close in bold red.
 pub fn explain_dot(
     prog: &Program,
     g0: &ExecutionGraph,
@@ -471,8 +531,9 @@ pub fn explain_dot(
             .as_ref()
             .is_some_and(|(_, st)| st.iter().any(|s| s.from == e || s.to == e))
     };
+    let (failing, failures) = failure_marks(prog, g0, &map);
     let mut out = String::from(
-        "digraph execution {\n  rankdir=TB;\n  node [shape=box, fontname=monospace];\n",
+        "digraph execution {\n  rankdir=TB;\n  newrank=true;\n  node [shape=box, fontname=monospace];\n",
     );
     if let Some((v, _)) = &cycle {
         let _ = writeln!(
@@ -501,6 +562,9 @@ pub fn explain_dot(
         if on_cycle(e) {
             attrs.push_str(", color=red, penwidth=2.5");
         }
+        if failing.contains(&e) {
+            attrs.push_str(", color=red, fontcolor=red, penwidth=2.5, style=bold");
+        }
         format!("{} [{attrs}];", id(e))
     };
     out.push_str("  subgraph cluster_init { label=\"init\";\n");
@@ -524,8 +588,12 @@ pub fn explain_dot(
             let style = if new { ", color=blue" } else { "" };
             let _ = writeln!(out, "    {} -> {} [label=po{style}];", id(w[0]), id(w[1]));
         }
+        for (_, lines) in failures.iter().filter(|(th, _)| *th == t) {
+            out.push_str(lines);
+        }
         out.push_str("  }\n");
     }
+    out.push_str(&thread_order(&g));
     for (rd, w) in g.rf.iter().enumerate() {
         if let Some(w) = w {
             let _ = writeln!(

@@ -5,7 +5,7 @@
 
 pub mod hardware;
 
-use crate::checker::{Bug, EventKind, ExecutionGraph, Model, INIT_THREAD};
+use crate::checker::{Bug, EventKind, ExecutionGraph, Model, Stats, INIT_THREAD};
 use crate::ir::Program;
 use crate::rewrite::Position;
 use crate::synth::{Mode, Solution};
@@ -14,6 +14,7 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
+pub mod diagnostic;
 pub mod explain;
 pub mod orders;
 pub mod sarif;
@@ -113,7 +114,7 @@ pub fn executions(n: u64) -> String {
     format!("{n} execution{}", if n == 1 { "" } else { "s" })
 }
 
-fn error_entry(prog: &Program, b: &Bug) -> ErrorEntry {
+pub(crate) fn error_entry(prog: &Program, b: &Bug) -> ErrorEntry {
     let span = prog.stmts[b.stmt].span;
     ErrorEntry {
         kind: b.kind.as_str(),
@@ -353,10 +354,7 @@ fn render_columns(prog: &Program, src: &str, g: &ExecutionGraph) -> Option<Strin
         let l = stmt_ref(prog, s);
         let _ = writeln!(out, "  {l:>4} | {}", stmt_text(prog, src, s, 90));
     }
-    for b in &g.bugs {
-        let line = stmt_ref(prog, b.stmt);
-        let _ = writeln!(out, "  -> {} (line {line})", b.message);
-    }
+    out.push_str(&bug_lines(prog, g));
     Some(out)
 }
 
@@ -395,14 +393,49 @@ fn render_blocks(prog: &Program, src: &str, g: &ExecutionGraph) -> String {
             let _ = writeln!(out, "    {line:>4} | {text:<44} {}", label);
         }
     }
-    for b in &g.bugs {
-        let line = stmt_ref(prog, b.stmt);
-        let _ = writeln!(out, "  -> {} (line {line})", b.message);
-    }
+    out.push_str(&bug_lines(prog, g));
     out
 }
 
-/// `fensyn check` as text.
+/// The bugs under a drawn execution, one line each (a race with its two accesses: who reads
+/// or writes, on which line), without repeats.
+fn bug_lines(prog: &Program, g: &ExecutionGraph) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for b in &g.bugs {
+        let line = match b.race.filter(|_| b.kind.as_str() == "race") {
+            Some((x, y)) => {
+                let at = |e: usize| {
+                    let (who, _) = diagnostic::access_text(prog, g, e);
+                    let l = g.events[e].stmt.map_or("?".into(), |s| stmt_ref(prog, s));
+                    format!("{who} (line {l})")
+                };
+                format!("  -> data race: {} and {}", at(x), at(y))
+            }
+            None => format!("  -> {} (line {})", b.message, stmt_ref(prog, b.stmt)),
+        };
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// How text reports are drawn: in colour or not; `quiet`: only the diagnostics (no failing
+/// execution, no counts).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextStyle {
+    pub color: bool,
+    pub quiet: bool,
+}
+
+/// Every execution the checker visited: complete, stopped at a wait, or cut at the loop bound.
+pub fn explored(stats: &Stats) -> u64 {
+    stats.executions + stats.blocked + stats.bounded
+}
+
+/// `fensyn check` as text: the diagnostics, the first failing execution and what the counts
+/// count.
+#[allow(clippy::too_many_arguments)]
 pub fn check_text(
     file: &str,
     prog: &Program,
@@ -410,40 +443,30 @@ pub fn check_text(
     model: Model,
     scope: &ExploredAs,
     res: &crate::checker::CheckResult,
+    style: &TextStyle,
 ) -> String {
     let (stats, buggy) = (&res.stats, &res.buggy);
-    let mut out = String::new();
-    for e in counted_entries(prog, &res.tally) {
-        let count = e.executions.unwrap_or(0);
-        let plural = if count == 1 { "" } else { "s" };
-        let _ = writeln!(
-            out,
-            "{}:{}:{}: {}: {}{} (in {count} execution{plural})",
-            e.file.as_deref().unwrap_or(file),
-            e.line,
-            e.column,
-            e.label(),
-            e.message,
-            e.related_text(e.file.as_deref().unwrap_or(file))
-        );
+    // Every distinct error with its exact count; a race's accesses from the shortest
+    // execution, else the first kept one, that shows it.
+    let graphs: Vec<&ExecutionGraph> = res.tally.shortest.iter().chain(buggy).collect();
+    let entries = counted_entries(prog, &res.tally);
+    let diags = diagnostic::check_diagnostics((file, src), prog, &graphs, entries, explored(stats));
+    let files = diagnostic::Files::of_program(file, src, prog);
+    let mut out = diagnostic::render(&diags, &files, style.color);
+    if style.quiet {
+        return out;
     }
     if let Some(g) = res.tally.shortest.as_ref().or(buggy.first()) {
-        let _ = writeln!(out, "\nshortest failing execution:");
+        let _ = writeln!(out, "shortest failing execution:");
         out.push_str(&render_execution(prog, src, g));
         out.push('\n');
     }
-    let verdict = match (&stats.incomplete, buggy.is_empty()) {
-        (Some(why), _) => format!("incomplete ({})", incomplete_text(why)),
-        (None, true) => "no bugs".into(),
-        (None, false) => format!("{} buggy", stats.buggy),
-    };
-    let _ = writeln!(
-        out,
-        "{file}: {} under {model}{}, {} blocked: {verdict}",
-        executions(stats.executions),
-        scope.note(model),
-        stats.blocked
-    );
+    let hangs = res
+        .tally
+        .errors
+        .iter()
+        .any(|e| matches!(e.bug.kind.as_str(), "deadlock" | "liveness"));
+    let _ = writeln!(out, "{}", counts_text(file, (model, scope), stats, hangs));
     if stats.bounded > 0 {
         let _ = writeln!(
             out,
@@ -452,6 +475,65 @@ pub fn check_text(
         );
     }
     out
+}
+
+/// The closing line of a check: how many executions fail out of how many were explored, and
+/// what the explored ones were (complete, pruned at a wait, cut at the loop bound), so that no
+/// two numbers read as a contradiction:
+/// `sb.c: 39 of 71 executions under rc11 fail (55 complete, 16 pruned at a wait)`.
+///
+/// `hangs`: a deadlock or liveness error was found (they are among the executions that ended
+/// with a thread waiting); otherwise those are executions an `assume` or a wait pruned (lock
+/// waits are never counted: a thread waiting for a mutex is explored once it gets it).
+pub fn counts_text(
+    file: &str,
+    (model, scope): (Model, &ExploredAs),
+    stats: &Stats,
+    hangs: bool,
+) -> String {
+    let total = explored(stats);
+    let mut parts = Vec::new();
+    if stats.blocked > 0 || stats.bounded > 0 {
+        parts.push(format!("{} complete", stats.executions));
+    }
+    if stats.blocked > 0 {
+        parts.push(if hangs {
+            format!(
+                "{} ended with a thread waiting, the deadlock or liveness errors among them",
+                stats.blocked
+            )
+        } else {
+            format!(
+                "{} pruned at an `assume` or a wait, not deadlocks",
+                stats.blocked
+            )
+        });
+    }
+    if stats.bounded > 0 {
+        parts.push(format!("{} cut at the loop bound", stats.bounded));
+    }
+    let detail = if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    };
+    let under = format!("under {model}{}", scope.note(model));
+    let head = match &stats.incomplete {
+        Some(why) => format!("incomplete ({}): ", incomplete_text(why)),
+        None => String::new(),
+    };
+    if stats.buggy == 0 {
+        format!(
+            "{file}: {head}no bugs in {} {under}{detail}",
+            executions(total)
+        )
+    } else {
+        format!(
+            "{file}: {head}{} of {} {under} fail{detail}",
+            stats.buggy,
+            executions(total),
+        )
+    }
 }
 
 pub fn incomplete_text(why: &crate::checker::Incomplete) -> String {
@@ -790,23 +872,22 @@ pub fn fix_summary(
     out
 }
 
-/// The report of an unfixable program: the bug at its position, why no fence set forbids its
-/// execution, and that execution (`g`, whose only bug is `bug`) in thread columns.
+/// The report of an unfixable program: the bug as a diagnostic at its position, why no fence
+/// set forbids its execution, and that execution (`g`, whose only bug is `bug`) in thread
+/// columns.
 pub fn unfixable_text(
     name: &str,
-    prog: &Program,
-    src: &str,
+    (prog, src): (&Program, &str),
     g: &ExecutionGraph,
     bug: &crate::checker::Bug,
-    reason: &str,
+    (reason, color): (&str, bool),
 ) -> String {
-    let span = prog.stmts[bug.stmt].span;
+    let mut d = diagnostic::bug_diagnostic(name, src, prog, g, bug);
+    d.notes.push(format!("not fixable with fences: {reason}"));
+    let files = diagnostic::Files::of_program(name, src, prog);
     format!(
-        "{name}:{}:{}: {}: {}\nnot fixable with fences: {reason}\n\nthe execution no fence set can forbid:\n{}",
-        span.line,
-        span.column,
-        bug.kind.as_str(),
-        bug.message,
+        "{}the execution no fence set can forbid:\n{}",
+        diagnostic::render(&[d], &files, color),
         render_execution(prog, src, g)
     )
 }

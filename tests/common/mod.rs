@@ -98,6 +98,33 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Whether `text` has the diagnostic `error[KIND]: MESSAGE...` at `file:line:col` (given as
+/// `old`, the one-line form `file:line:col: kind: message`): its title starts with the
+/// message and its `-->` line names the position.
+pub fn has_diagnostic(text: &str, old: &str) -> bool {
+    let mut parts = old.splitn(5, ':');
+    let (Some(file), Some(line), Some(col), Some(_kind), Some(msg)) = (
+        parts.next(),
+        parts.next(),
+        parts.next(),
+        parts.next(),
+        parts.next(),
+    ) else {
+        return false;
+    };
+    // The path may be longer (`fixtures/preprocessor/x.c` for `x.c`).
+    let at = format!("{file}:{line}:{col}");
+    let lines: Vec<&str> = text.lines().collect();
+    lines.windows(2).any(|w| {
+        w[0].starts_with("error[")
+            && w[0]
+                .split_once("]: ")
+                .is_some_and(|(_, m)| m.starts_with(msg.trim_start()))
+            && w[1].trim_start().starts_with("--> ")
+            && (w[1].ends_with(&format!(" {at}")) || w[1].ends_with(&format!("/{at}")))
+    })
+}
+
 /// Path of `p` relative to the crate root, with `/` separators.
 pub fn rel(p: &Path) -> String {
     p.strip_prefix(root())

@@ -76,7 +76,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
                 Some((head, from)) => {
                     let pass = &tr.events[from.min(tr.events.len())..];
                     let reads = pass.iter().copied().filter(|&e| g.events[e].is_read());
-                    if !reads.clone().all(|e| reads_latest(g, e)) {
+                    if !reads.clone().all(|e| reads_latest_but(g, e, pass)) {
                         return;
                     }
                     if !reads.clone().any(|e| self.sync_read(g, e)) {
@@ -156,4 +156,17 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
 /// Whether read `e` read the mo-latest write of its location (a write, not nothing).
 fn reads_latest(g: &ExecutionGraph, e: EventId) -> bool {
     g.rf[e].is_some() && read_latest(g, e)
+}
+
+/// Whether read `e` of a looping thread's last pass read the mo-latest write of its location
+/// once the pass's own writes (a zero-net-effect pass's RMWs, which leave the location as
+/// they found it) are set aside: every write mo-after its source is one of `pass`.
+fn reads_latest_but(g: &ExecutionGraph, e: EventId, pass: &[EventId]) -> bool {
+    let (Some(src), Some(l)) = (g.rf[e], g.events[e].loc) else {
+        return false;
+    };
+    let mo = &g.mo[l];
+    mo.iter()
+        .position(|&w| w == src)
+        .is_some_and(|i| mo[i + 1..].iter().all(|w| pass.contains(w)))
 }
