@@ -916,7 +916,7 @@ fn man_pages_are_roff_naming_every_subcommand() {
         page.starts_with(".ie") || page.contains(".TH fensyn"),
         "{page}"
     );
-    for sub in ["check", "fix", "robust", "explain"] {
+    for sub in ["check", "fix", "robust", "explain", "relax"] {
         assert!(page.contains(sub), "fensyn.1 lacks {sub}");
     }
     assert!(
@@ -943,6 +943,7 @@ fn man_pages_are_roff_naming_every_subcommand() {
             "fensyn-check.1",
             "fensyn-explain.1",
             "fensyn-fix.1",
+            "fensyn-relax.1",
             "fensyn-robust.1",
             "fensyn.1"
         ]

@@ -49,6 +49,8 @@ mod orders;
 mod preprocessor;
 #[path = "refused.rs"]
 mod refused;
+#[path = "relax.rs"]
+mod relax;
 #[path = "robustness.rs"]
 mod robustness;
 #[path = "synthesis.rs"]

@@ -24,10 +24,12 @@ mod check;
 pub mod clock;
 mod prove;
 mod prove_orders;
+mod relax;
 mod repair;
 
 pub use check::{explored_as, Report};
 pub use prove::prove_minimal;
+pub use relax::{relax, RelaxOptions, Relaxation, Relaxed, RelaxedItem};
 pub use repair::{repair, repair_commented, repair_with, reparse, Repair};
 
 use crate::checker::{Equiv, Limits, Model};

@@ -24,6 +24,7 @@ pub mod config;
 pub mod files;
 mod fix;
 mod man;
+mod relax;
 
 mod progress;
 pub mod render;
@@ -489,6 +490,10 @@ pub enum Command {
     },
     /// Show the first buggy execution, the fences a fix adds and the cycle each one closes.
     Explain(explain::ExplainArgs),
+    /// The weakest memory orders that keep a correct program correct: every access and fence
+    /// weakened as far as it stays clean; print them as a diff or write them.
+    #[command(after_help = relax::RELAX_EXAMPLES)]
+    Relax(relax::RelaxArgs),
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -566,6 +571,11 @@ pub fn run(cli: Cli) -> i32 {
             &mut |file, _, out, err| explain::cmd_explain(&args, file, out, err),
         ),
         Command::Man { dir } => man::run(dir.as_deref()),
+        Command::Relax(args) => batch::run(
+            &args.common.batch(false),
+            &args.common.given(),
+            &mut |file, _, out, err| relax::cmd_relax(&args, file, out, err),
+        ),
     }
 }
 

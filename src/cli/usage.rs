@@ -111,5 +111,22 @@ pub fn validate(cli: &Cli) -> Result<(), clap::Error> {
             }
         }
         Command::Man { .. } => Ok(()),
+        Command::Relax(args) => {
+            stdin_usage("relax", &args.common)?;
+            if args.write && reads_stdin(&args.common) {
+                let msg = "the argument '--write' cannot be used with '-' (standard input): \
+                           the patch is printed instead"
+                    .to_string();
+                return Err(usage_error("relax", msg));
+            }
+            match args.common.format {
+                f @ (Format::Dot | Format::Sarif) => Err(no_format(
+                    "relax",
+                    f,
+                    "a patch or, with --format json, JSON",
+                )),
+                _ => Ok(()),
+            }
+        }
     }
 }

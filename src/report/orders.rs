@@ -104,6 +104,12 @@ pub struct RelaxRow {
     pub before: &'static str,
     /// `none` for a fence the relaxation removes.
     pub after: &'static str,
+    /// A compare-and-swap's failure order before and after (it follows the success order
+    /// down: never stronger than it, never release).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_before: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_after: Option<&'static str>,
     /// Exhaustive checks made for this access.
     pub checks: usize,
 }
@@ -124,30 +130,53 @@ impl RelaxRow {
             file,
             before: before.c_name(),
             after: after.map_or("none", MemOrder::c_name),
+            failure_before: None,
+            failure_after: None,
             checks,
+        }
+    }
+
+    /// The row with a compare-and-swap's failure order before and after.
+    pub fn with_failure(self, (before, after): (MemOrder, MemOrder)) -> RelaxRow {
+        RelaxRow {
+            failure_before: Some(before.c_name()),
+            failure_after: Some(after.c_name()),
+            ..self
         }
     }
 }
 
-/// `relax`'s table: one row per access or fence, its order before and after.
+/// `relax`'s table: one row per access or fence, its order before and after (a
+/// compare-and-swap's as `success/failure`).
 pub fn relax_table(name: &str, rows: &[RelaxRow]) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<24} {:<6} {:<8} {:<8} checks",
-        "access", "kind", "before", "after"
-    );
-    for r in rows {
-        let at = format!(
+    let order = |o: &str, f: Option<&str>| match f {
+        Some(f) => format!("{o}/{f}"),
+        None => o.to_string(),
+    };
+    let at = |r: &RelaxRow| {
+        format!(
             "{}:{}:{}",
             r.file.as_deref().unwrap_or(name),
             r.line,
             r.column
-        );
+        )
+    };
+    let w = rows.iter().map(|r| at(r).len()).max().unwrap_or(0).max(6);
+    let _ = writeln!(
+        out,
+        "{:<w$} {:<6} {:<16} {:<16} checks",
+        "access", "kind", "before", "after"
+    );
+    for r in rows {
         let _ = writeln!(
             out,
-            "{at:<24} {:<6} {:<8} {:<8} {}",
-            r.kind, r.before, r.after, r.checks
+            "{:<w$} {:<6} {:<16} {:<16} {}",
+            at(r),
+            r.kind,
+            order(r.before, r.failure_before),
+            order(r.after, r.failure_after),
+            r.checks
         );
     }
     out

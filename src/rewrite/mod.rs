@@ -37,6 +37,7 @@ pub mod include;
 pub mod orders;
 pub mod placement;
 pub mod reason;
+pub mod removal;
 pub mod spelling;
 
 pub use files::{FileEdits, FileRewrite, Frame};
@@ -76,6 +77,10 @@ pub enum RewriteError {
     Unparsable {
         line: usize,
     },
+    /// The fence on `line` is not a statement of its own that `relax` can delete.
+    NoFenceStatement {
+        line: usize,
+    },
 }
 
 impl fmt::Display for RewriteError {
@@ -96,6 +101,10 @@ impl fmt::Display for RewriteError {
             RewriteError::Unparsable { line } => write!(
                 f,
                 "the rewritten file does not parse any more (near line {line})"
+            ),
+            RewriteError::NoFenceStatement { line } => write!(
+                f,
+                "the fence on line {line} is not a statement of its own that can be deleted"
             ),
         }
     }

@@ -158,36 +158,24 @@ fn implied_failure(o: MemOrder) -> MemOrder {
     }
 }
 
-/// The edit changing the order of the access of `c.stmt`, and its file.
-fn access_edit(
-    unit: &Parsed,
+/// The one atomic call of statement `stmt`: its file, the call, its form, its arguments
+/// (comments left out).
+fn access_call<'u>(
+    unit: &'u Parsed,
     prog: &Program,
-    c: &OrderChange,
-) -> Result<(usize, Edit), RewriteError> {
-    let stmt = &prog.stmts[c.stmt];
-    let no_call = || RewriteError::NoAccessCall {
-        line: stmt.span.line,
-    };
-    let k = prog.sources.file_index(&stmt.span);
+    stmt: StmtId,
+) -> Result<(usize, AccessCall<'u>), RewriteError> {
+    let s = &prog.stmts[stmt];
+    let no_call = || RewriteError::NoAccessCall { line: s.span.line };
+    let k = prog.sources.file_index(&s.span);
     let frame = unit.frames.get(k).ok_or_else(no_call)?;
-    let span = frame.local(stmt.span);
+    let span = frame.local(s.span);
     let root = unit.root(k).ok_or_else(no_call)?;
     let mut calls = Vec::new();
     atomic_calls(frame.text, root, (span.start, span.end), &mut calls);
     // A compound statement's span holds its body's statements (an `if` condition's span is
     // the whole `if`): their calls are theirs.
-    let inner: Vec<(usize, usize)> = prog
-        .stmts
-        .iter()
-        .map(|s| frame.local(s.span))
-        .filter(|s| {
-            prog.sources.file_index(&prog.stmts[c.stmt].span) == k
-                && span.start <= s.start
-                && s.end <= span.end
-                && (s.start, s.end) != (span.start, span.end)
-        })
-        .map(|s| (s.start, s.end))
-        .collect();
+    let inner = inner_spans(prog, frame, k, stmt);
     calls.retain(|(call, _)| {
         !inner
             .iter()
@@ -196,26 +184,137 @@ fn access_edit(
     let [(call, form)] = calls.as_slice() else {
         return Err(no_call());
     };
-    let text = |n: tree_sitter::Node| &frame.text[n.start_byte()..n.end_byte()];
     let args_node = call.child_by_field_name("arguments").ok_or_else(no_call)?;
     let mut cursor = args_node.walk();
     let args: Vec<tree_sitter::Node> = args_node
         .named_children(&mut cursor)
         .filter(|n| n.kind() != "comment")
         .collect();
-    let explicit = args.len() > form.values;
-    let edit = if explicit {
+    let found = AccessCall {
+        text: frame.text,
+        call: *call,
+        form: *form,
+        args_node,
+        args,
+    };
+    Ok((k, found))
+}
+
+/// How many atomic operation calls statement `stmt` holds itself (not in the statements
+/// nested in it): what an order edit needs to be exactly one.
+pub fn atomic_call_count(src: &str, prog: &Program, stmt: StmtId) -> usize {
+    let unit = Parsed::new(src, prog);
+    let s = &prog.stmts[stmt];
+    let k = prog.sources.file_index(&s.span);
+    let (Some(frame), Some(root)) = (unit.frames.get(k), unit.root(k)) else {
+        return 0;
+    };
+    let span = frame.local(s.span);
+    let mut calls = Vec::new();
+    atomic_calls(frame.text, root, (span.start, span.end), &mut calls);
+    let inner = inner_spans(prog, frame, k, stmt);
+    calls
+        .iter()
+        .filter(|(call, _)| {
+            !inner
+                .iter()
+                .any(|&(a, b)| a <= call.start_byte() && call.end_byte() <= b)
+        })
+        .count()
+}
+
+/// The spans (of `frame`'s text) of the statements nested in statement `stmt` of file `k`.
+fn inner_spans(
+    prog: &Program,
+    frame: &super::Frame,
+    k: usize,
+    stmt: StmtId,
+) -> Vec<(usize, usize)> {
+    let span = frame.local(prog.stmts[stmt].span);
+    prog.stmts
+        .iter()
+        .filter(|o| prog.sources.file_index(&o.span) == k)
+        .map(|o| frame.local(o.span))
+        .filter(|o| {
+            span.start <= o.start && o.end <= span.end && (o.start, o.end) != (span.start, span.end)
+        })
+        .map(|o| (o.start, o.end))
+        .collect()
+}
+
+/// An atomic call found in a statement.
+struct AccessCall<'t> {
+    /// Its file's text.
+    text: &'t str,
+    call: tree_sitter::Node<'t>,
+    form: Form,
+    args_node: tree_sitter::Node<'t>,
+    args: Vec<tree_sitter::Node<'t>>,
+}
+
+/// The edit changing the order of the access of `c.stmt`, and its file.
+fn access_edit(
+    unit: &Parsed,
+    prog: &Program,
+    c: &OrderChange,
+) -> Result<(usize, Edit), RewriteError> {
+    let no_call = || RewriteError::NoAccessCall {
+        line: prog.stmts[c.stmt].span.line,
+    };
+    let (k, a) = access_call(unit, prog, c.stmt)?;
+    let edit = if a.args.len() > a.form.values {
         // The success order: the first order argument.
-        let arg = args[form.values];
+        let arg = a.args[a.form.values];
         Edit {
             start: arg.start_byte(),
             end: arg.end_byte(),
-            text: super::order_like(text(arg), c.order, form.builtin),
+            text: super::order_like(
+                &a.text[arg.start_byte()..arg.end_byte()],
+                c.order,
+                a.form.builtin,
+            ),
         }
     } else {
-        implicit_edit(frame.text, prog.lang, call, &args_node, form, c.order).ok_or_else(no_call)?
+        implicit_edit(a.text, prog.lang, &a.call, &a.args_node, &a.form, c.order)
+            .ok_or_else(no_call)?
     };
     Ok((k, edit))
+}
+
+/// The edits of compare-and-swap failure orders (`relax` keeps a failure order no stronger
+/// than its success order): `changes` name the CAS statements and their new failure orders.
+/// A call whose failure order is not written (an implicit call, the single-order C++ form)
+/// needs none — its failure order follows the success order — and gets none.
+pub fn failure_edits(
+    src: &str,
+    prog: &Program,
+    changes: &[OrderChange],
+) -> Result<Vec<FileEdits>, RewriteError> {
+    let unit = Parsed::new(src, prog);
+    let mut out: Vec<FileEdits> = Vec::new();
+    for c in changes {
+        let (k, a) = access_call(&unit, prog, c.stmt)?;
+        let Some(arg) = a.args.get(a.form.values + 1).filter(|_| a.form.cas) else {
+            continue;
+        };
+        let edit = Edit {
+            start: arg.start_byte(),
+            end: arg.end_byte(),
+            text: super::order_like(
+                &a.text[arg.start_byte()..arg.end_byte()],
+                c.order,
+                a.form.builtin,
+            ),
+        };
+        merge(
+            &mut out,
+            &[FileEdits {
+                file: k,
+                edits: vec![edit],
+            }],
+        );
+    }
+    Ok(out)
 }
 
 /// The edit giving an implicit (seq_cst) call the explicit order `o`.

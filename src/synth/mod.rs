@@ -30,6 +30,7 @@ use crate::trace::{
 pub mod fast;
 mod oracle;
 pub mod orders;
+pub mod relax;
 use crate::trace::orders::AccessSites;
 use oracle::Oracle;
 
