@@ -23,6 +23,7 @@ impl super::Command {
             | super::Command::Fix { common, .. }
             | super::Command::Robust { common } => Some(common),
             super::Command::Explain(args) => Some(&args.common),
+            super::Command::Relax(args) => Some(&args.common),
             super::Command::Man { .. } => None,
         }
     }
