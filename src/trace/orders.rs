@@ -109,8 +109,11 @@ impl AccessSites {
 
     /// The candidate accesses of `prog`.
     pub fn of(prog: &Program) -> AccessSites {
-        // Per statement: its atomic memory instructions (kind, order) and whether it has a fence.
-        let mut found: BTreeMap<StmtId, (Vec<(AccessKind, MemOrder)>, bool)> = BTreeMap::new();
+        // Per statement: its atomic memory instructions (kind, order, address) and whether it
+        // has a fence. Two accesses of one kind and order at different addresses are two
+        // (`while (load(&a) && load(&b))`), and such a statement is no candidate.
+        type Found = (Vec<(AccessKind, MemOrder, crate::ir::Addr)>, bool);
+        let mut found: BTreeMap<StmtId, Found> = BTreeMap::new();
         for f in &prog.functions {
             for (pc, ins) in f.body.iter().enumerate() {
                 let st = f.stmt_of[pc];
@@ -129,7 +132,11 @@ impl AccessSites {
                     }
                     _ => None,
                 };
-                if let Some(a) = access {
+                if let Some((kind, order)) = access {
+                    let addr = ins.access().map(|(a, _)| a.clone());
+                    let Some(a) = addr.map(|addr| (kind, order, addr)) else {
+                        continue;
+                    };
                     let e = &mut found.entry(st).or_default().0;
                     // An instruction copied within one statement (a loop's condition lowered
                     // twice) is the same access.
@@ -142,7 +149,7 @@ impl AccessSites {
         let mut first: BTreeMap<(usize, usize), StmtId> = BTreeMap::new();
         let mut by_stmt = BTreeMap::new();
         for (st, (accesses, fence)) in found {
-            let ([(kind, order)], false) = (accesses.as_slice(), fence) else {
+            let ([(kind, order, _)], false) = (accesses.as_slice(), fence) else {
                 continue;
             };
             let Some(s) = prog.stmts.get(st) else {
