@@ -1,7 +1,7 @@
 //! The command line: argument parsing, file IO, output and exit codes.
 //!
 //! This is the only layer that touches the file system or the process exit code. Exit codes
-//! (the CLI contract in README.md):
+//! (the CLI contract in docs/cli.md):
 //!
 //! | code | `check`            | `fix`                                        |
 //! |------|--------------------|----------------------------------------------|

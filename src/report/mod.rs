@@ -1,7 +1,7 @@
 //! Reports: text and JSON renderings of check and fix results, and DOT drawings of executions.
 //!
 //! Every function here is pure: it turns values into strings. The `cli` decides where they go.
-//! The JSON shapes are the CLI contract in README.md; fields are only ever added, never renamed.
+//! The JSON shapes are the CLI contract in docs/cli.md; fields are only ever added, never renamed.
 
 pub mod hardware;
 
