@@ -4,8 +4,10 @@
 //! reported at: the failing assertion, the later access of a race) is on its target line:
 //!
 //! * a comment on a line holding code targets that line (as ruff's `# noqa`);
-//! * a comment alone on its line targets the next line that holds code, skipping blank lines
-//!   and lines holding only comments (as eslint's `disable-next-line`).
+//! * a comment alone on its line targets the next line that holds code, skipping blank lines,
+//!   lines holding only comments (as eslint's `disable-next-line`) and lines holding only a
+//!   fence statement (a fence has no error; `fix` may write one between the comment and the
+//!   line it silences).
 //!
 //! Without a list every kind is silenced; `ignore[k1, k2]` silences only the kinds named
 //! (`assertion`, `race`, `deadlock`, `liveness`, `misuse`, `memory`, `ub`). A kind that is not
@@ -162,9 +164,21 @@ fn parse(text: &str) -> Parsed {
     Some(Ok(Some(kinds)))
 }
 
+/// Whether a line holds only a fence statement (and maybe a comment after it):
+/// `atomic_thread_fence(...);`, `std::atomic_thread_fence(...);`, `__atomic_thread_fence(...);`.
+fn fence_only(line: &str) -> bool {
+    let code = line.split("/*").next().unwrap_or("");
+    let code = code.split("//").next().unwrap_or("").trim();
+    let call = code.trim_start_matches("std::");
+    (call.starts_with("atomic_thread_fence(") || call.starts_with("__atomic_thread_fence("))
+        && code.ends_with(");")
+        && code.matches(';').count() == 1
+}
+
 /// The suppression comments of `text` (one file).
 pub fn scan(text: &str) -> Result<Vec<Suppression>, SuppressError> {
     let (comments, code) = lex(text);
+    let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     for c in comments {
         let kinds = match parse(&c.text) {
@@ -180,10 +194,14 @@ pub fn scan(text: &str) -> Result<Vec<Suppression>, SuppressError> {
             }
         };
         // A comment on a line holding code (before or after it) targets that line.
+        // Alone on its line: the next line holding code that is not only a fence, which
+        // never has an error (so a fence `fix` writes between the comment and its line does
+        // not take the comment's place).
         let target = if c.after_code || code[c.line - 1] {
             Some(c.line)
         } else {
-            (c.line + 1..=code.len()).find(|&l| code[l - 1])
+            (c.line + 1..=code.len())
+                .find(|&l| code[l - 1] && !lines.get(l - 1).is_some_and(|t| fence_only(t)))
         };
         if let Some(target) = target {
             out.push(Suppression {
@@ -314,6 +332,25 @@ mod tests {
             .into_iter()
             .map(|s| (s.target, s.kinds))
             .collect()
+    }
+
+    #[test]
+    fn a_lone_comment_skips_fence_lines() {
+        let text = "// fensyn: ignore[race]\n\
+                    \tatomic_thread_fence(memory_order_acquire); /* fensyn: read ready */\n\
+                    \thits++;\n\
+                    // fensyn: ignore\n\
+                    std::atomic_thread_fence(std::memory_order_seq_cst); f();\n";
+        assert_eq!(
+            targets(text),
+            vec![(3, Some(vec!["race".to_string()])), (5, None)]
+        );
+        assert!(fence_only(
+            "  __atomic_thread_fence(__ATOMIC_RELEASE); // x"
+        ));
+        assert!(!fence_only(
+            "atomic_thread_fence(memory_order_release); x++;"
+        ));
     }
 
     #[test]

@@ -87,7 +87,7 @@ pub(super) fn recheck_variant(
         &variant,
         &CheckOptions {
             model,
-            limits: lim.clone(),
+            limits: limits_for_variant(prog, &variant, edits, lim),
             first: true,
             keep_buggy: 1,
         },
@@ -118,6 +118,51 @@ fn original_offset(edits: &[Edit], at: usize) -> Option<usize> {
 /// The first bug of a variant's first buggy execution, with its statement's place in the
 /// input (the statement of `prog` that starts where the variant's does, once the variant's
 /// `edits` of that statement's file are undone).
+/// The statement of `prog` that statement `stmt` of `variant` (`prog` rewritten by `edits`)
+/// is: the one that starts where it does once the edits of its file are undone; `None` for a
+/// statement the edits wrote (a fence).
+pub(super) fn original_stmt(
+    prog: &Program,
+    variant: &Program,
+    edits: &[FileEdits],
+    stmt: usize,
+) -> Option<usize> {
+    let span = variant.stmts.get(stmt)?.span;
+    let k = variant.sources.file_index(&span);
+    let own: &[Edit] = edits.iter().find(|e| e.file == k).map_or(&[], |e| &e.edits);
+    let local = span.start - variant.sources.base_of(k);
+    let at = original_offset(own, local)? + prog.sources.base_of(k);
+    prog.stmts.iter().position(|s| s.span.start == at)
+}
+
+/// `lim` for exploring `variant` (`prog` rewritten by `edits`): a bug filter written for
+/// `prog`'s statements (`fensyn: ignore` comments) asked about each bug's statement of `prog`,
+/// so a silenced error stays silenced in the fixed program and its variants.
+pub(super) fn limits_for_variant(
+    prog: &Program,
+    variant: &Program,
+    edits: &[FileEdits],
+    lim: &Limits,
+) -> Limits {
+    let Some(filter) = lim.suppress.clone() else {
+        return lim.clone();
+    };
+    let map: Vec<Option<usize>> = (0..variant.stmts.len())
+        .map(|st| original_stmt(prog, variant, edits, st))
+        .collect();
+    let remapped = move |b: &crate::checker::Bug| {
+        map.get(b.stmt).copied().flatten().is_some_and(|st| {
+            let mut same = b.clone();
+            same.stmt = st;
+            (filter.0)(&same)
+        })
+    };
+    Limits {
+        suppress: Some(crate::checker::Suppress(std::sync::Arc::new(remapped))),
+        ..lim.clone()
+    }
+}
+
 pub(super) fn first_bug(
     prog: &Program,
     variant: &Program,
@@ -125,14 +170,8 @@ pub(super) fn first_bug(
     res: &CheckResult,
 ) -> Option<ProofBug> {
     let bug = res.buggy.first()?.bugs.first()?;
-    let span = variant.stmts.get(bug.stmt)?.span;
-    let k = variant.sources.file_index(&span);
-    let own: &[Edit] = edits.iter().find(|e| e.file == k).map_or(&[], |e| &e.edits);
-    let local = span.start - variant.sources.base_of(k);
-    let place = original_offset(own, local)
-        .map(|o| o + prog.sources.base_of(k))
-        .and_then(|o| prog.stmts.iter().find(|s| s.span.start == o))
-        .map(|s| (s.span.line, s.span.column));
+    let place = original_stmt(prog, variant, edits, bug.stmt)
+        .map(|s| (prog.stmts[s].span.line, prog.stmts[s].span.column));
     Some(ProofBug {
         kind: bug.kind.as_str(),
         line: place.map(|p| p.0),

@@ -477,7 +477,7 @@ fn write_and_recheck(
             model: recheck_model,
             limits: Limits {
                 equiv: recheck_equiv,
-                ..lim.clone()
+                ..super::prove::limits_for_variant(prog, &fixed_prog, &edits_of(&files), lim)
             },
             first: true,
             keep_buggy: 1,
@@ -496,6 +496,17 @@ fn write_and_recheck(
         equiv: recheck_equiv,
     };
     Ok((files, positions, verified))
+}
+
+/// The edits of each rewritten file.
+fn edits_of(files: &[rewrite::FileRewrite]) -> Vec<rewrite::FileEdits> {
+    files
+        .iter()
+        .map(|f| rewrite::FileEdits {
+            file: f.file,
+            edits: f.edits.clone(),
+        })
+        .collect()
 }
 
 /// Parses the rewritten `files` of `prog`'s unit (main file `name`, originally `src`) as

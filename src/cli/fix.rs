@@ -48,6 +48,8 @@ struct Run<'a> {
     j: FixJson<'a>,
     sarif_errors: Vec<report::ErrorEntry>,
     sarif_edits: Option<Vec<FileRewrite>>,
+    /// The `fensyn: ignore` comments' bug filter (also for `--prove-optimal`'s re-checks).
+    suppress: Option<checker::Suppress>,
 }
 
 pub(super) fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -> i32 {
@@ -73,7 +75,14 @@ pub(super) fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -
             return EXIT_INPUT;
         }
     };
-    let repair = match api::fix(&unit, &explore_options(common, opts.goal), &fix_opts) {
+    let (name, text) = (&unit.source.name, &unit.source.text);
+    let silencing = match super::suppress::load(name, text, &unit.program, err) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let suppress = silencing.filter();
+    let explore = explore_options(common, opts.goal, suppress.clone());
+    let repair = match api::fix(&unit, &explore, &fix_opts) {
         Ok(r) => r,
         Err(d) => {
             let _ = writeln!(err, "{d}");
@@ -90,7 +99,9 @@ pub(super) fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -
         j: empty_json(&unit.source.name, common, opts),
         sarif_errors: Vec::new(),
         sarif_edits: None,
+        suppress,
     };
+    silencing.note(&unit.source.name, &unit.program, err);
     let code = match repair {
         Repair::Fixed { .. } => match run.fixed(repair, out, err) {
             Ok(code) => code,
@@ -108,13 +119,18 @@ pub(super) fn cmd_fix(common: &FileArgs, opts: FixOptions, out: Out, err: Out) -
 
 /// The exploration options of `fix` (and of `--prove-optimal`'s re-checks): liveness bugs
 /// are not what fences fix, so `fix` looks for them only when asked.
-fn explore_options(common: &FileArgs, goal: Goal) -> api::Options {
+fn explore_options(
+    common: &FileArgs,
+    goal: Goal,
+    suppress: Option<checker::Suppress>,
+) -> api::Options {
     api::Options {
         model: common.model,
         equiv: common.equiv,
         limits: Limits {
             goal,
             liveness: common.liveness.unwrap_or(false),
+            suppress,
             ..limits(common)
         },
         ..api::Options::default()
@@ -429,7 +445,7 @@ impl Run<'_> {
         err: Out,
     ) -> Result<(), i32> {
         let proving = clock::cpu_seconds();
-        let opts = explore_options(self.common, self.opts.goal);
+        let opts = explore_options(self.common, self.opts.goal, self.suppress.clone());
         let entries = api::prove(self.unit, &opts, solution, positions);
         clear_progress();
         timings.prove = clock::cpu_seconds() - proving;
