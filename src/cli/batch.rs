@@ -248,15 +248,21 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
         let fix = !batch.separate_sections;
         let _ = writeln!(stderr, "{}", super::render::summary(&codes, fix));
     }
+    write_out(batch, report, code)
+}
+
+/// Finishes the report (stdout, or `--output`'s file); returns the exit code, worse when the
+/// report file cannot be written.
+fn write_out(batch: &Batch, report: Report, code: i32) -> i32 {
     let buffer = report.finish(code);
     if let (Some(path), Some(buffer)) = (batch.output, buffer) {
         if let Err(e) = write_report(path, &buffer) {
             let _ = writeln!(
-                stderr,
+                std::io::stderr(),
                 "{}:1:1: error: cannot write the report: {e}",
                 path.to_string_lossy()
             );
-            code = worse(code, EXIT_INPUT);
+            return worse(code, EXIT_INPUT);
         }
     }
     code

@@ -214,6 +214,61 @@ fn line_column(text: &str, at: usize) -> (usize, usize) {
     (line, at - start + 1)
 }
 
+/// The value of key `key`, one of `T`'s choices, or an error at the value.
+fn choice<T: ValueEnum>(
+    key: &str,
+    v: Option<Spanned<String>>,
+    error: &dyn Fn(usize, String) -> ConfigError,
+) -> Result<Option<T>, ConfigError> {
+    let Some(v) = v else { return Ok(None) };
+    T::from_str(v.get_ref(), false).map(Some).map_err(|_| {
+        let names: Vec<String> = T::value_variants()
+            .iter()
+            .filter_map(|x| x.to_possible_value())
+            .map(|p| format!("\"{}\"", p.get_name()))
+            .collect();
+        error(
+            v.span().start,
+            format!(
+                "`{key}` must be one of {}, not \"{}\"",
+                names.join(", "),
+                v.get_ref()
+            ),
+        )
+    })
+}
+
+/// The keys that select files: `exclude` and the `[[per-file]]` tables, their globs relative
+/// to the directory of the configuration file `path`.
+fn file_selection(
+    path: &str,
+    exclude: Option<Spanned<Vec<String>>>,
+    tables: Option<Vec<RawPerFile>>,
+    error: &dyn Fn(usize, String) -> ConfigError,
+) -> Result<(Option<Globs>, Vec<PerFile>), ConfigError> {
+    let dir = Path::new(path).parent().unwrap_or(Path::new(""));
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let exclude = match exclude {
+        None => None,
+        Some(v) => Some(Globs::new(dir, v.get_ref()).map_err(|(_, m)| error(v.span().start, m))?),
+    };
+    let mut per_file = Vec::new();
+    for t in tables.unwrap_or_default() {
+        let globs = Globs::new(dir, std::slice::from_ref(t.path.get_ref()))
+            .map_err(|(_, m)| error(t.path.span().start, m))?;
+        per_file.push(PerFile {
+            path: globs,
+            unroll: t.unroll,
+            accept_bound: t.accept_bound.unwrap_or(false),
+        });
+    }
+    Ok((exclude, per_file))
+}
+
 /// Parses the text of configuration file `path` (named in errors as given).
 pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
     let error = |at: usize, message: String| {
@@ -229,28 +284,6 @@ pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
         let at = e.span().map_or(0, |s| s.start);
         error(at, e.message().trim().to_string())
     })?;
-    fn choice<T: ValueEnum>(
-        key: &str,
-        v: Option<Spanned<String>>,
-        error: &dyn Fn(usize, String) -> ConfigError,
-    ) -> Result<Option<T>, ConfigError> {
-        let Some(v) = v else { return Ok(None) };
-        T::from_str(v.get_ref(), false).map(Some).map_err(|_| {
-            let names: Vec<String> = T::value_variants()
-                .iter()
-                .filter_map(|x| x.to_possible_value())
-                .map(|p| format!("\"{}\"", p.get_name()))
-                .collect();
-            error(
-                v.span().start,
-                format!(
-                    "`{key}` must be one of {}, not \"{}\"",
-                    names.join(", "),
-                    v.get_ref()
-                ),
-            )
-        })
-    }
     let seconds = |key: &str, v: Option<Spanned<f64>>| -> Result<Option<f64>, ConfigError> {
         match v {
             None => Ok(None),
@@ -261,26 +294,7 @@ pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
             )),
         }
     };
-    let dir = Path::new(path).parent().unwrap_or(Path::new(""));
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    let exclude = match raw.exclude {
-        None => None,
-        Some(v) => Some(Globs::new(dir, v.get_ref()).map_err(|(_, m)| error(v.span().start, m))?),
-    };
-    let mut per_file = Vec::new();
-    for t in raw.per_file.unwrap_or_default() {
-        let globs = Globs::new(dir, std::slice::from_ref(t.path.get_ref()))
-            .map_err(|(_, m)| error(t.path.span().start, m))?;
-        per_file.push(PerFile {
-            path: globs,
-            unroll: t.unroll,
-            accept_bound: t.accept_bound.unwrap_or(false),
-        });
-    }
+    let (exclude, per_file) = file_selection(path, raw.exclude, raw.per_file, &error)?;
     Ok(Config {
         exclude,
         per_file,

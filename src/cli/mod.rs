@@ -550,11 +550,7 @@ pub fn run(cli: Cli) -> i32 {
                     comments: s.comments && !no_comments,
                     goal,
                     timings,
-                    optimal_limit: Duration::from_secs_f64(if t.is_finite() && t >= 0.0 {
-                        t
-                    } else {
-                        0.0
-                    }),
+                    optimal_limit: seconds(t),
                     collect_limit: s.collect_limit,
                 };
                 fix::cmd_fix(file, opts, out, err)
@@ -577,6 +573,11 @@ pub fn run(cli: Cli) -> i32 {
             &mut |file, _, out, err| relax::cmd_relax(&args, file, out, err),
         ),
     }
+}
+
+/// A duration of `t` seconds (0 for a negative or non-finite `t`).
+fn seconds(t: f64) -> Duration {
+    Duration::from_secs_f64(if t.is_finite() && t >= 0.0 { t } else { 0.0 })
 }
 
 type Out<'a> = &'a mut dyn std::io::Write;

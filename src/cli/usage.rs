@@ -48,6 +48,42 @@ pub(super) fn reads_stdin(common: &CommonArgs) -> bool {
     common.files.iter().any(|f| f.as_os_str() == "-")
 }
 
+/// `fix`'s combinations: no DOT, `--diff` only as text, `--write` not with standard input,
+/// `--timings` only in JSON.
+fn fix_usage(
+    common: &CommonArgs,
+    write: bool,
+    timings: bool,
+    diff: bool,
+) -> Result<(), clap::Error> {
+    stdin_usage("fix", common)?;
+    if common.format == Format::Dot {
+        return Err(no_format("fix", Format::Dot, "a patch, JSON or SARIF"));
+    }
+    if diff && common.format != Format::Text {
+        let msg = "the argument '--diff' cannot be used with '--format json|sarif' \
+                   (the patch is their `diff` field)";
+        return Err(usage_error("fix", msg.to_string()));
+    }
+    write_stdin("fix", write, common)?;
+    if timings && common.format != Format::Json {
+        let msg = "the argument '--timings' needs '--format json' (the timings are \
+                   its `timings` field)";
+        return Err(usage_error("fix", msg.to_string()));
+    }
+    Ok(())
+}
+
+/// `--write` with `-` (standard input) is refused: the patch is printed instead.
+fn write_stdin(command: &str, write: bool, common: &CommonArgs) -> Result<(), clap::Error> {
+    if write && reads_stdin(common) {
+        let msg = "the argument '--write' cannot be used with '-' (standard input): \
+                   the patch is printed instead";
+        return Err(usage_error(command, msg.to_string()));
+    }
+    Ok(())
+}
+
 /// The usage errors clap cannot express.
 pub fn validate(cli: &Cli) -> Result<(), clap::Error> {
     match &cli.command {
@@ -69,29 +105,7 @@ pub fn validate(cli: &Cli) -> Result<(), clap::Error> {
             timings,
             diff,
             ..
-        } => {
-            stdin_usage("fix", common)?;
-            if common.format == Format::Dot {
-                return Err(no_format("fix", Format::Dot, "a patch, JSON or SARIF"));
-            }
-            if *diff && common.format != Format::Text {
-                let msg = "the argument '--diff' cannot be used with '--format json|sarif' \
-                           (the patch is their `diff` field)";
-                return Err(usage_error("fix", msg.to_string()));
-            }
-            if *write && reads_stdin(common) {
-                let msg = "the argument '--write' cannot be used with '-' (standard input): \
-                           the patch is printed instead"
-                    .to_string();
-                return Err(usage_error("fix", msg));
-            }
-            if *timings && common.format != Format::Json {
-                let msg = "the argument '--timings' needs '--format json' (the timings are \
-                           its `timings` field)";
-                return Err(usage_error("fix", msg.to_string()));
-            }
-            Ok(())
-        }
+        } => fix_usage(common, *write, *timings, *diff),
         Command::Robust { common } => {
             stdin_usage("robust", common)?;
             match common.format {
@@ -113,12 +127,7 @@ pub fn validate(cli: &Cli) -> Result<(), clap::Error> {
         Command::Man { .. } => Ok(()),
         Command::Relax(args) => {
             stdin_usage("relax", &args.common)?;
-            if args.write && reads_stdin(&args.common) {
-                let msg = "the argument '--write' cannot be used with '-' (standard input): \
-                           the patch is printed instead"
-                    .to_string();
-                return Err(usage_error("relax", msg));
-            }
+            write_stdin("relax", args.write, &args.common)?;
             match args.common.format {
                 f @ (Format::Dot | Format::Sarif) => Err(no_format(
                     "relax",
