@@ -45,13 +45,7 @@ pub fn order_edits(
     let mut out: Vec<FileEdits> = Vec::new();
     for c in changes {
         let (file, edit) = access_edit(&unit, prog, c)?;
-        match out.iter_mut().find(|fe| fe.file == file) {
-            Some(fe) => fe.edits.push(edit),
-            None => out.push(FileEdits {
-                file,
-                edits: vec![edit],
-            }),
-        }
+        push(&mut out, file, edit);
     }
     Ok(out)
 }
@@ -65,6 +59,17 @@ pub fn changes(sol: &crate::synth::Solution) -> Vec<OrderChange> {
             order: a.order,
         })
         .collect()
+}
+
+/// Adds `edit` to file `file`'s edits.
+fn push(edits: &mut Vec<FileEdits>, file: usize, edit: Edit) {
+    match edits.iter_mut().find(|e| e.file == file) {
+        Some(e) => e.edits.push(edit),
+        None => edits.push(FileEdits {
+            file,
+            edits: vec![edit],
+        }),
+    }
 }
 
 /// Adds `extra`'s edits to `edits`, file by file.
@@ -306,13 +311,7 @@ pub fn failure_edits(
                 a.form.builtin,
             ),
         };
-        merge(
-            &mut out,
-            &[FileEdits {
-                file: k,
-                edits: vec![edit],
-            }],
-        );
+        push(&mut out, k, edit);
     }
     Ok(out)
 }
