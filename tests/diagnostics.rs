@@ -61,19 +61,6 @@ int main(void) {
 
 const SYNTAX: &str = "int main(void) {\n  int x = ;\n  return 0;\n}\n";
 
-fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, text) in files {
-        let dst = dir.path().join(path);
-        if text.starts_with("fixtures/") {
-            std::fs::copy(root().join(text), &dst).unwrap();
-        } else {
-            std::fs::write(&dst, text).unwrap();
-        }
-    }
-    dir
-}
-
 #[test]
 fn a_race_is_one_diagnostic_with_both_accesses() {
     let dir = tree(&[("counter.c", COUNTER)]);

@@ -8,21 +8,6 @@ mod common;
 use common::*;
 use std::path::Path;
 
-/// A temporary directory with `files` (path relative to it, fixture path or literal text).
-fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, from) in files {
-        let dst = dir.path().join(path);
-        std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
-        if from.starts_with("fixtures/") {
-            std::fs::copy(root().join(from), &dst).unwrap();
-        } else {
-            std::fs::write(&dst, from).unwrap();
-        }
-    }
-    dir
-}
-
 fn code(out: &std::process::Output) -> i32 {
     out.status.code().unwrap()
 }
@@ -436,6 +421,38 @@ fn fix_leaves_silenced_errors_alone_and_the_written_file_checks_clean() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let out = fensyn_in(dir.path(), &["check", "s.c"]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains("1 error silenced"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// `explain` reads `fensyn: ignore` comments as `check` does: it explains the bug that is left,
+/// never a silenced one, and a program whose only bug is silenced has nothing to explain.
+#[test]
+fn explain_honours_ignore_comments() {
+    let text = include_str!("data/ignored_stats_race.c");
+    let dir = tree(&[("s.c", text)]);
+    let out = fensyn_in(dir.path(), &["explain", "s.c"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("silenced by `fensyn: ignore`"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).contains("assert"), "{}", stdout(&out));
+    assert!(!stdout(&out).contains("race on hits"), "{}", stdout(&out));
+    let race = std::fs::read_to_string(root().join("fixtures/litmus/mp_plain.c")).unwrap();
+    let silenced = annotate(&race, "data", "// fensyn: ignore[race]", false);
+    std::fs::write(dir.path().join("race.c"), silenced).unwrap();
+    let out = fensyn_in(dir.path(), &["explain", "race.c"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("nothing to explain"),
+        "{}",
+        stdout(&out)
+    );
     assert!(
         stderr(&out).contains("1 error silenced"),
         "{}",

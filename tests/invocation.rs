@@ -8,21 +8,6 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// A temporary directory with `files` (path relative to it, fixture path or literal text).
-fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, from) in files {
-        let dst = dir.path().join(path);
-        std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
-        if from.starts_with("fixtures/") {
-            std::fs::copy(root().join(from), &dst).unwrap();
-        } else {
-            std::fs::write(&dst, from).unwrap();
-        }
-    }
-    dir
-}
-
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap()
 }

@@ -284,6 +284,38 @@ fn a_buggy_program_is_not_relaxed_and_fix_is_suggested() {
     assert_eq!(j["status"], "buggy");
 }
 
+/// Over several files, relax's summary tells a relaxation to apply from a bug (both exit 1),
+/// and a program already minimal from one relaxed in place (both exit 0).
+#[test]
+fn the_summary_tells_a_relaxation_from_a_bug() {
+    let dir = tree(&[
+        ("a_mp.c", "fixtures/relax/mp.c"),
+        ("b_buggy.c", "fixtures/litmus/mp.c"),
+        ("c_mp.c", "fixtures/relax/mp.c"),
+    ]);
+    let out = fensyn_in(dir.path(), &["relax", "."]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.ends_with("3 files: 2 with a relaxation, 1 buggy\n"),
+        "{err}"
+    );
+    let out = fensyn_in(dir.path(), &["relax", "a_mp.c", "c_mp.c", "--write"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).ends_with("2 files: 2 relaxed in place\n"),
+        "{}",
+        stderr(&out)
+    );
+    let out = fensyn_in(dir.path(), &["relax", "a_mp.c", "c_mp.c"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).ends_with("2 files: 2 already minimal\n"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn an_incomplete_check_weakens_nothing() {
     // A limit.

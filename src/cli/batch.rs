@@ -167,9 +167,26 @@ fn error_entry(file: &str, kind: &'static str, said: &str) -> String {
     serde_json::to_string_pretty(&entry).unwrap_or_default()
 }
 
+/// What the run on one file ended with: its exit code and, where the code alone does not say
+/// it (`relax`'s exit 1 is a relaxation to apply or a bug), the outcome the summary names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Done {
+    pub code: i32,
+    pub outcome: Option<&'static str>,
+}
+
+impl From<i32> for Done {
+    fn from(code: i32) -> Done {
+        Done {
+            code,
+            outcome: None,
+        }
+    }
+}
+
 /// The one-file command: its arguments, its merged settings, stdout (a buffer) and stderr;
-/// returns its exit code.
-pub type OneFile<'a> = dyn FnMut(&FileArgs, &Settings, &mut dyn Write, &mut dyn Write) -> i32 + 'a;
+/// returns its exit code (and outcome).
+pub type OneFile<'a> = dyn FnMut(&FileArgs, &Settings, &mut dyn Write, &mut dyn Write) -> Done + 'a;
 
 /// Runs `one` on every input; `cli` holds the settings given on the command line. Returns
 /// the exit code.
@@ -192,7 +209,7 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
     let mut compdbs = compdb::Databases::default();
     let mut skipped: Vec<String> = Vec::new();
     let mut excluded: Vec<String> = Vec::new();
-    let mut codes: Vec<i32> = Vec::new();
+    let mut done: Vec<Done> = Vec::new();
     for file in &inputs.files {
         let name = file.to_string_lossy().into_owned();
         let found = finder.for_file(file);
@@ -212,6 +229,7 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
                         e.path
                     );
                     code = worse(code, EXIT_INPUT);
+                    done.push(EXIT_INPUT.into());
                     report.bad_config(&name, e);
                     continue;
                 }
@@ -234,9 +252,10 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
         let mut err = Tee {
             captured: Vec::new(),
         };
-        let c = one(&args, &settings, &mut out, &mut err);
+        let d = one(&args, &settings, &mut out, &mut err);
+        let c = d.code;
         super::progress::next_file();
-        codes.push(c);
+        done.push(d);
         code = worse(code, c);
         report.add(&name, c, &out, &err.captured);
     }
@@ -246,7 +265,7 @@ pub fn run(batch: &Batch, cli: &Config, one: &mut OneFile) -> i32 {
     let several = inputs.files.len() > 1 || batch.paths.iter().any(|p| p.is_dir());
     if several && batch.format == Format::Text && !super::render::options().quiet {
         let fix = !batch.separate_sections;
-        let _ = writeln!(stderr, "{}", super::render::summary(&codes, fix));
+        let _ = writeln!(stderr, "{}", super::render::summary(&done, fix));
     }
     write_out(batch, report, code)
 }

@@ -55,7 +55,14 @@ pub(super) fn cmd_explain(args: &ExplainArgs, common: &FileArgs, out: Out, err: 
         Ok(x) => x,
         Err(code) => return code,
     };
-    let lim = limits(common);
+    let silencing = match super::suppress::load(&name, &src, &prog, err) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let lim = checker::Limits {
+        suppress: silencing.filter(),
+        ..limits(common)
+    };
     let res = checker::check(
         &prog,
         &CheckOptions {
@@ -66,6 +73,7 @@ pub(super) fn cmd_explain(args: &ExplainArgs, common: &FileArgs, out: Out, err: 
         },
     );
     clear_progress();
+    silencing.note(&name, &prog, err);
     let stats = &res.stats;
     if let Some(why) = &stats.incomplete {
         let _ = writeln!(

@@ -513,7 +513,7 @@ pub fn run(cli: Cli) -> i32 {
         } => batch::run(
             &common.batch(true),
             &common.given(),
-            &mut |file, _, out, err| check::cmd_check(file, first, on_hardware, out, err),
+            &mut |file, _, out, err| check::cmd_check(file, first, on_hardware, out, err).into(),
         ),
         Command::Fix {
             common,
@@ -553,18 +553,18 @@ pub fn run(cli: Cli) -> i32 {
                     optimal_limit: seconds(t),
                     collect_limit: s.collect_limit,
                 };
-                fix::cmd_fix(file, opts, out, err)
+                fix::cmd_fix(file, opts, out, err).into()
             })
         }
         Command::Robust { common } => batch::run(
             &common.batch(true),
             &common.given(),
-            &mut |file, _, out, err| robust::cmd_robust(file, out, err),
+            &mut |file, _, out, err| robust::cmd_robust(file, out, err).into(),
         ),
         Command::Explain(args) => batch::run(
             &args.common.batch(true),
             &args.common.given(),
-            &mut |file, _, out, err| explain::cmd_explain(&args, file, out, err),
+            &mut |file, _, out, err| explain::cmd_explain(&args, file, out, err).into(),
         ),
         Command::Man { dir } => man::run(dir.as_deref()),
         Command::Relax(args) => batch::run(

@@ -8,6 +8,7 @@
 //! 4 the check is incomplete (nothing is weakened on a check that is not a proof); 5 internal
 //! error (the relaxation did not re-check clean).
 
+use super::batch::Done;
 use super::{
     clear_progress, display_path, limits, load_unit, write_fix, CommonArgs, FileArgs, Format, Out,
     EXIT_BUG, EXIT_INCOMPLETE, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK,
@@ -87,7 +88,29 @@ struct SkippedJson {
     calls: usize,
 }
 
-pub(super) fn cmd_relax(args: &RelaxArgs, common: &FileArgs, out: Out, err: Out) -> i32 {
+/// `fensyn relax` on one file: its exit code and, for the summary across files, what exit 0
+/// or 1 meant (`relaxed in place` or `already minimal`; `with a relaxation` or `buggy`).
+pub(super) fn cmd_relax(args: &RelaxArgs, common: &FileArgs, out: Out, err: Out) -> Done {
+    let mut status = "";
+    let code = relax_file(args, common, &mut status, out, err);
+    let outcome = match (code, status) {
+        (EXIT_OK, "relaxed") => Some("relaxed in place"),
+        (EXIT_OK, "minimal") => Some("already minimal"),
+        (EXIT_BUG, "relaxed") => Some("with a relaxation"),
+        (EXIT_BUG, "buggy") => Some("buggy"),
+        _ => None,
+    };
+    Done { code, outcome }
+}
+
+/// Relaxes one file; `status` receives the JSON status of the result.
+fn relax_file(
+    args: &RelaxArgs,
+    common: &FileArgs,
+    status: &mut &'static str,
+    out: Out,
+    err: Out,
+) -> i32 {
     let unit = match load_unit(common, err) {
         Ok(u) => u,
         Err(code) => return code,
@@ -144,6 +167,7 @@ pub(super) fn cmd_relax(args: &RelaxArgs, common: &FileArgs, out: Out, err: Out)
         let text = serde_json::to_string_pretty(&j).unwrap_or_default();
         let _ = writeln!(out, "{text}");
     }
+    *status = j.status;
     code
 }
 

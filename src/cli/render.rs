@@ -167,8 +167,8 @@ fn outcome(code: i32, fix: bool) -> &'static str {
 
 /// The end-of-run summary of a command over several files: `3 files checked: 1 buggy, 1
 /// clean, 1 not analysed` (`fix`: `3 files: 1 with a fix, ...`), the outcomes that need
-/// attention first.
-pub fn summary(codes: &[i32], fix: bool) -> String {
+/// attention first; a file whose run named its outcome is counted under that name.
+pub fn summary(done: &[super::batch::Done], fix: bool) -> String {
     use super::*;
     let order = [
         EXIT_BUG,
@@ -178,20 +178,21 @@ pub fn summary(codes: &[i32], fix: bool) -> String {
         EXIT_INPUT,
         EXIT_INTERNAL,
     ];
-    let mut parts = Vec::new();
-    for c in order {
-        let n = codes.iter().filter(|&&k| k == c).count();
-        if n > 0 {
-            parts.push(format!("{n} {}", outcome(c, fix)));
+    let rank = |code: i32| order.iter().position(|&c| c == code).unwrap_or(order.len());
+    // (rank of the code, outcome, files), in the order outcomes first appear.
+    let mut parts: Vec<(usize, &str, usize)> = Vec::new();
+    for d in done {
+        let label = d.outcome.unwrap_or_else(|| outcome(d.code, fix));
+        match parts.iter_mut().find(|p| p.1 == label) {
+            Some(p) => p.2 += 1,
+            None => parts.push((rank(d.code), label, 1)),
         }
     }
-    let others = codes.iter().filter(|k| !order.contains(k)).count();
-    if others > 0 {
-        parts.push(format!("{others} {}", outcome(-1, fix)));
-    }
-    let files = if codes.len() == 1 { "file" } else { "files" };
+    parts.sort_by_key(|p| p.0);
+    let parts: Vec<String> = parts.iter().map(|(_, l, n)| format!("{n} {l}")).collect();
+    let files = if done.len() == 1 { "file" } else { "files" };
     let verb = if fix { "" } else { " checked" };
-    format!("{} {files}{verb}: {}", codes.len(), parts.join(", "))
+    format!("{} {files}{verb}: {}", done.len(), parts.join(", "))
 }
 
 /// The position and message of a diagnostic rendered on stderr about `file` (the first

@@ -47,6 +47,22 @@ pub fn expect_args(exp: &serde_json::Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// A new temporary directory holding `files`: (path in the directory, content), where a
+/// content starting with `fixtures/` is copied from that fixture and any other is the text.
+pub fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, from) in files {
+        let dst = dir.path().join(path);
+        std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
+        if from.starts_with("fixtures/") {
+            std::fs::copy(root().join(from), &dst).unwrap();
+        } else {
+            std::fs::write(&dst, from).unwrap();
+        }
+    }
+    dir
+}
+
 /// A copy of `fixture` (a path from the crate root) in a new temporary directory.
 pub fn copy_fixture(fixture: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
