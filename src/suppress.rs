@@ -14,12 +14,11 @@
 //! one of these is an error at the comment (exit code 3), never ignored. Other comments that
 //! start with `fensyn:` (the ones `fix` writes next to its fences) are not directives.
 //!
-//! The scan is lexical: comments inside string and character literals are not comments, and a
-//! `/* ... */` comment may span lines (it targets like a comment on its first line).
-//! **Invariant:** the scan depends on the text only, so a file gives the same suppressions
-//! however it is reached (named, found in a directory, included as a header).
+//! The comments and their targets are found by [`crate::frontend::comments`] (lexical: the
+//! same suppressions however a file is reached), which also reads `fensyn: unroll N`.
 
 use crate::checker::Bug;
+use crate::frontend::comments::{directive_args, directives};
 use crate::ir::Program;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
@@ -56,94 +55,17 @@ pub struct SuppressError {
     pub message: String,
 }
 
-/// A comment of the text: where it starts, its text (without `//`, `/*`, `*/`), and whether
-/// code precedes it on its line.
-struct Comment {
-    line: usize,
-    column: usize,
-    text: String,
-    after_code: bool,
-}
-
-/// The comments of `text` and, per line (index 0 = line 1), whether the line holds code.
-fn lex(text: &str) -> (Vec<Comment>, Vec<bool>) {
-    let b = text.as_bytes();
-    let mut comments = Vec::new();
-    let mut code = vec![false];
-    let (mut i, mut line, mut line_start) = (0, 1usize, 0usize);
-    let newline = |code: &mut Vec<bool>, line: &mut usize| {
-        *line += 1;
-        code.push(false);
-    };
-    while i < b.len() {
-        match b[i] {
-            b'\n' => {
-                newline(&mut code, &mut line);
-                i += 1;
-                line_start = i;
-            }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                let end = text[i..].find('\n').map_or(b.len(), |k| i + k);
-                comments.push(Comment {
-                    line,
-                    column: i - line_start + 1,
-                    text: text[i + 2..end].to_string(),
-                    after_code: code[line - 1],
-                });
-                i = end;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let end = text[i + 2..].find("*/").map_or(b.len(), |k| i + 2 + k);
-                comments.push(Comment {
-                    line,
-                    column: i - line_start + 1,
-                    text: text[i + 2..end].to_string(),
-                    after_code: code[line - 1],
-                });
-                for &c in &b[i..end] {
-                    if c == b'\n' {
-                        newline(&mut code, &mut line);
-                    }
-                }
-                if let Some(k) = text[i..end].rfind('\n') {
-                    line_start = i + k + 1;
-                }
-                i = (end + 2).min(b.len());
-            }
-            q @ (b'"' | b'\'') => {
-                code[line - 1] = true;
-                i += 1;
-                while i < b.len() && b[i] != q && b[i] != b'\n' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
-            c => {
-                if !c.is_ascii_whitespace() {
-                    code[line - 1] = true;
-                }
-                i += 1;
-            }
-        }
-    }
-    (comments, code)
-}
-
 /// The directive of a comment's text, if it is one: `Ok(None)` for a plain `ignore`,
 /// `Ok(Some(kinds))` for `ignore[...]`; `Err` (the offset in the text and a message) for a
 /// bad kind. `None`: not a suppression comment.
 type Parsed = Option<Result<Option<Vec<String>>, (usize, String)>>;
 
 fn parse(text: &str) -> Parsed {
-    let rest = text.trim_start().strip_prefix("fensyn:")?.trim_start();
-    let rest_at = text.len() - rest.len();
-    let after = rest.strip_prefix("ignore")?;
-    if after.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '-') {
-        return None;
-    }
+    let (after, after_at) = directive_args(text, "ignore")?;
     let Some(list) = after.strip_prefix('[') else {
         return Some(Ok(None));
     };
+    let rest_at = after_at - "ignore".len();
     let Some(close) = list.find(']') else {
         return Some(Err((rest_at, "`fensyn: ignore[` without its `]`".into())));
     };
@@ -164,48 +86,25 @@ fn parse(text: &str) -> Parsed {
     Some(Ok(Some(kinds)))
 }
 
-/// Whether a line holds only a fence statement (and maybe a comment after it):
-/// `atomic_thread_fence(...);`, `std::atomic_thread_fence(...);`, `__atomic_thread_fence(...);`.
-fn fence_only(line: &str) -> bool {
-    let code = line.split("/*").next().unwrap_or("");
-    let code = code.split("//").next().unwrap_or("").trim();
-    let call = code.trim_start_matches("std::");
-    (call.starts_with("atomic_thread_fence(") || call.starts_with("__atomic_thread_fence("))
-        && code.ends_with(");")
-        && code.matches(';').count() == 1
-}
-
 /// The suppression comments of `text` (one file).
 pub fn scan(text: &str) -> Result<Vec<Suppression>, SuppressError> {
-    let (comments, code) = lex(text);
-    let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
-    for c in comments {
-        let kinds = match parse(&c.text) {
+    for d in directives(text) {
+        let kinds = match parse(&d.text) {
             None => continue,
             Some(Ok(k)) => k,
             Some(Err((at, message))) => {
                 return Err(SuppressError {
-                    line: c.line,
+                    line: d.line,
                     // The comment's opening `//` or `/*` is two columns.
-                    column: c.column + 2 + at,
+                    column: d.column + 2 + at,
                     message,
                 });
             }
         };
-        // A comment on a line holding code (before or after it) targets that line.
-        // Alone on its line: the next line holding code that is not only a fence, which
-        // never has an error (so a fence `fix` writes between the comment and its line does
-        // not take the comment's place).
-        let target = if c.after_code || code[c.line - 1] {
-            Some(c.line)
-        } else {
-            (c.line + 1..=code.len())
-                .find(|&l| code[l - 1] && !lines.get(l - 1).is_some_and(|t| fence_only(t)))
-        };
-        if let Some(target) = target {
+        if let Some(target) = d.target {
             out.push(Suppression {
-                comment_line: c.line,
+                comment_line: d.line,
                 target,
                 kinds,
             });
@@ -345,12 +244,6 @@ mod tests {
             targets(text),
             vec![(3, Some(vec!["race".to_string()])), (5, None)]
         );
-        assert!(fence_only(
-            "  __atomic_thread_fence(__ATOMIC_RELEASE); // x"
-        ));
-        assert!(!fence_only(
-            "atomic_thread_fence(memory_order_release); x++;"
-        ));
     }
 
     #[test]

@@ -907,7 +907,7 @@ fn deadlocked_threads(g: &ExecutionGraph, roles: &[Option<SyncRole>]) -> Vec<usi
             .and_then(|l| roles.get(l).copied().flatten())
     };
     let stale = g.threads.iter().any(|tr| match tr.end {
-        Some(ThreadEnd::Bounded) => true,
+        Some(ThreadEnd::Bounded | ThreadEnd::BoundAccepted) => true,
         Some(ThreadEnd::Blocked) => {
             let last_plain_read = tr.events.iter().rev().find(|&&r| {
                 g.events[r].kind == EventKind::Read && g.rmw.iter().all(|&(rr, _)| rr != r)
@@ -1057,6 +1057,9 @@ enum End {
     Blocked,
     /// A loop iteration started more than `unroll` times since the loop was entered.
     Bounded,
+    /// As `Bounded`, at a loop whose bound the source sets and accepts
+    /// (`Program::loop_bounds`, from `// fensyn: unroll N`).
+    BoundAccepted,
     /// `exit`: the program ended.
     Exited,
     /// A read of an allocated cell no run has written yet (a value set of an earlier round):
@@ -1829,10 +1832,14 @@ impl Walker<'_> {
                     self.arrive(pc, &regs, &mut run, &mut loops);
                 }
                 Instr::LoopIter { id } => {
+                    let (bound, end) = match self.prog.loop_bounds.get(id) {
+                        Some(&n) => (n, End::BoundAccepted),
+                        None => (self.unroll, End::Bounded),
+                    };
                     let k = loops.count.entry(*id).or_insert(0);
                     *k += 1;
-                    if *k > self.unroll {
-                        return self.stop(run, End::Bounded);
+                    if *k > bound {
+                        return self.stop(run, end);
                     }
                     pc += 1;
                 }
@@ -2250,6 +2257,7 @@ fn skeleton(prog: &Program, main: &Run, kids: &[&Run]) -> ExecutionGraph {
                 End::Stuck => ThreadEnd::Stuck,
                 End::Blocked => ThreadEnd::Blocked,
                 End::Bounded => ThreadEnd::Bounded,
+                End::BoundAccepted => ThreadEnd::BoundAccepted,
                 End::Exited => ThreadEnd::Exited,
                 End::Starved => unreachable!("a starved run in a graph"),
             }),
@@ -2877,14 +2885,17 @@ fn explorer_with(prog: &Program, model: Model, unroll: u32) -> Explored {
 }
 
 /// The oracle's classification of complete graphs, as `Stats` counts them: (executions,
-/// blocked, bounded, buggy). Bounded if a thread was cut at the loop bound, else blocked if a
-/// thread blocked on a false assume, else a normal execution; buggy counts across all three.
-fn classify<'a>(graphs: impl Iterator<Item = &'a (bool, ExecutionGraph)>) -> [u64; 4] {
-    let mut c = [0u64; 4];
+/// blocked, bounded, buggy, bounded at an accepted bound). Bounded if a thread was cut at the
+/// loop bound, else accepted if one was cut at a bound the source accepts, else blocked if a
+/// thread blocked on a false assume, else a normal execution; buggy counts across them all.
+fn classify_all<'a>(graphs: impl Iterator<Item = &'a (bool, ExecutionGraph)>) -> [u64; 5] {
+    let mut c = [0u64; 5];
     for (buggy, g) in graphs {
         let has = |e: ThreadEnd| g.threads.iter().any(|t| t.end == Some(e));
         if has(ThreadEnd::Bounded) {
             c[2] += 1;
+        } else if has(ThreadEnd::BoundAccepted) {
+            c[4] += 1;
         } else if has(ThreadEnd::Blocked) && !has(ThreadEnd::Exited) {
             c[1] += 1;
         } else {
@@ -2895,6 +2906,12 @@ fn classify<'a>(graphs: impl Iterator<Item = &'a (bool, ExecutionGraph)>) -> [u6
         }
     }
     c
+}
+
+/// [`classify_all`] without the accepted bounds: (executions, blocked, bounded, buggy).
+fn classify<'a>(graphs: impl Iterator<Item = &'a (bool, ExecutionGraph)>) -> [u64; 4] {
+    let [executions, blocked, bounded, buggy, _] = classify_all(graphs);
+    [executions, blocked, bounded, buggy]
 }
 
 /// How each thread ended, with the bug index of a failure erased.
@@ -2949,8 +2966,7 @@ fn compare_with(name: &str, prog: &Program, model: Model, unroll: u32) -> Result
         );
     }
     let st = &got.stats;
-    if (st.executions + st.blocked + st.bounded) as usize != got.graphs.len() + got.duplicates.len()
-    {
+    if st.visited() as usize != got.graphs.len() + got.duplicates.len() {
         let _ = writeln!(
             msg,
             "stats: executions {} + blocked {} + bounded {} but {} visits",
@@ -2960,13 +2976,19 @@ fn compare_with(name: &str, prog: &Program, model: Model, unroll: u32) -> Result
             got.graphs.len() + got.duplicates.len()
         );
     }
-    let want_counts = classify(want.values());
-    let got_counts = [st.executions, st.blocked, st.bounded, st.buggy];
+    let want_counts = classify_all(want.values());
+    let got_counts = [
+        st.executions,
+        st.blocked,
+        st.bounded,
+        st.buggy,
+        st.bounded_accepted,
+    ];
     if want_counts != got_counts {
         let _ = writeln!(
             msg,
-            "stats [executions, blocked, bounded, buggy]: oracle {want_counts:?}, explorer \
-             {got_counts:?}"
+            "stats [executions, blocked, bounded, buggy, accepted]: oracle {want_counts:?}, \
+             explorer {got_counts:?}"
         );
     }
     let missing: Vec<&String> = want
@@ -3041,7 +3063,8 @@ fn compare_with(name: &str, prog: &Program, model: Model, unroll: u32) -> Result
         }
     }
     if msg.is_empty() {
-        Ok(want_counts)
+        let [executions, blocked, bounded, buggy, _] = want_counts;
+        Ok([executions, blocked, bounded, buggy])
     } else {
         Err(format!(
             "== {name} under {model}: oracle {} graphs, explorer {} ({} missing, {} extra, {} \
@@ -4144,6 +4167,7 @@ fn ir_program_with(
         defines: vec![],
         layouts,
         sources: Default::default(),
+        loop_bounds: Default::default(),
     };
     prog.validate().unwrap();
     prog
@@ -6093,7 +6117,7 @@ fn fixture_dirs_agree_with_the_oracle(dirs: &[&str]) -> usize {
             // with few executions and events (the larger algorithms are covered by their
             // expectations).
             let (st, events) = explorer_size(&prog, Model::Rc11, 2);
-            if st.executions + st.blocked + st.bounded > 60 || events > MAX_ORACLE_EVENTS {
+            if st.visited() > 60 || events > MAX_ORACLE_EVENTS {
                 eprintln!("not compared: {name}: too many executions or events");
                 continue;
             }
@@ -6113,7 +6137,7 @@ fn fixture_dirs_agree_with_the_oracle(dirs: &[&str]) -> usize {
             }
             for model in [Model::Tso, Model::Pso, Model::Armv8] {
                 let st = explorer_size(&prog, model, 2).0;
-                if st.executions + st.blocked + st.bounded > 30 {
+                if st.visited() > 30 {
                     continue;
                 }
                 if let Err(e) = compare_with(&name, &prog, model, 2) {
@@ -6230,7 +6254,7 @@ fn sync_fixtures_agree_with_the_oracle() {
         }
         for model in [Model::Tso, Model::Pso, Model::Armv8] {
             let st = explorer_size(&prog, model, 2).0;
-            if st.executions + st.blocked + st.bounded <= 6 {
+            if st.visited() <= 6 {
                 if let Err(e) = compare_with(&name, &prog, model, 2) {
                     panic!("{e}");
                 }
@@ -6434,7 +6458,7 @@ fn hardware_models_agree_with_the_oracle() {
             let mut small = true;
             for model in [Model::Tso, Model::Pso] {
                 let st = explorer_with(&prog, model, 2).stats;
-                small &= st.executions + st.blocked + st.bounded <= 80;
+                small &= st.visited() <= 80;
             }
             if !small {
                 eprintln!("skipping {name}: too many executions for the oracle");
@@ -6538,7 +6562,7 @@ fn armv8_agrees_with_the_oracle() {
         // Programs with many executions take the oracle too long (see
         // hardware_models_agree_with_the_oracle).
         let st = explorer_size(prog, Model::Armv8, 2).0;
-        if st.executions + st.blocked + st.bounded > 80 {
+        if st.visited() > 80 {
             continue;
         }
         if let Err(e) = compare_with(name, prog, Model::Armv8, 2) {

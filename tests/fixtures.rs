@@ -77,7 +77,7 @@ fn check_one(c: &Path, exp: &Value) -> Vec<String> {
     if j["complete"] != Value::Bool(complete) {
         fail(format!("check complete {} != {complete}", j["complete"]));
     }
-    for key in ["blocked", "bounded"] {
+    for key in ["blocked", "bounded", "bounded_accepted"] {
         if let Some(n) = ec[key].as_u64() {
             if j[key].as_u64() != Some(n) {
                 fail(format!("{key} {} != expected {n}", j[key]));

@@ -459,3 +459,53 @@ fn explain_honours_ignore_comments() {
         stderr(&out)
     );
 }
+
+/// `// fensyn: unroll N` on a loop bounds it and accepts the bound: the check is complete
+/// (exit 0, `bounded_accepted` in JSON) where it is incomplete without the comment (exit 4);
+/// a malformed comment or one that is not on a loop is an input error at its position.
+#[test]
+fn an_unroll_comment_bounds_its_loop_and_accepts_the_bound() {
+    let text = std::fs::read_to_string(root().join("fixtures/loops/unroll_accepted.c")).unwrap();
+    let directive = "// fensyn: unroll 3 (reviewed: later rounds repeat the same increment)";
+    assert!(text.contains(directive));
+    let dir = tree(&[
+        ("accepted.c", text.as_str()),
+        ("plain.c", &text.replace(directive, "")),
+        ("bad.c", &text.replace("unroll 3", "unroll three")),
+        (
+            "off.c",
+            &text
+                .replace(directive, "")
+                .replace("(void)arg;", "(void)arg; // fensyn: unroll 2"),
+        ),
+    ]);
+    let out = fensyn_in(dir.path(), &["check", "accepted.c"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("1 cut at a bound the source accepts (`fensyn: unroll`)"),
+        "{}",
+        stdout(&out)
+    );
+    let j = json(&fensyn_in(
+        dir.path(),
+        &["check", "accepted.c", "--format", "json"],
+    ));
+    assert_eq!(j["complete"], true);
+    assert_eq!(j["bounded_accepted"], 1);
+    // The bound is the comment's, whatever --unroll says.
+    let out = fensyn_in(dir.path(), &["check", "accepted.c", "--unroll", "1"]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    let out = fensyn_in(dir.path(), &["check", "plain.c"]);
+    assert_eq!(code(&out), 4, "{}", stdout(&out));
+    let out = fensyn_in(dir.path(), &["check", "bad.c"]);
+    assert_eq!(code(&out), 3);
+    assert!(stderr(&out).contains("--> bad.c:18:20"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("got `three`"), "{}", stderr(&out));
+    let out = fensyn_in(dir.path(), &["check", "off.c"]);
+    assert_eq!(code(&out), 3);
+    assert!(
+        stderr(&out).contains("is not on a loop"),
+        "{}",
+        stderr(&out)
+    );
+}

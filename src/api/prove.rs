@@ -59,7 +59,7 @@ pub fn prove_minimal(
                 column: pos.column,
                 variant: if v.is_some() { "weakened" } else { "removed" },
                 order: v.map(|o| o.c_name()),
-                executions: res.stats.executions + res.stats.blocked + res.stats.bounded,
+                executions: res.stats.visited(),
                 buggy: res.stats.buggy,
                 first_bug: first_bug(prog, &variant, &edits, &res),
             });

@@ -55,7 +55,7 @@ pub(super) fn access_entries(
                 column: span.column,
                 variant: "access-weakened",
                 order: Some(w.c_name()),
-                executions: res.stats.executions + res.stats.blocked + res.stats.bounded,
+                executions: res.stats.visited(),
                 buggy: res.stats.buggy,
                 first_bug: prove::first_bug(prog, &variant, &edits, &res),
             });

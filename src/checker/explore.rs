@@ -226,6 +226,10 @@ pub struct Stats {
     /// Executions cut because a loop reached the unroll bound. Not counted in `executions`;
     /// when non-zero the exploration is not a proof.
     pub bounded: u64,
+    /// Executions cut only at loops whose bound the source accepts (`// fensyn: unroll N`,
+    /// [`Program::loop_bounds`]). Not counted in `executions` nor in `bounded`: the
+    /// exploration is a proof up to those bounds.
+    pub bounded_accepted: u64,
     /// Executions with at least one bug (including blocked or cut ones: the bug's prefix is
     /// real whatever happens after it).
     pub buggy: u64,
@@ -244,6 +248,13 @@ pub struct Stats {
     pub revisits: u64,
     /// The exploration stopped because its dead ends passed [`Limits::give_up_after`].
     pub gave_up: bool,
+}
+
+impl Stats {
+    /// Every execution visited: complete, blocked, and cut at a bound (accepted or not).
+    pub fn visited(&self) -> u64 {
+        self.executions + self.blocked + self.bounded + self.bounded_accepted
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -412,6 +423,7 @@ enum VisitKind {
     Execution,
     Blocked,
     Bounded,
+    BoundAccepted,
 }
 
 /// Explores every consistent execution graph of `prog` under `model`, calling `visit` on each
@@ -524,7 +536,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             return true;
         }
         if let Some(budget) = self.limits.give_up_after {
-            let visited = self.stats.executions + self.stats.blocked + self.stats.bounded;
+            let visited = self.stats.visited();
             if self.stats.dead_ends > budget.saturating_add(visited.saturating_mul(10)) {
                 self.stats.gave_up = true;
                 self.stats.stopped = true;
@@ -883,11 +895,14 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                     self.spun(st, t);
                 }
                 Instr::LoopIter { id } => {
-                    let unroll = self.limits.unroll();
+                    let (unroll, end) = match self.prog.loop_bounds.get(id) {
+                        Some(&n) => (n, ThreadEnd::BoundAccepted),
+                        None => (self.limits.unroll(), ThreadEnd::Bounded),
+                    };
                     let count = st.th[t].loops.entry(*id).or_insert(0);
                     *count += 1;
                     if *count > unroll {
-                        self.finish(st, t, ThreadEnd::Bounded);
+                        self.finish(st, t, end);
                         return Ok(());
                     }
                     st.th[t].pc += 1;
@@ -1744,7 +1759,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             st.g.bugs.retain(|b| !(s.0)(b));
         }
         if let Some(max) = self.limits.max_executions {
-            if self.stats.executions + self.stats.blocked + self.stats.bounded >= max {
+            if self.stats.visited() >= max {
                 self.stats.incomplete = Some(Incomplete::MaxExecutions(max));
                 return;
             }
@@ -1755,6 +1770,9 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         let kind = if ends().any(|e| e == Some(ThreadEnd::Bounded)) {
             self.stats.bounded += 1;
             VisitKind::Bounded
+        } else if ends().any(|e| e == Some(ThreadEnd::BoundAccepted)) {
+            self.stats.bounded_accepted += 1;
+            VisitKind::BoundAccepted
         } else if !exited && ends().any(|e| e == Some(ThreadEnd::Blocked)) {
             self.stats.blocked += 1;
             VisitKind::Blocked
@@ -1773,7 +1791,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
             });
         }
         if let Some(p) = &self.limits.progress {
-            let total = self.stats.executions + self.stats.blocked + self.stats.bounded;
+            let total = self.stats.visited();
             if total % PROGRESS_EVERY == 0 {
                 (p.0)(total, self.stats.buggy);
             }
@@ -1924,7 +1942,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
     /// for it are too: no deadlock is reported in such a graph.
     fn settled(&self, g: &ExecutionGraph) -> bool {
         g.threads.iter().all(|tr| match tr.end {
-            Some(ThreadEnd::Bounded) => false,
+            Some(ThreadEnd::Bounded | ThreadEnd::BoundAccepted) => false,
             Some(ThreadEnd::Blocked) => {
                 let last_read = deciding_read(g, &tr.events);
                 last_read.is_none_or(|e| g.events[e].loc.is_none_or(|_| read_latest(g, e)))
@@ -2390,6 +2408,7 @@ pub fn explore_parallel(
                                 VisitKind::Execution => total.executions += 1,
                                 VisitKind::Blocked => total.blocked += 1,
                                 VisitKind::Bounded => total.bounded += 1,
+                                VisitKind::BoundAccepted => total.bounded_accepted += 1,
                             }
                             if v.buggy {
                                 total.buggy += 1;
@@ -2412,6 +2431,7 @@ pub fn explore_parallel(
                         total.executions += r.stats.executions;
                         total.blocked += r.stats.blocked;
                         total.bounded += r.stats.bounded;
+                        total.bounded_accepted += r.stats.bounded_accepted;
                         total.buggy += r.stats.buggy;
                         tally.merge(prog, r.tally);
                         let room = keep_buggy.saturating_sub(buggy_out.len());

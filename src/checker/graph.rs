@@ -85,6 +85,8 @@ pub enum ThreadEnd {
     Blocked,
     /// Cut at the loop unroll bound.
     Bounded,
+    /// Cut at the bound of a loop the source accepts (`// fensyn: unroll N`).
+    BoundAccepted,
     /// Called `exit`: the program ended (the other threads' ends do not matter).
     Exited,
 }

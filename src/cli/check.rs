@@ -106,6 +106,7 @@ fn render(
                 executions: stats.executions,
                 blocked: stats.blocked,
                 bounded: stats.bounded,
+                bounded_accepted: stats.bounded_accepted,
                 buggy: stats.buggy,
                 errors: report::counted_entries(prog, &rep.result.tally),
                 on_hardware: on_hardware.map(|h| report::hardware::on_hardware(prog, buggy, h)),

@@ -528,6 +528,7 @@
 
 mod attributes;
 mod classes;
+pub mod comments;
 mod cpp;
 mod enums;
 mod facts;
@@ -1054,6 +1055,7 @@ pub fn parse_unit(
         }),
     );
     program.sources.options = pp.clone();
+    comments::apply_loop_bounds(file, source, &mut program)?;
     Ok(program)
 }
 
@@ -1372,6 +1374,7 @@ fn lower_text(
         defines: defines.to_vec(),
         layouts: cx.layouts,
         sources: Default::default(),
+        loop_bounds: Default::default(),
     };
     // Inlined copies of a function share its source places: one slot each.
     program.merge_duplicate_slots();

@@ -796,6 +796,10 @@ pub struct Program {
     pub layouts: Vec<Layout>,
     /// How the source was preprocessed, and the headers and macro uses its spans point into.
     pub sources: Sources,
+    /// Loops whose bound the source sets and accepts (`// fensyn: unroll N`), by loop id: the
+    /// loop is cut after N iterations whatever `--unroll` says, and an execution cut there
+    /// does not make the exploration incomplete.
+    pub loop_bounds: std::collections::BTreeMap<usize, u32>,
 }
 
 /// The preprocessor's options for a translation unit (`-I`, `-D NAME=TEXT`, `-U`); a source
@@ -1241,6 +1245,7 @@ mod tests {
             defines: vec![],
             layouts: vec![],
             sources: Default::default(),
+            loop_bounds: Default::default(),
         };
         p.merge_duplicate_slots();
         assert_eq!(p.functions[1].body, vec![Instr::Slot(0), Instr::Slot(2)]);

@@ -150,11 +150,19 @@ pub struct CheckJson<'a> {
     pub blocked: u64,
     /// Executions cut at the loop bound (`--unroll`); when non-zero, `complete` is false.
     pub bounded: u64,
+    /// Executions cut only at bounds the source accepts (`// fensyn: unroll N`): they leave
+    /// `complete` true. Present only when non-zero.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub bounded_accepted: u64,
     pub buggy: u64,
     pub errors: Vec<ErrorEntry>,
     /// `--on-hardware`: which errors the compiled program can show on the machine.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub on_hardware: Option<hardware::OnHardwareJson>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// How a check's executions were counted: the equivalence, and the model they were explored
@@ -428,9 +436,9 @@ pub struct TextStyle {
     pub quiet: bool,
 }
 
-/// Every execution the checker visited: complete, stopped at a wait, or cut at the loop bound.
+/// Every execution the checker visited: complete, stopped at a wait, or cut at a loop bound.
 pub fn explored(stats: &Stats) -> u64 {
-    stats.executions + stats.blocked + stats.bounded
+    stats.visited()
 }
 
 /// `fensyn check` as text: the diagnostics, the first failing execution and what the counts
@@ -493,7 +501,7 @@ pub fn counts_text(
 ) -> String {
     let total = explored(stats);
     let mut parts = Vec::new();
-    if stats.blocked > 0 || stats.bounded > 0 {
+    if stats.blocked > 0 || stats.bounded > 0 || stats.bounded_accepted > 0 {
         parts.push(format!("{} complete", stats.executions));
     }
     if stats.blocked > 0 {
@@ -511,6 +519,12 @@ pub fn counts_text(
     }
     if stats.bounded > 0 {
         parts.push(format!("{} cut at the loop bound", stats.bounded));
+    }
+    if stats.bounded_accepted > 0 {
+        parts.push(format!(
+            "{} cut at a bound the source accepts (`fensyn: unroll`)",
+            stats.bounded_accepted
+        ));
     }
     let detail = if parts.is_empty() {
         String::new()
