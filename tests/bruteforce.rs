@@ -963,34 +963,47 @@ fn deadlocked_threads(g: &ExecutionGraph, roles: &[Option<SyncRole>]) -> Vec<usi
 }
 
 /// Threads spinning forever (issue 23's liveness, as the explorer checks it with
-/// `Limits::liveness`): in a graph where every thread finished, waits at a join or is blocked,
-/// a thread blocked in a loop (`spin_from`: where its last pass began) whose last pass read
-/// the mo-last write of every location it read and no synchronisation cell. Only when every
-/// other blocked thread is settled too: a looping thread's pass read only mo-last writes, and
-/// a thread blocked by an `assume` outside a loop waits on a lock, barrier or condition (its
-/// last read outside an RMW is of a `Wait` or `Signals` cell) and read the mo-last write
-/// there — a thread blocked by the program's own `assume` excludes the execution.
+/// `Limits::liveness`): in a graph where every thread finished, waits at a join, is blocked or
+/// was cut at the loop bound, a thread blocked in a loop (`spin_from`: where its last pass
+/// began) whose last pass read the mo-last write of every location it read and no
+/// synchronisation cell. Only when every other blocked thread is settled too: a looping
+/// thread's pass read only mo-last writes, and a thread blocked by an `assume` outside a loop
+/// waits on a lock, barrier or condition (its last read outside an RMW is of a `Wait` or
+/// `Signals` cell) and read the mo-last write there — a thread blocked by the program's own
+/// `assume` excludes the execution. A thread cut at the bound loops forever when its last
+/// pass repeated (`repeat_from`, see `cut_looping`); then no blocked thread may wait on
+/// anything such a pass writes.
 fn looping_threads(
     g: &ExecutionGraph,
-    spin_from: &[Option<usize>],
+    (spin_from, repeat_from): (&[Option<usize>], &[Option<usize>]),
     roles: &[Option<SyncRole>],
+    used: &dyn Fn(usize) -> bool,
 ) -> Vec<usize> {
     let ended = |e: Option<ThreadEnd>| {
         matches!(
             e,
-            Some(ThreadEnd::Finished | ThreadEnd::Stuck | ThreadEnd::Blocked)
+            Some(
+                ThreadEnd::Finished
+                    | ThreadEnd::Stuck
+                    | ThreadEnd::Blocked
+                    | ThreadEnd::Bounded
+                    | ThreadEnd::BoundAccepted
+            )
         )
     };
     if !g.threads.iter().all(|tr| ended(tr.end)) {
         return Vec::new();
     }
-    let waits_on_sync = |r: usize| {
-        let role = g.events[r]
+    let role_of = |r: usize| {
+        g.events[r]
             .loc
-            .and_then(|l| roles.get(l).copied().flatten());
-        matches!(role, Some(SyncRole::Wait | SyncRole::Signals))
+            .and_then(|l| roles.get(l).copied().flatten())
     };
-    let mut out = Vec::new();
+    let waits_on_sync = |r: usize| matches!(role_of(r), Some(SyncRole::Wait | SyncRole::Signals));
+    let Some((mut out, written)) = cut_looping(g, repeat_from, &role_of, used) else {
+        return Vec::new();
+    };
+    let untouched = |r: usize| g.events[r].loc.is_none_or(|l| !written.contains(&l));
     for (t, tr) in g.threads.iter().enumerate() {
         if tr.end != Some(ThreadEnd::Blocked) {
             continue;
@@ -1009,7 +1022,7 @@ fn looping_threads(
                     let l = g.events[r].loc.expect("a read has a location");
                     let src = g.rf[r].expect("a read has a source");
                     let at = g.mo[l].iter().position(|&w| w == src).expect("src in mo");
-                    g.mo[l][at + 1..].iter().all(|w| own.contains(w))
+                    g.mo[l][at + 1..].iter().all(|w| own.contains(w)) && untouched(r)
                 };
                 if !pass.iter().all(|&r| settled(r)) {
                     return Vec::new();
@@ -1022,13 +1035,65 @@ fn looping_threads(
                 let last = tr.events.iter().rev().copied().find(|&r| {
                     g.events[r].kind == EventKind::Read && g.rmw.iter().all(|&(rr, _)| rr != r)
                 });
-                if !last.is_some_and(|r| waits_on_sync(r) && reads_mo_last(g, r)) {
+                if !last.is_some_and(|r| waits_on_sync(r) && reads_mo_last(g, r) && untouched(r)) {
                     return Vec::new();
                 }
             }
         }
     }
     out
+}
+
+/// The threads cut at the loop bound whose last pass repeats forever, and the locations those
+/// passes write; `None` when a cut thread's loop may still end. A pass (from `repeat_from` to
+/// the thread's end) repeats when it holds only reads, writes and fences, reads no
+/// synchronisation cell of any role, and each read read the mo-last write of a location the
+/// pass does not write, or belongs to a statement whose read values are never used (`used`).
+fn cut_looping(
+    g: &ExecutionGraph,
+    repeat_from: &[Option<usize>],
+    role_of: &dyn Fn(usize) -> Option<SyncRole>,
+    used: &dyn Fn(usize) -> bool,
+) -> Option<(Vec<usize>, Vec<usize>)> {
+    let mut out = Vec::new();
+    let mut written = Vec::new();
+    for (t, tr) in g.threads.iter().enumerate() {
+        if !matches!(tr.end, Some(ThreadEnd::Bounded | ThreadEnd::BoundAccepted)) {
+            continue;
+        }
+        let pass = &tr.events[repeat_from[t]?..];
+        let kinds_ok = pass.iter().all(|&e| {
+            matches!(
+                g.events[e].kind,
+                EventKind::Read | EventKind::Write | EventKind::Fence
+            )
+        });
+        if !kinds_ok {
+            return None;
+        }
+        let writes: Vec<usize> = pass
+            .iter()
+            .filter(|&&e| g.events[e].kind == EventKind::Write)
+            .filter_map(|&e| g.events[e].loc)
+            .collect();
+        for &r in pass
+            .iter()
+            .filter(|&&e| g.events[e].kind == EventKind::Read)
+        {
+            let l = g.events[r].loc?;
+            let settled = if writes.contains(&l) {
+                g.events[r].stmt.is_some_and(|s| !used(s))
+            } else {
+                reads_mo_last(g, r)
+            };
+            if !settled || role_of(r).is_some_and(|role| role != SyncRole::State) {
+                return None;
+            }
+        }
+        out.push(t);
+        written.extend(writes);
+    }
+    Some((out, written))
 }
 
 /// The oracle's verdict on any graph: `Err(axiom)` or `Ok(buggy)`.
@@ -1077,6 +1142,9 @@ struct OEvent {
     rmw: bool,
     /// The first write of an allocated cell (its allocation).
     alloc: bool,
+    /// For the read of a load or RMW: its statement (whether its value is used is asked of
+    /// `SpinInfo::read_value_used`, for the liveness of loops cut at the bound).
+    stmt: Option<usize>,
     /// Dependencies (ARMv8), as indices of earlier events of the same run: the reads the
     /// address, the value written, and the control flow up to this event depend on.
     addr: BTreeSet<usize>,
@@ -1093,6 +1161,7 @@ impl OEvent {
             value,
             rmw: false,
             alloc: false,
+            stmt: None,
             addr: BTreeSet::new(),
             data: BTreeSet::new(),
             ctrl: BTreeSet::new(),
@@ -1152,6 +1221,9 @@ struct Run {
     /// For a run blocked in a loop (by the spin rule, or at an await loop's `assume`): where
     /// its last pass began (an index into `events`).
     spin_from: Option<usize>,
+    /// For a run cut at the bound of a loop whose last pass came back to the head with the
+    /// same strongly live values but was no spin: where that pass began.
+    repeat_from: Option<usize>,
     /// Zero-net-effect passes (`ir::spin`) whose writes chain (several RMWs on one location):
     /// for a run blocked after one, the `(read, write)` pairs (run indices) that must be rf
     /// edges in a graph of the run; for each such pass a run went on after, pairs of which
@@ -1373,6 +1445,9 @@ struct Walker<'a> {
 struct Loops {
     count: BTreeMap<usize, u32>,
     spins: BTreeMap<usize, (usize, Vec<i64>, usize, usize)>,
+    /// The last pass that came back to its loop's head with the same strongly live values
+    /// (and no spawn or join) but was no spin: (loop id, where it began).
+    repeat: Option<(usize, usize)>,
 }
 
 impl Walker<'_> {
@@ -1392,9 +1467,17 @@ impl Walker<'_> {
         let live: Vec<i64> = live.iter().map(|&r| regs[r]).collect();
         let n = run.events.len();
         let others = run.spawns.len() + run.joins.len();
+        if loops.repeat.is_some_and(|r| r.0 == id) {
+            loops.repeat = None;
+        }
         if let Some((at, before, seen, seen_others)) = loops.spins.get(&id) {
             let from = *seen;
             let same = *at == pc && *before == live && *seen_others == others;
+            if same {
+                // Going on after this pass means it was no spin: a repeat (a run that blocks
+                // on a chained pass is another run).
+                loops.repeat = Some((id, from));
+            }
             if let Some(chain) = self.zne_pass(run, from).filter(|_| same) {
                 if chain.is_empty() {
                     return Some((from, chain));
@@ -1828,6 +1911,9 @@ impl Walker<'_> {
                 Instr::LoopEnter { id } => {
                     loops.count.remove(id);
                     loops.spins.remove(id);
+                    if loops.repeat.is_some_and(|r| r.0 == *id) {
+                        loops.repeat = None;
+                    }
                     pc += 1;
                     self.arrive(pc, &regs, &mut run, &mut loops);
                 }
@@ -1839,6 +1925,8 @@ impl Walker<'_> {
                     let k = loops.count.entry(*id).or_insert(0);
                     *k += 1;
                     if *k > bound {
+                        let mut run = run;
+                        run.repeat_from = loops.repeat.filter(|r| r.0 == *id).map(|r| r.1);
                         return self.stop(run, end);
                     }
                     pc += 1;
@@ -1854,11 +1942,9 @@ impl Walker<'_> {
                         let mut regs2 = regs.clone();
                         regs2[*dst] = v;
                         let mut run2 = run.clone();
-                        run2.push_access(
-                            OEvent::new(EventKind::Read, Some(*loc), *order, v),
-                            a,
-                            None,
-                        );
+                        let mut e = OEvent::new(EventKind::Read, Some(*loc), *order, v);
+                        e.stmt = Some(self.prog.functions[self.func].stmt_of[pc]);
+                        run2.push_access(e, a, None);
                         run2.reg_deps[*dst] = BTreeSet::from([run2.events.len() - 1]);
                         self.go(pc + 1, regs2, run2, steps, loops.clone());
                     }
@@ -1887,7 +1973,9 @@ impl Walker<'_> {
                         let mut regs2 = regs.clone();
                         regs2[*dst] = v;
                         let mut run2 = run.clone();
-                        run2.push_access(OEvent::new(EventKind::Read, Some(*loc), ro, v), a, None);
+                        let mut e = OEvent::new(EventKind::Read, Some(*loc), ro, v);
+                        e.stmt = Some(self.prog.functions[self.func].stmt_of[pc]);
+                        run2.push_access(e, a, None);
                         let read = run2.events.len() - 1;
                         let mut w = OEvent::new(
                             EventKind::Write,
@@ -2067,6 +2155,7 @@ fn thread_runs(
         needs: Vec::new(),
         fail: None,
         spin_from: None,
+        repeat_from: None,
         zne_chain: Vec::new(),
         zne_not: Vec::new(),
     };
@@ -2294,7 +2383,7 @@ fn skeleton(prog: &Program, main: &Run, kids: &[&Run]) -> ExecutionGraph {
                 loc: e.loc.map(compact),
                 order: e.order,
                 value: e.value,
-                stmt: None,
+                stmt: e.stmt,
                 slot: None,
                 deps: (!deps.is_empty()).then(|| std::sync::Arc::new(deps)),
             });
@@ -2450,6 +2539,16 @@ fn graphs_of_combination(
         .chain(kids.iter().copied())
         .map(|r| r.spin_from)
         .collect();
+    let repeat_from: Vec<Option<usize>> = std::iter::once(main)
+        .chain(kids.iter().copied())
+        .map(|r| r.repeat_from)
+        .collect();
+    // Which statements' read values matter (only asked for a run that repeats).
+    let spin = repeat_from
+        .iter()
+        .any(Option::is_some)
+        .then(|| SpinInfo::new(prog));
+    let used = |s: usize| spin.as_ref().is_none_or(|i| i.read_value_used(s));
     let n = g.events.len();
     // BRUTEFORCE_NO_PREFILTER=1 checks the RMW pre-filter below against the axioms.
     let no_prefilter = std::env::var_os("BRUTEFORCE_NO_PREFILTER").is_some();
@@ -2550,7 +2649,8 @@ fn graphs_of_combination(
                         || (!hardware && !races(&g, &d).is_empty())
                         || !deadlocked_threads(&g, &roles).is_empty()
                         || (LIVENESS.with(|l| l.get())
-                            && !looping_threads(&g, &spin_from, &roles).is_empty())
+                            && !looping_threads(&g, (&spin_from, &repeat_from), &roles, &used)
+                                .is_empty())
                         || !g2.bugs.is_empty();
                     let key = sym_key(&g);
                     if let Some((b, g0)) = out.get(&key) {

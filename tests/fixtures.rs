@@ -366,9 +366,14 @@ fn spin_loop_fixtures_need_no_unroll_bound() {
         let name = rel(c);
         let exp = expect_of(c).unwrap_or_else(|| panic!("{name}: no expectation"));
         assert!(expect_args(&exp).is_empty(), "{name}: takes no arguments");
+        let ec = &exp["check"];
+        // A fixture whose loop writes in every pass is cut by design (`"complete": false`):
+        // its counts depend on the bound.
+        if ec["complete"].as_bool() == Some(false) {
+            continue;
+        }
         let out = fensyn(&["check", &name, "--format", "json", "--unroll", "2"]);
         let j: Value = one_file(&stdout(&out)).unwrap();
-        let ec = &exp["check"];
         for key in ["executions", "blocked", "buggy"] {
             if j[key] != ec[key] {
                 problems.push(format!(

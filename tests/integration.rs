@@ -509,3 +509,26 @@ fn an_unroll_comment_bounds_its_loop_and_accepts_the_bound() {
         stderr(&out)
     );
 }
+
+/// A loop cut at the bound is a liveness bug only when its last pass shows it can never end:
+/// here its exit depends on the value its RMW returns, so at a bound below that value the cut
+/// is only a cut (exit 4), and at the default bound the loop ends (exit 0).
+#[test]
+fn a_cut_loop_whose_rmw_result_decides_its_exit_is_not_a_liveness_bug() {
+    let text = "#include <pthread.h>\n#include <stdatomic.h>\n#include <stdlib.h>\n\
+                atomic_int stop;\natomic_int rounds;\n\
+                void *worker(void *arg)\n{\n\
+                \twhile (!atomic_load_explicit(&stop, memory_order_acquire)) {\n\
+                \t\tif (atomic_fetch_add_explicit(&rounds, 1, memory_order_relaxed) == 5)\n\
+                \t\t\tatomic_store_explicit(&stop, 1, memory_order_release);\n\
+                \t}\n\treturn NULL;\n}\n\
+                int main(void)\n{\n\tpthread_t t;\n\
+                \tif (pthread_create(&t, NULL, worker, NULL))\n\t\tabort();\n\
+                \tpthread_join(t, NULL);\n\treturn 0;\n}\n";
+    let dir = tree(&[("counted.c", text)]);
+    let out = fensyn_in(dir.path(), &["check", "counted.c", "--unroll", "3"]);
+    assert_eq!(code(&out), 4, "{}{}", stdout(&out), stderr(&out));
+    assert!(!stdout(&out).contains("liveness"), "{}", stdout(&out));
+    let out = fensyn_in(dir.path(), &["check", "counted.c"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+}

@@ -278,6 +278,12 @@ struct ThreadState {
     /// Set when the thread blocked in a loop (the spin rule, or an await loop's `assume`): the
     /// loop's head pc and the index (in the thread's events) where its last pass began.
     spin_block: Option<(usize, usize)>,
+    /// The last pass through a loop that came back to its head with the strongly live
+    /// registers as they were but was no spin (it wrote): the loop's id, its head pc and the
+    /// index where the pass began (liveness of loops cut at the bound, `liveness.rs`).
+    repeat: Option<(usize, usize, usize)>,
+    /// The loop whose bound cut the thread, if one did.
+    cut_loop: Option<usize>,
     /// `run_local` stopped at the thread's next event (an access, fence or spawn, already
     /// validated): running it again would change nothing. Cleared when the thread moves.
     at_event: bool,
@@ -485,6 +491,8 @@ fn initial_state(prog: &Program, model: Model, limits: &Limits) -> State {
             loops: Default::default(),
             spins: Default::default(),
             spin_block: None,
+            repeat: None,
+            cut_loop: None,
             at_event: false,
             dep: track_deps.then(|| DepState::new(main.reg_names.len())),
         }],
@@ -891,6 +899,9 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                 Instr::LoopEnter { id } => {
                     st.th[t].loops.remove(id);
                     st.th[t].spins.remove(id);
+                    if st.th[t].repeat.is_some_and(|r| r.0 == *id) {
+                        st.th[t].repeat = None;
+                    }
                     st.th[t].pc += 1;
                     self.spun(st, t);
                 }
@@ -902,6 +913,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                     let count = st.th[t].loops.entry(*id).or_insert(0);
                     *count += 1;
                     if *count > unroll {
+                        st.th[t].cut_loop = Some(*id);
                         self.finish(st, t, end);
                         return Ok(());
                     }
@@ -934,16 +946,24 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
         let regs = &st.th[t].regs;
         let live: Vec<i64> = live.iter().map(|&r| regs[r]).collect();
         let events = &st.g.threads[t].events;
+        let mut repeat = None;
         if let Some((at, before, n)) = st.th[t].spins.get(&id) {
             let zne = matches!(self.model, Model::Rc11 | Model::Sc);
-            if *at == pc && *before == live && pass_deletable(&st.g, &events[*n..], spin, zne) {
-                let start = *n;
-                st.th[t].spin_block = Some((pc, start));
-                return true;
+            if *at == pc && *before == live {
+                if pass_deletable(&st.g, &events[*n..], spin, zne) {
+                    let start = *n;
+                    st.th[t].spin_block = Some((pc, start));
+                    return true;
+                }
+                repeat = Some((id, pc, *n));
             }
         }
         let n = events.len();
-        st.th[t].spins.insert(id, (pc, live, n));
+        let th = &mut st.th[t];
+        if repeat.is_some() || th.repeat.is_some_and(|r| r.0 == id) {
+            th.repeat = repeat;
+        }
+        th.spins.insert(id, (pc, live, n));
         false
     }
 
@@ -1376,6 +1396,8 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                     loops: Default::default(),
                     spins: Default::default(),
                     spin_block: None,
+                    repeat: None,
+                    cut_loop: None,
                     at_event: false,
                     dep: child_dep,
                 });

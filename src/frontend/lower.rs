@@ -1563,7 +1563,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 });
                 Ok(false)
             }
-            "printf" | "fprintf" | "puts" | "fputs" | "putchar" | "fputc" | "fflush" => {
+            "printf" | "fprintf" | "puts" | "fputs" | "putchar" | "fputc" | "fflush" | "perror" => {
                 self.output_call(call, name, &args)?;
                 Ok(false)
             }
@@ -1723,11 +1723,12 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "atomic_flag_clear" | "atomic_flag_clear_explicit" => {
                 Err(src.unsupported(call, &format!("`{name}` used as a value")))
             }
-            "printf" | "fprintf" | "puts" | "fputs" | "putchar" | "fputc" | "fflush" => Err(src
-                .unsupported(
+            "printf" | "fprintf" | "puts" | "fputs" | "putchar" | "fputc" | "fflush" | "perror" => {
+                Err(src.unsupported(
                     call,
                     &format!("`{name}` used as a value (its result is not modelled)"),
-                )),
+                ))
+            }
             "atomic_store"
             | "atomic_store_explicit"
             | "atomic_init"

@@ -102,15 +102,24 @@ pub struct SpinInfo {
     /// Per global location: some read that is not an RMW's (a load, or a compare-and-swap,
     /// which reads when it fails) may reach it after main's first spawn.
     observed: Vec<bool>,
+    /// Statements with a read whose value may matter: a load or RMW whose destination is
+    /// strongly live after it (in some function the statement's code is in), or a
+    /// compare-and-swap (its outcome decides what it writes).
+    used_reads: std::collections::BTreeSet<super::StmtId>,
 }
 
 impl SpinInfo {
     pub fn new(prog: &Program) -> SpinInfo {
+        let lives: Vec<Vec<Vec<Reg>>> = prog
+            .functions
+            .iter()
+            .map(|f| strongly_live(&f.body, f.result))
+            .collect();
         let heads = prog
             .functions
             .iter()
-            .map(|f| {
-                let all = strongly_live(&f.body, f.result);
+            .zip(&lives)
+            .map(|(f, all)| {
                 f.body
                     .iter()
                     .enumerate()
@@ -136,6 +145,7 @@ impl SpinInfo {
             na_written: vec![false; n],
             na_read: vec![false; n],
             observed: vec![false; n],
+            used_reads: used_reads(prog, &lives),
         };
         for (fid, f) in prog.functions.iter().enumerate() {
             let after_spawn = if fid == prog.main {
@@ -189,6 +199,12 @@ impl SpinInfo {
         flag(&self.na_written) && flag(&self.na_read) && (!chain || flag(&self.observed))
     }
 
+    /// Whether some read of statement `stmt` may matter to what its thread does (see
+    /// `used_reads`): when not, the values its reads return are never used.
+    pub fn read_value_used(&self, stmt: super::StmtId) -> bool {
+        self.used_reads.contains(&stmt)
+    }
+
     /// Records the global locations instruction `ins` may read other than as an RMW.
     fn note_read(&mut self, ins: &Instr) {
         let (addr, na) = match ins {
@@ -214,6 +230,35 @@ impl SpinInfo {
             self.na_written[l] |= na;
         }
     }
+}
+
+/// The statements with a read whose value may matter (`SpinInfo::used_reads`), given each
+/// function's strong liveness per pc.
+fn used_reads(
+    prog: &Program,
+    lives: &[Vec<Vec<Reg>>],
+) -> std::collections::BTreeSet<super::StmtId> {
+    let mut out = std::collections::BTreeSet::new();
+    for (f, live) in prog.functions.iter().zip(lives) {
+        for (pc, ins) in f.body.iter().enumerate() {
+            let dst = match ins {
+                Instr::Load { dst, .. } | Instr::Rmw { dst, .. } => *dst,
+                Instr::Cas { .. } => {
+                    out.insert(f.stmt_of[pc]);
+                    continue;
+                }
+                _ => continue,
+            };
+            let after = match live.get(pc + 1) {
+                Some(l) => l.contains(&dst),
+                None => f.result == Some(dst),
+            };
+            if after {
+                out.insert(f.stmt_of[pc]);
+            }
+        }
+    }
+    out
 }
 
 /// The global locations (of `n`) an address may reach.
