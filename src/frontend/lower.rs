@@ -28,6 +28,7 @@ pub(crate) mod locals;
 mod memory;
 mod mutex;
 mod reference;
+mod relacy;
 mod rwlock;
 mod sizeof;
 pub(crate) mod sync;
@@ -1447,6 +1448,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
 
     /// A call in statement position; returns whether it ends the thread.
     fn call_stmt(&mut self, call: Node) -> R<bool> {
+        if self.relacy_read(call)?.is_some() {
+            return Ok(false);
+        }
         if self.is_indirect_call(call) {
             return self.indirect_call(call, false).map(|_| false);
         }
@@ -1620,6 +1624,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
 
     /// A call whose value is used (or an expression-only call in statement position).
     fn call_value(&mut self, call: Node) -> R<TExpr> {
+        if let Some(v) = self.relacy_read(call)? {
+            return Ok(v);
+        }
         if self.is_indirect_call(call) {
             return self.indirect_call(call, true);
         }
