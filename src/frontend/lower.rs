@@ -38,6 +38,7 @@ mod unique_ptr;
 pub(crate) use builtins::ORDER_MACROS;
 pub(crate) use goto::syntax_error as goto_syntax_error;
 use memory::Place;
+pub(crate) use sizeof::size_align;
 use threads::HandleRef;
 pub(crate) use threads::{NONDET_HI, NONDET_LO};
 
@@ -743,27 +744,30 @@ impl<'c, 'a> FnLower<'c, 'a> {
             [] => Ok(()),
             [p] if p.kind() == "parameter_declaration" => {
                 let pspec = types::decl_spec(&src, &self.cx.types, *p).map_err(|_| bad())?;
-                if pspec.ty != BaseTy::Void {
+                let void = pspec.ty == BaseTy::Void && !pspec.atomic;
+                let Some(d) = p.child_by_field_name("declarator") else {
+                    return if void { Ok(()) } else { Err(bad()) }; // `(void)`
+                };
+                if d.kind() == "abstract_pointer_declarator" && d.named_child_count() == 0 {
+                    return if void { Ok(()) } else { Err(bad()) };
+                }
+                if d.kind() != "pointer_declarator" {
                     return Err(bad());
                 }
-                let Some(d) = p.child_by_field_name("declarator") else {
-                    return Ok(()); // `(void)`
+                // `void *arg`, or a pointer to another type (`void threadA(struct q *queue)`
+                // passed as `(thrd_start_t)&threadA`, as the thesis's mpmc-queue does): the
+                // argument, a pointer, is read as the parameter's type.
+                let decl = types::declarator(&src, &pspec, d, &mut |n| const_eval(self.cx, n))
+                    .map_err(|_| bad())?;
+                let Ty::Ptr { to, atomic: false } = decl.ty else {
+                    return Err(bad());
                 };
-                match d.kind() {
-                    "abstract_pointer_declarator" if d.named_child_count() == 0 => Ok(()),
-                    "pointer_declarator" => match d.child_by_field_name("declarator") {
-                        Some(id) if id.kind() == "identifier" => {
-                            let pname = src.text(id).to_string();
-                            let r = self.new_reg(&pname, IntTy::I64);
-                            self.set_pointee(r, Ty::Void);
-                            self.param = Some(r);
-                            self.bind(&pname, Binding::Var(r));
-                            Ok(())
-                        }
-                        _ => Err(bad()),
-                    },
-                    _ => Err(bad()),
-                }
+                let pname = src.text(decl.name).to_string();
+                let r = self.new_reg(&pname, IntTy::I64);
+                self.set_pointee(r, *to);
+                self.param = Some(r);
+                self.bind(&pname, Binding::Var(r));
+                Ok(())
             }
             _ => Err(bad()),
         }

@@ -615,6 +615,18 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
             atomic |= a;
             BaseTy::Int(t)
         }
+        // `struct q<int, 4>` (C++): the instance of class template `q`.
+        "struct_specifier" | "class_specifier"
+            if ty_node
+                .child_by_field_name("name")
+                .is_some_and(|n| n.kind() == "template_type") =>
+        {
+            let tt = ty_node.child_by_field_name("name").unwrap_or(ty_node);
+            match super::templates::instance(src, env, tt)? {
+                Some(id) => BaseTy::Struct(id),
+                None => return Err(other_type(src, tt)),
+            }
+        }
         "struct_specifier" => {
             let name = ty_node.child_by_field_name("name").map(|n| src.text(n));
             match env.struct_by(name, ty_node.start_byte()) {
