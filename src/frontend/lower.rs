@@ -1000,7 +1000,17 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     || decl.ty == Ty::Thread =>
             {
                 if let Some(v) = init {
-                    return Err(src.unsupported(v, "initialiser for a thread handle"));
+                    if decl.ty != Ty::Thread {
+                        return Err(
+                            src.unsupported(v, "initialiser for an array of thread handles")
+                        );
+                    }
+                    // `thrd_t curr = thrd_current();`: a handle holding that id.
+                    let id = self.handle_expr(v)?;
+                    let r = self.new_reg(&name, IntTy::I64);
+                    self.emit(Instr::Assign { dst: r, val: id });
+                    self.bind(&name, Binding::Handle(r));
+                    return Ok(());
                 }
                 let len = match decl.ty {
                     Ty::Array(_, n) => Some(n),
@@ -1964,6 +1974,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 let (e, _) = self.ptr_value(n)?;
                 Ok((e, IntTy::I64))
             }
+            "field_expression" if self.is_handle_member(n) => self
+                .handle_member(n)?
+                .ok_or_else(|| src.internal("handle member")),
             "pointer_expression" | "subscript_expression" | "field_expression" => {
                 match self.place_of(n)? {
                     Some(p) => self.read_place(n, &p),
