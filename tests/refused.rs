@@ -1275,6 +1275,37 @@ int main(void) {
             "`store_32` used as a value",
         ),
         case(
+            "cpp_relacy_var_of_struct",
+            "\
+#include <unrelacy.h>
+struct pair { int a; int b; };
+rl::var<pair> cell;
+int main() {
+    return 0;
+}
+",
+            (3, 1),
+            UNSUPPORTED,
+            "rl::var is supported for integer and pointer types",
+        ),
+        case(
+            "cpp_relacy_backoff_member",
+            "\
+#include <unrelacy.h>
+struct spinner {
+    int turns;
+    rl::backoff bo;
+};
+spinner s;
+int main() {
+    return 0;
+}
+",
+            (4, 5),
+            UNSUPPORTED,
+            "an rl:: backoff is supported as a local variable",
+        ),
+        case(
             "memory_order_not_a_constant",
             "\
 #include <stdatomic.h>

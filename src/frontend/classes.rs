@@ -40,6 +40,9 @@ pub(crate) struct ClassDef<'a> {
     pub(crate) dtor: Option<Node<'a>>,
     /// Default member initialisers: member name and the initialiser (`= v`'s `v` or `{v}`).
     pub(crate) defaults: Vec<(String, Node<'a>)>,
+    /// Members declared `rl::var<T>` (`relacy.rs`): without an initialiser they start at 0,
+    /// as the header's default constructor stores.
+    pub(crate) zeroed: Vec<String>,
     /// `static const` / `static constexpr` integer members.
     pub(crate) statics: Vec<(String, i64)>,
     /// For an instance of a class template: its parameters' bindings, bound while one of its
@@ -51,7 +54,7 @@ impl ClassDef<'_> {
     /// Whether creating an object runs code: a constructor, default member initialisers, or a
     /// member of a class type that does.
     pub(crate) fn constructs(&self) -> bool {
-        self.declares_ctor || !self.defaults.is_empty()
+        self.declares_ctor || !self.defaults.is_empty() || !self.zeroed.is_empty()
     }
 
     /// The class's name without template arguments (a constructor's name).

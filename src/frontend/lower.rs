@@ -28,6 +28,7 @@ pub(crate) mod locals;
 mod memory;
 mod mutex;
 mod reference;
+mod relacy;
 mod rwlock;
 mod sizeof;
 pub(crate) mod sync;
@@ -37,6 +38,7 @@ mod unique_ptr;
 pub(crate) use builtins::ORDER_MACROS;
 pub(crate) use goto::syntax_error as goto_syntax_error;
 use memory::Place;
+pub(crate) use sizeof::size_align;
 use threads::HandleRef;
 pub(crate) use threads::{NONDET_HI, NONDET_LO};
 
@@ -742,27 +744,30 @@ impl<'c, 'a> FnLower<'c, 'a> {
             [] => Ok(()),
             [p] if p.kind() == "parameter_declaration" => {
                 let pspec = types::decl_spec(&src, &self.cx.types, *p).map_err(|_| bad())?;
-                if pspec.ty != BaseTy::Void {
+                let void = pspec.ty == BaseTy::Void && !pspec.atomic;
+                let Some(d) = p.child_by_field_name("declarator") else {
+                    return if void { Ok(()) } else { Err(bad()) }; // `(void)`
+                };
+                if d.kind() == "abstract_pointer_declarator" && d.named_child_count() == 0 {
+                    return if void { Ok(()) } else { Err(bad()) };
+                }
+                if d.kind() != "pointer_declarator" {
                     return Err(bad());
                 }
-                let Some(d) = p.child_by_field_name("declarator") else {
-                    return Ok(()); // `(void)`
+                // `void *arg`, or a pointer to another type (`void threadA(struct q *queue)`
+                // passed as `(thrd_start_t)&threadA`, as the thesis's mpmc-queue does): the
+                // argument, a pointer, is read as the parameter's type.
+                let decl = types::declarator(&src, &pspec, d, &mut |n| const_eval(self.cx, n))
+                    .map_err(|_| bad())?;
+                let Ty::Ptr { to, atomic: false } = decl.ty else {
+                    return Err(bad());
                 };
-                match d.kind() {
-                    "abstract_pointer_declarator" if d.named_child_count() == 0 => Ok(()),
-                    "pointer_declarator" => match d.child_by_field_name("declarator") {
-                        Some(id) if id.kind() == "identifier" => {
-                            let pname = src.text(id).to_string();
-                            let r = self.new_reg(&pname, IntTy::I64);
-                            self.set_pointee(r, Ty::Void);
-                            self.param = Some(r);
-                            self.bind(&pname, Binding::Var(r));
-                            Ok(())
-                        }
-                        _ => Err(bad()),
-                    },
-                    _ => Err(bad()),
-                }
+                let pname = src.text(decl.name).to_string();
+                let r = self.new_reg(&pname, IntTy::I64);
+                self.set_pointee(r, *to);
+                self.param = Some(r);
+                self.bind(&pname, Binding::Var(r));
+                Ok(())
             }
             _ => Err(bad()),
         }
@@ -995,7 +1000,17 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     || decl.ty == Ty::Thread =>
             {
                 if let Some(v) = init {
-                    return Err(src.unsupported(v, "initialiser for a thread handle"));
+                    if decl.ty != Ty::Thread {
+                        return Err(
+                            src.unsupported(v, "initialiser for an array of thread handles")
+                        );
+                    }
+                    // `thrd_t curr = thrd_current();`: a handle holding that id.
+                    let id = self.handle_expr(v)?;
+                    let r = self.new_reg(&name, IntTy::I64);
+                    self.emit(Instr::Assign { dst: r, val: id });
+                    self.bind(&name, Binding::Handle(r));
+                    return Ok(());
                 }
                 let len = match decl.ty {
                     Ty::Array(_, n) => Some(n),
@@ -1447,6 +1462,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
 
     /// A call in statement position; returns whether it ends the thread.
     fn call_stmt(&mut self, call: Node) -> R<bool> {
+        if self.relacy_read(call)?.is_some() {
+            return Ok(false);
+        }
         if self.is_indirect_call(call) {
             return self.indirect_call(call, false).map(|_| false);
         }
@@ -1620,6 +1638,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
 
     /// A call whose value is used (or an expression-only call in statement position).
     fn call_value(&mut self, call: Node) -> R<TExpr> {
+        if let Some(v) = self.relacy_read(call)? {
+            return Ok(v);
+        }
         if self.is_indirect_call(call) {
             return self.indirect_call(call, true);
         }
@@ -1954,6 +1975,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 let (e, _) = self.ptr_value(n)?;
                 Ok((e, IntTy::I64))
             }
+            "field_expression" if self.is_handle_member(n) => self
+                .handle_member(n)?
+                .ok_or_else(|| src.internal("handle member")),
             "pointer_expression" | "subscript_expression" | "field_expression" => {
                 match self.place_of(n)? {
                     Some(p) => self.read_place(n, &p),

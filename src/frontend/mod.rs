@@ -538,6 +538,7 @@ mod lower;
 mod macros;
 mod named_casts;
 pub mod preprocess;
+mod relacy;
 mod templates;
 mod types;
 mod unions;
@@ -1951,6 +1952,7 @@ impl<'a> Ctx<'a> {
             declares_ctor: false,
             dtor: None,
             defaults: Vec::new(),
+            zeroed: Vec::new(),
             statics: Vec::new(),
             bindings: Vec::new(),
         };
@@ -2041,6 +2043,9 @@ impl<'a> Ctx<'a> {
                     return Err(src.error(decl.name, &format!("member `{fname}` has type void")))
                 }
                 _ => {}
+            }
+            if relacy::zero_initialised(&src, fd) {
+                class.zeroed.push(fname.clone());
             }
             fields.push((fname, decl.ty));
         }

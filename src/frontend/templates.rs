@@ -204,7 +204,7 @@ fn type_arg(src: &Src, env: &TypeEnv, a: Node) -> R<Ty> {
 }
 
 /// A value argument: an integer literal, `true`/`false`, a value parameter of the template
-/// being instantiated, negated or parenthesised.
+/// being instantiated, `sizeof` of a type name, negated or parenthesised.
 fn value_arg(src: &Src, env: &TypeEnv, a: Node) -> R<i64> {
     let text = src.text(a);
     match a.kind() {
@@ -224,6 +224,14 @@ fn value_arg(src: &Src, env: &TypeEnv, a: Node) -> R<i64> {
                 .ok_or_else(|| bad_value(src, a))?;
             Ok(value_arg(src, env, e)?.wrapping_neg())
         }
+        // `sizeof(int32_t)` (the thesis's mpmc-queue): the LP64 size of a type name.
+        "sizeof_expression" => {
+            let t = a
+                .child_by_field_name("type")
+                .ok_or_else(|| bad_value(src, a))?;
+            let ty = type_arg(src, env, t)?;
+            Ok(super::lower::size_align(env, &ty).0 as i64)
+        }
         _ => Err(bad_value(src, a)),
     }
 }
@@ -233,8 +241,8 @@ fn bad_value(src: &Src, a: Node) -> super::Diagnostic {
     src.unsupported(
         a,
         &format!(
-            "template argument `{text}` (a value argument must be an integer literal or a value \
-             parameter of the enclosing template)"
+            "template argument `{text}` (a value argument must be an integer literal, a value \
+             parameter of the enclosing template or `sizeof` of a type)"
         ),
     )
 }

@@ -315,6 +315,9 @@ pub(crate) struct TypeEnv {
     /// qualifier applies to the pointer, not to the pointee (the parentheses are blanked
     /// before parsing, see `prepare_source`).
     pub atomic_pointer_at: Vec<usize>,
+    /// The names of variables and members declared `rl::var<T>` (`relacy.rs`): a call of one
+    /// with no arguments reads it.
+    pub relacy_vars: std::cell::RefCell<std::collections::HashSet<String>>,
 }
 
 /// The structs of the C library that programs use without defining them (`<time.h>`'s
@@ -527,7 +530,11 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
     let Some(ty_node) = ty_node else {
         return Err(src.unsupported(node, "declaration without a type"));
     };
-    match super::cpp::std_type(src, env, ty_node)? {
+    let std = match super::relacy::var_type(src, env, node, ty_node)? {
+        Some(t) => Some(t),
+        None => super::cpp::std_type(src, env, ty_node)?,
+    };
+    match std {
         Some(super::cpp::StdTy::Base(ty, a)) => {
             let atomic = atomic || a;
             return Ok(DeclSpec {
@@ -607,6 +614,18 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
             let (t, a) = sized_type(src, ty_node)?;
             atomic |= a;
             BaseTy::Int(t)
+        }
+        // `struct q<int, 4>` (C++): the instance of class template `q`.
+        "struct_specifier" | "class_specifier"
+            if ty_node
+                .child_by_field_name("name")
+                .is_some_and(|n| n.kind() == "template_type") =>
+        {
+            let tt = ty_node.child_by_field_name("name").unwrap_or(ty_node);
+            match super::templates::instance(src, env, tt)? {
+                Some(id) => BaseTy::Struct(id),
+                None => return Err(other_type(src, tt)),
+            }
         }
         "struct_specifier" => {
             let name = ty_node.child_by_field_name("name").map(|n| src.text(n));

@@ -338,9 +338,15 @@ impl<'a> FnLower<'_, 'a> {
             let default = class
                 .as_ref()
                 .and_then(|c| c.defaults.iter().find(|(m, _)| *m == name).map(|(_, v)| *v));
+            let zeroed = class.as_ref().is_some_and(|c| c.zeroed.contains(&name));
             match (init, default) {
                 (Some(i), _) => self.member_init(*i, &place)?,
                 (None, Some(v)) => self.member_default(v, &place)?,
+                (None, None) if zeroed => {
+                    let start = self.begin_init_stmt(at);
+                    self.zero_store(&place);
+                    self.end_init_stmt(start);
+                }
                 (None, None) => self.member_default_ctor(at, &place)?,
             }
         }

@@ -106,6 +106,8 @@ pub(super) struct State {
     pub(super) guards: Vec<Guard>,
     /// Enclosing loops and switches, innermost last: where `break` / `continue` leave to.
     marks: Vec<Mark>,
+    /// The `rl::` backoff locals declared so far (`lower/relacy.rs`).
+    pub(super) backoffs: Vec<String>,
 }
 
 /// A lock guard or a `std::unique_ptr` in scope: its destructor (the mutex unlocked, the owned
@@ -569,6 +571,9 @@ impl<'a> FnLower<'_, 'a> {
         let Some(ty) = s.child_by_field_name("type") else {
             return Ok(None);
         };
+        if let Some(done) = self.backoff_decl(s)? {
+            return Ok(Some(done));
+        }
         match std_name(&src, ty) {
             Some("thread") => self.thread_decl(s).map(|_| Some(false)),
             Some("lock_guard" | "unique_lock" | "scoped_lock" | "shared_lock") => {
@@ -1530,6 +1535,9 @@ impl<'a> FnLower<'_, 'a> {
             .unwrap_or(".");
         let method = src.text(field);
         let obj = strip_parens(obj);
+        if let Some(v) = self.backoff_call(obj, method, args) {
+            return Ok(v);
+        }
         let name = src.text(obj);
         if self.thread_ctor(obj).is_some() {
             return Err(src.unsupported(obj, TEMPORARY_THREAD));

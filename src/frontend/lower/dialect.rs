@@ -21,6 +21,11 @@
 //!   `&place` or a pointer expression; the cell it addresses must be an integer of `N` bits
 //!   (atomic or not: the access is plain either way); other widths and pointer cells are
 //!   refused, since a partial or pointer-typed access is not modelled.
+//! * **Thread handles.** CDSChecker's `thrd_t` is a struct whose one member `priv` identifies
+//!   the thread: `h.priv` (of a handle variable, a handle array's element or a handle in
+//!   memory) is the handle's id, so `curr.priv == ts[i].priv` compares two threads as
+//!   `thrd_equal` does ([`FnLower::handle_member`]); `thrd_t curr = thrd_current();` (any
+//!   handle as the initialiser) declares a handle holding that id.
 
 use super::memory::Place;
 use super::{promote, strip_parens, FnLower, TExpr, R};
@@ -29,6 +34,9 @@ use crate::frontend::types::{IntTy, Ty};
 use crate::frontend::Src;
 use crate::ir::{Instr, MemOrder};
 use tree_sitter::Node;
+
+/// CDSChecker's name of the one member of its `thrd_t`.
+const HANDLE_MEMBER: &str = "priv";
 
 /// The C atomic functions and their arity without the location pair.
 const C_ARITY: &[(&str, usize)] = &[
@@ -240,5 +248,29 @@ fn int_bits(ty: IntTy) -> usize {
         IntTy::I16 | IntTy::U16 => 16,
         IntTy::I32 | IntTy::U32 => 32,
         IntTy::I64 | IntTy::U64 => 64,
+    }
+}
+
+impl FnLower<'_, '_> {
+    /// Whether `n` is `h.priv` of a thread handle `h` (see [`Self::handle_member`]).
+    pub(super) fn is_handle_member(&self, n: Node) -> bool {
+        let src = self.src;
+        n.kind() == "field_expression"
+            && n.child_by_field_name("operator").map(|o| src.text(o)) == Some(".")
+            && n.child_by_field_name("field").map(|f| src.text(f)) == Some(HANDLE_MEMBER)
+            && n.child_by_field_name("argument")
+                .is_some_and(|h| self.is_handle(h))
+    }
+
+    /// `h.priv` of a thread handle `h` (CDSChecker's `thrd_t`): the handle's id. `None` for
+    /// any other expression.
+    pub(super) fn handle_member(&mut self, n: Node) -> R<Option<TExpr>> {
+        if !self.is_handle_member(n) {
+            return Ok(None);
+        }
+        let Some(h) = n.child_by_field_name("argument") else {
+            return Ok(None);
+        };
+        Ok(Some((self.handle_expr(h)?, IntTy::I64)))
     }
 }

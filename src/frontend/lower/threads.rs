@@ -351,6 +351,20 @@ impl FnLower<'_, '_> {
         self.any_value(n)
     }
 
+    /// Whether `n` denotes a thread handle: a handle variable, an element of an array of
+    /// handle registers, or a `pthread_t` / `thrd_t` in memory (nothing is evaluated).
+    pub(super) fn is_handle(&self, n: Node) -> bool {
+        let inner = strip_parens(n);
+        let named = inner.kind() == "identifier"
+            && matches!(
+                self.lookup(self.src.text(inner)),
+                Name::Handle(_) | Name::HandleArray(..)
+            );
+        named
+            || self.is_handle_array_element(inner)
+            || matches!(self.peek_place_type(inner), Some(Ty::Thread))
+    }
+
     /// Whether `n` is `t[i]` for an array `t` of handle registers (nothing is evaluated).
     fn is_handle_array_element(&self, n: Node) -> bool {
         n.kind() == "subscript_expression"

@@ -42,6 +42,8 @@ impl Pp<'_> {
                 // Quoted or not (CDSChecker passes its include directory with -I: the thesis's
                 // mpmc-queue writes `<librace.h>`). librace.h includes <stdint.h> (its
                 // accesses take `uint32_t`): the tests use INTPTR_MAX with no other include.
+                // unrelacy.h has macros of its own (`$`, `mo_relaxed`, `ASSERT`).
+                self.system_definitions(&name)?;
                 return self.system_definitions("stdint.h");
             }
             let msg = if quoted {

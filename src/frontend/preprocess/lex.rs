@@ -81,8 +81,9 @@ fn splice(text: &str) -> (Vec<u8>, Vec<usize>) {
     (bytes, at)
 }
 
+/// `$` is an identifier character, as GCC and Clang take it (Relacy's `v($)`).
 fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
+    b.is_ascii_alphabetic() || b == b'_' || b == b'$' || b >= 0x80
 }
 
 fn is_ident(b: u8) -> bool {

@@ -161,6 +161,7 @@ const PERSIST: &str = "GenMC's persistency checking (file systems and recovery a
 pub(crate) fn definitions(name: &str) -> Option<&'static str> {
     match name {
         "genmc.h" => Some(GENMC_H),
+        "unrelacy.h" => Some(UNRELACY_H),
         "limits.h" | "climits" => Some(LIMITS_H),
         "stdint.h" | "cstdint" | "inttypes.h" | "cinttypes" => Some(STDINT_H),
         _ => None,
@@ -192,7 +193,25 @@ const CPP_HEADERS: &[&str] = &[
 
 /// Headers of the test dialects fensyn reads (CDSChecker's): included with quotes or `<>`, known when
 /// no such file exists; `MODEL_ASSERT` and the `load_32` family are built in.
-const DIALECT_HEADERS: &[&str] = &["model-assert.h", "librace.h"];
+const DIALECT_HEADERS: &[&str] = &["model-assert.h", "librace.h", "unrelacy.h"];
+
+/// CDSChecker's `<unrelacy.h>`, the shim that lets Relacy tests (mcs-lock, spsc-queue,
+/// mpmc-queue) run under CDSChecker: its macros, as that header defines them. `$` (Relacy's
+/// debug-info argument, `head($)`) is nothing; `mo_seqcst` is `memory_order_relaxed`, as in
+/// CDSChecker's header (the programs are checked as they run there). Its C++ types
+/// (`rl::var<T>`, `rl::backoff`) are built into the lowering (`frontend/relacy.rs`).
+const UNRELACY_H: &str = "\
+#define $
+#define ASSERT(expr) MODEL_ASSERT(expr)
+#define RL_ASSERT(expr) MODEL_ASSERT(expr)
+#define RL_NEW new
+#define RL_DELETE(expr) delete expr
+#define mo_seqcst memory_order_relaxed
+#define mo_release memory_order_release
+#define mo_acquire memory_order_acquire
+#define mo_acq_rel memory_order_acq_rel
+#define mo_relaxed memory_order_relaxed
+";
 
 /// The pass-through macros of the system header `name` if fensyn knows it.
 pub(crate) fn known(name: &str) -> Option<&'static [&'static str]> {
