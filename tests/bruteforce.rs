@@ -2466,6 +2466,7 @@ fn oracle_unfiltered(
     unroll: u32,
 ) -> BTreeMap<String, (bool, ExecutionGraph)> {
     let runs = all_runs(prog, unroll, matches!(model, Model::Rc11 | Model::Sc));
+    let spin = SpinInfo::new(prog);
     let mut out: BTreeMap<String, (bool, ExecutionGraph)> = BTreeMap::new();
     for main in runs.main.iter().filter(|r| r.end != End::Starved) {
         // Candidate runs of each child, agreeing with main's joins.
@@ -2517,7 +2518,7 @@ fn oracle_unfiltered(
                     .filter(|e| e.kind == EventKind::Read)
                     .all(|e| written.contains(&(e.loc.unwrap(), e.value)))
             {
-                graphs_of_combination(prog, model, main, &kids, &mut out);
+                graphs_of_combination(prog, (model, &spin), main, &kids, &mut out);
             }
             if !advance(&mut digits, &bases) {
                 break;
@@ -2529,7 +2530,7 @@ fn oracle_unfiltered(
 
 fn graphs_of_combination(
     prog: &Program,
-    model: Model,
+    (model, spin): (Model, &SpinInfo),
     main: &Run,
     kids: &[&Run],
     out: &mut BTreeMap<String, (bool, ExecutionGraph)>,
@@ -2543,12 +2544,8 @@ fn graphs_of_combination(
         .chain(kids.iter().copied())
         .map(|r| r.repeat_from)
         .collect();
-    // Which statements' read values matter (only asked for a run that repeats).
-    let spin = repeat_from
-        .iter()
-        .any(Option::is_some)
-        .then(|| SpinInfo::new(prog));
-    let used = |s: usize| spin.as_ref().is_none_or(|i| i.read_value_used(s));
+    // Which statements' read values matter (asked for a run that repeats).
+    let used = |s: usize| spin.read_value_used(s);
     let n = g.events.len();
     // BRUTEFORCE_NO_PREFILTER=1 checks the RMW pre-filter below against the axioms.
     let no_prefilter = std::env::var_os("BRUTEFORCE_NO_PREFILTER").is_some();
