@@ -280,10 +280,9 @@ struct ThreadState {
     spin_block: Option<(usize, usize)>,
     /// The last pass through a loop that came back to its head with the strongly live
     /// registers as they were but was no spin (it wrote): the loop's id, its head pc and the
-    /// index where the pass began (liveness of loops cut at the bound, `liveness.rs`).
+    /// index where the pass began (liveness of loops cut at the bound, `liveness.rs`). Once
+    /// the thread is cut at a loop's bound, it is that loop's pass or `None`.
     repeat: Option<(usize, usize, usize)>,
-    /// The loop whose bound cut the thread, if one did.
-    cut_loop: Option<usize>,
     /// `run_local` stopped at the thread's next event (an access, fence or spawn, already
     /// validated): running it again would change nothing. Cleared when the thread moves.
     at_event: bool,
@@ -492,7 +491,6 @@ fn initial_state(prog: &Program, model: Model, limits: &Limits) -> State {
             spins: Default::default(),
             spin_block: None,
             repeat: None,
-            cut_loop: None,
             at_event: false,
             dep: track_deps.then(|| DepState::new(main.reg_names.len())),
         }],
@@ -913,7 +911,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                     let count = st.th[t].loops.entry(*id).or_insert(0);
                     *count += 1;
                     if *count > unroll {
-                        st.th[t].cut_loop = Some(*id);
+                        st.th[t].repeat = st.th[t].repeat.filter(|r| r.0 == *id);
                         self.finish(st, t, end);
                         return Ok(());
                     }
@@ -1397,7 +1395,6 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                     spins: Default::default(),
                     spin_block: None,
                     repeat: None,
-                    cut_loop: None,
                     at_event: false,
                     dep: child_dep,
                 });

@@ -162,7 +162,7 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         Some((cut, written))
     }
 
-    /// Thread `t`, cut at the bound of loop `id`: when its last pass came back to the head
+    /// Thread `t`, cut at a loop's bound: when its last pass through that loop came back to the head
     /// with the strongly live registers as they were, touched memory only by reads, writes and
     /// fences, read no synchronisation cell, and each of its reads either read the mo-latest
     /// write of a location the pass does not write or has a value nothing uses (an RMW's
@@ -174,11 +174,9 @@ impl<F: FnMut(&ExecutionGraph) -> Control> Explorer<'_, F> {
         t: usize,
         ts: &ThreadState,
     ) -> Option<(usize, usize, Vec<Loc>)> {
-        let (id, head, from) = ts.repeat?;
+        // Set at the cut only for the loop that was cut (`ThreadState::repeat`).
+        let (_, head, from) = ts.repeat?;
         let spin = self.spin.as_ref()?;
-        if ts.cut_loop != Some(id) {
-            return None;
-        }
         let events = &g.threads[t].events;
         let pass = &events[from.min(events.len())..];
         let mut written = Vec::new();
