@@ -6030,6 +6030,7 @@ fn control_and_other_c_fixtures_agree_with_the_oracle() {
         "loops",
         "locks",
         "dialect",
+        "dialect/c",
         "functions",
         "data",
         "cpp/c",
@@ -6155,7 +6156,10 @@ fn fixture_dirs_agree_with_the_oracle(dirs: &[&str]) -> usize {
             // `SYNC_TOO_BIG_FOR_THE_ORACLE`.
             // The C twin of the C++ lambda fixture with a condition wait in a predicate loop
             // (main's mutex, condition variable and flag are locals) is too: like `cond_while`.
+            // So is the dialect's mailbox (a condition wait in a loop over heap items: the
+            // oracle runs out of memory); its C++ program and C twin must match each other.
             let sync_twin = [
+                "mailbox_cv",
                 "cond_wait_pred",
                 "recursive_mutex",
                 "shared_mutex",

@@ -976,13 +976,32 @@ public:
     ~Log() { lines = 0; }
 };
 int main() {
-    Log log;
+    for (Log log; ;) {
+        break;
+    }
     return 0;
 }
 ",
-            (8, 9),
+            (8, 14),
             UNSUPPORTED,
-            "non-empty destructor (destructors run only at `delete`)",
+            "class with a destructor declared outside a block (put it in braces)",
+        ),
+        case(
+            "cpp_class_destructor_static",
+            "\
+class Log {
+    int lines;
+public:
+    ~Log() { lines = 0; }
+};
+int main() {
+    static Log log;
+    return 0;
+}
+",
+            (7, 16),
+            UNSUPPORTED,
+            "`static` local object of a class with a destructor",
         ),
         case(
             "enum_local",

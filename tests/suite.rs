@@ -15,6 +15,8 @@
 mod bench;
 #[path = "bruteforce.rs"]
 mod bruteforce;
+#[path = "classes.rs"]
+mod classes;
 #[path = "cli.rs"]
 mod cli;
 #[path = "contract.rs"]

@@ -48,6 +48,9 @@ pub(crate) struct ClassDef<'a> {
     /// For an instance of a class template: its parameters' bindings, bound while one of its
     /// member functions is lowered (`templates.rs`); empty for other classes.
     pub(crate) bindings: Vec<(String, super::templates::TemplateArg)>,
+    /// Classes with members beyond data defined in this one (`class guard { ... };` in
+    /// `class mutex`: named `mutex::guard`, and `guard` as well), registered with it.
+    pub(crate) nested: Vec<ClassDef<'a>>,
 }
 
 impl ClassDef<'_> {
@@ -57,9 +60,22 @@ impl ClassDef<'_> {
         self.declares_ctor || !self.defaults.is_empty() || !self.zeroed.is_empty()
     }
 
-    /// The class's name without template arguments (a constructor's name).
+    /// The class's name without template arguments and enclosing classes (a constructor's
+    /// name: `node` for `q<int>::node`).
     pub(crate) fn base_name(&self) -> &str {
-        self.name.split('<').next().unwrap_or(&self.name)
+        let mut depth = 0i32;
+        let mut last = 0;
+        let bytes = self.name.as_bytes();
+        for (i, &b) in bytes.iter().enumerate() {
+            match b {
+                b'<' => depth += 1,
+                b'>' => depth -= 1,
+                b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => last = i + 2,
+                _ => {}
+            }
+        }
+        let own = &self.name[last..];
+        own.split('<').next().unwrap_or(own)
     }
 
     /// The value of static constant `name`.
@@ -94,6 +110,22 @@ pub(crate) fn nested_type(m: Node) -> Option<Node> {
     ) && t.child_by_field_name("body").is_some()
         && t.child_by_field_name("name").is_some();
     (defines && m.child_by_field_name("declarator").is_none()).then_some(t)
+}
+
+/// Whether function definition `def` can be called with `n` arguments: as many as it has
+/// parameters, or fewer by the ones with default arguments (`f(int a, int b = 0)`).
+pub(crate) fn accepts(src: &super::Src, def: Node, n: usize) -> bool {
+    let max = param_count(src, def);
+    let defaults = def
+        .child_by_field_name("declarator")
+        .and_then(super::function_declarator)
+        .and_then(|f| f.child_by_field_name("parameters"))
+        .map(named_children)
+        .unwrap_or_default()
+        .iter()
+        .filter(|p| p.kind() == "optional_parameter_declaration")
+        .count();
+    n <= max && n + defaults >= max
 }
 
 /// The number of parameters of function definition `def` (`(void)` has none).
@@ -164,9 +196,15 @@ impl<'a> Ctx<'a> {
         match m.kind() {
             "access_specifier" => Ok(false),
             "field_declaration" if nested_type(m).is_some() => {
-                // `struct node { ... };` inside the class: a struct of data members.
+                // `struct node { ... };` inside the class: a struct of data members, or a
+                // class of its own (registered with this one).
                 if let Some(t) = nested_type(m) {
-                    self.define_struct(t)?;
+                    let outer = self.class_scope.replace(class.name.clone());
+                    let made = self.struct_body(t, None);
+                    self.class_scope = outer;
+                    if let (_, Some(inner)) = made? {
+                        class.nested.push(inner);
+                    }
                 }
                 Ok(false)
             }
@@ -391,7 +429,21 @@ impl<'a> Ctx<'a> {
                 return Ok(v);
             }
         }
-        lower::const_eval(self, n)
+        // An expression of them (`CONCURRENCY_LEVEL - 1`): the class's constants are bound as
+        // the template values are while it is evaluated.
+        let saved: Vec<(String, Option<i64>)> = class
+            .statics
+            .iter()
+            .map(|(k, v)| (k.clone(), self.types.template_values.insert(k.clone(), *v)))
+            .collect();
+        let value = lower::const_eval(self, n);
+        for (k, old) in saved.into_iter().rev() {
+            match old {
+                Some(v) => self.types.template_values.insert(k, v),
+                None => self.types.template_values.remove(&k),
+            };
+        }
+        value
     }
 
     /// A top-level function definition `def` whose declarator `fdecl` names `T::f`, `T::T`
@@ -491,8 +543,8 @@ impl<'a> Ctx<'a> {
         if dtor {
             return Err(src.unsupported(
                 d,
-                "object of a class with a non-empty destructor (destructors run only at \
-                 `delete`)",
+                "global object of a class with a non-empty destructor (it would run after \
+                 `main` returns; destructors run at `delete` and where a local's block ends)",
             ));
         }
         if d.kind() == "function_declarator" {

@@ -275,3 +275,25 @@ fn dialect_headers_may_be_included_with_angle_brackets() {
     let p = ok("#include <librace.h>\n#include <model-assert.h>\nint g;\nint main() { store_32(&g, 1); MODEL_ASSERT(load_32(&g) == 1); return 0; }\n");
     assert!(!p.functions[p.main].body.is_empty());
 }
+
+/// Through CDSChecker's `(thrd_start_t)` cast a `void *f(void *)` thread function is taken
+/// (fib_bench), in C and in C++ (which parses the cast as `(thrd_start_t) & f`); without the
+/// cast it is still refused: C11's thrd_create takes an `int (*)(void *)`.
+#[test]
+fn pointer_returning_thread_functions_through_the_cast() {
+    let prog = |arg: &str| {
+        format!(
+            "#include <threads.h>\n#include <stdatomic.h>\natomic_int x;\n\
+             void *t(void *a) {{ atomic_store_explicit(&x, 1, memory_order_relaxed); return 0; }}\n\
+             int user_main(int argc, char **argv) {{ thrd_t h; thrd_create(&h, {arg}, 0); \
+             thrd_join(h); return 0; }}\n"
+        )
+    };
+    for lang in [Lang::C, Lang::Cpp] {
+        let p = ok_in(lang, &prog("(thrd_start_t)&t"));
+        assert_eq!(p.functions.len(), 2);
+    }
+    let (l, c, k, m) = diag(&prog("t"));
+    assert_eq!((l, c, k), (4, 1, DiagKind::Unsupported), "{m}");
+    assert!(m.contains("must have the signature"), "{m}");
+}

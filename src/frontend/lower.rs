@@ -728,8 +728,11 @@ impl<'c, 'a> FnLower<'c, 'a> {
             d.kind() == "pointer_declarator" && d.child_by_field_name("declarator") == Some(fdecl)
         });
         // C11's thrd_start_t is `int (*)(void *)`; CDSChecker's is `void (*)(void *)`.
+        // Through a cast, CDSChecker's harnesses also pass `void *f(void *)` (fib_bench): its
+        // result is not read (their `thrd_join(t)` takes none).
         let ret_ok = if by.c11 {
-            matches!(spec.ty, BaseTy::Int(IntTy::I32) | BaseTy::Void) && !returns_pointer
+            (matches!(spec.ty, BaseTy::Int(IntTy::I32) | BaseTy::Void) && !returns_pointer)
+                || (by.cast && spec.ty == BaseTy::Void && returns_pointer)
         } else {
             spec.ty == BaseTy::Void && returns_pointer
         };
@@ -805,7 +808,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             let close = self.src.close_span(n);
             self.slot(SlotPlace::BlockEnd { after: last, close });
         }
-        self.cpp_block_end(returned);
+        self.cpp_block_end(returned)?;
         self.scopes.pop();
         self.goto_leave_body(n)?;
         self.depth -= 1;
@@ -933,6 +936,13 @@ impl<'c, 'a> FnLower<'c, 'a> {
                     continue;
                 }
             } else if let BaseTy::Struct(id) = &spec.ty {
+                if self.destructs(&Ty::Struct(*id)) {
+                    return Err(src.unsupported(
+                        d,
+                        "`static` local object of a class with a destructor (it would run at \
+                         exit)",
+                    ));
+                }
                 if self.constructs(&Ty::Struct(*id)).is_some() {
                     return Err(src.unsupported(
                         d,
@@ -1637,6 +1647,32 @@ impl<'c, 'a> FnLower<'c, 'a> {
     }
 
     /// A call whose value is used (or an expression-only call in statement position).
+    /// C++'s `T()` and `T(v)` for a type name `T` of an integer type (a typedef, a bound
+    /// template parameter): the value-initialised 0, or `v` converted to `T`.
+    fn functional_cast(&mut self, name: &str, args: &[Node]) -> R<Option<TExpr>> {
+        if self.src.lang != super::Lang::Cpp || !matches!(self.lookup(name), Name::Unknown) {
+            return Ok(None);
+        }
+        let ty = match self.cx.types.typedefs.get(name) {
+            Some(&(BaseTy::Int(t), false)) => t,
+            _ => match types::plain_typedef(name) {
+                Some(BaseTy::Int(t)) => t,
+                _ => return Ok(None),
+            },
+        };
+        match args {
+            [] => Ok(Some((Expr::Const(0), promote(ty)))),
+            [a] => {
+                let v = self.expr(*a)?;
+                Ok(Some((self.convert(v, ty), promote(ty))))
+            }
+            [_, extra, ..] => Err(self.src.unsupported(
+                *extra,
+                &format!("`{name}(...)` with more than one argument"),
+            )),
+        }
+    }
+
     fn call_value(&mut self, call: Node) -> R<TExpr> {
         if let Some(v) = self.relacy_read(call)? {
             return Ok(v);
@@ -1649,6 +1685,9 @@ impl<'c, 'a> FnLower<'c, 'a> {
         }
         let src = self.src;
         let (name, args) = self.callee(call)?;
+        if let Some(v) = self.functional_cast(name, &args)? {
+            return Ok(v);
+        }
         match self.lookup(name) {
             Name::Local(_)
             | Name::Global(_)
@@ -1834,7 +1873,8 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "identifier" if self.sync_constant(n).is_some() => self
                 .sync_constant(n)
                 .ok_or_else(|| src.internal("library constant")),
-            "identifier" => {
+            // A type identifier: a name `C c(x);` parsed as a declaration (`ctor_args`).
+            "identifier" | "type_identifier" => {
                 let name = src.text(n);
                 match self.lookup(name) {
                     Name::Local(r) if self.mode != Mode::Const => {

@@ -953,6 +953,9 @@ pub(crate) struct SpawnedBy {
     pub(crate) c11: bool,
     /// Passed to a C++ `std::thread`: must be `void f()` or `void f(int)`.
     pub(crate) cpp: bool,
+    /// Passed to `thrd_create` through a cast (`(thrd_start_t)&f`, CDSChecker's harnesses):
+    /// `void *f(void *)` is taken too, its result unused.
+    pub(crate) cast: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -1872,9 +1875,18 @@ impl<'a> Ctx<'a> {
     pub(crate) fn define_class(&mut self, node: Node<'a>) -> R<usize> {
         let (id, class) = self.struct_body(node, None)?;
         if let Some(c) = class {
-            self.classes.push(c);
+            self.push_class(c);
         }
         Ok(id)
+    }
+
+    /// Registers class `c` and the classes nested in it (which share its template bindings).
+    pub(crate) fn push_class(&mut self, mut c: classes::ClassDef<'a>) {
+        for mut inner in std::mem::take(&mut c.nested) {
+            inner.bindings = c.bindings.clone();
+            self.push_class(inner);
+        }
+        self.classes.push(c);
     }
 
     /// A struct defined inside a function (or a member's type): a class with members beyond
@@ -1955,6 +1967,7 @@ impl<'a> Ctx<'a> {
             zeroed: Vec::new(),
             statics: Vec::new(),
             bindings: Vec::new(),
+            nested: Vec::new(),
         };
         let mut fields: Vec<(String, types::Ty)> = Vec::new();
         for fd in named_children(body) {
@@ -1987,7 +2000,8 @@ impl<'a> Ctx<'a> {
             || !class.methods.is_empty()
             || !class.declared.is_empty()
             || class.dtor.is_some()
-            || !class.statics.is_empty();
+            || !class.statics.is_empty()
+            || !class.nested.is_empty();
         if src.lang == Lang::Cpp && is_class {
             if name.is_none() {
                 return Err(src.unsupported(node, "anonymous class with member functions"));
@@ -2223,6 +2237,11 @@ fn spawned_functions(src: &Src, def: &facts::DefFacts, out: &mut HashMap<String,
         let Some(f) = args.get(if c11 { 1 } else { 2 }) else {
             continue;
         };
+        // `(thrd_start_t)&f`, which C++ parses as `(thrd_start_t) & f` (`thread_fn_node`).
+        let cast = matches!(
+            lower::strip_parens(*f).kind(),
+            "cast_expression" | "binary_expression"
+        );
         let f = lower::thread_fn_node(src, *f);
         let named = f.kind() == "identifier" && !def.declared.contains(src.text(f));
         let key = if named {
@@ -2233,6 +2252,7 @@ fn spawned_functions(src: &Src, def: &facts::DefFacts, out: &mut HashMap<String,
         let by = out.entry(key).or_default();
         if c11 {
             by.c11 = true;
+            by.cast |= cast;
         } else {
             by.pthread = true;
         }

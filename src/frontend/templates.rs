@@ -533,7 +533,7 @@ impl<'a> Ctx<'a> {
             }
         }
         class.bindings = bindings.to_vec();
-        self.classes.push(class);
+        self.push_class(class);
         let i = self.classes.len() - 1;
         for m in &tmpl.members {
             self.attach_template_member(i, *m)?;

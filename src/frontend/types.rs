@@ -680,6 +680,17 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
                 }
             }
         }
+        // `mutex::guard`: a class nested in a class (registered under that name).
+        "qualified_identifier" => {
+            let name: String = src.text(ty_node).split_whitespace().collect();
+            match env.typedefs.get(name.as_str()) {
+                Some(&(t, a)) => {
+                    atomic |= a;
+                    t
+                }
+                None => return Err(other_type(src, ty_node)),
+            }
+        }
         "template_type" => match super::templates::instance(src, env, ty_node)? {
             Some(id) => BaseTy::Struct(id),
             None => return Err(other_type(src, ty_node)),
@@ -829,7 +840,10 @@ pub(crate) fn declarator<'t>(
                     },
                 };
                 let size = d.child_by_field_name("size").unwrap_or(d);
-                if n <= 0 || n > 1 << 16 {
+                // `thrd_t extra[0];` (a GNU zero-length array): thread handles are not in
+                // memory, so an empty array of them is an array no thread is created in.
+                let empty_handles = n == 0 && matches!(ty, Ty::Thread);
+                if (n <= 0 && !empty_handles) || n > 1 << 16 {
                     return Err(src.error(size, &format!("array size {n} is not in 1..=65536")));
                 }
                 if matches!(ty, Ty::Void) {

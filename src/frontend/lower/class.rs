@@ -121,7 +121,7 @@ impl<'a> FnLower<'_, 'a> {
             .collect();
         let found = defs
             .iter()
-            .find(|d| crate::frontend::classes::param_count(&src, **d) == nargs);
+            .find(|d| crate::frontend::classes::accepts(&src, **d, nargs));
         match found {
             Some(&def) => Ok(Method {
                 name: full,
@@ -252,7 +252,7 @@ impl<'a> FnLower<'_, 'a> {
         let ctor = class
             .ctors
             .iter()
-            .find(|d| crate::frontend::classes::param_count(&src, **d) == args.len());
+            .find(|d| crate::frontend::classes::accepts(&src, **d, args.len()));
         let method = match ctor {
             Some(&def) => Method {
                 name: format!("{}::{}", class.name, class.name),
@@ -517,8 +517,9 @@ impl<'a> FnLower<'_, 'a> {
             .map(|_| ())
     }
 
-    /// A local declarator `d` of a class type that constructs (`spec`'s type `ty`): allocated,
-    /// bound, and constructed with its arguments. `false` when `d` is not such a declarator
+    /// A local declarator `d` of a class type that constructs or destructs (`spec`'s type
+    /// `ty`): allocated, bound, constructed with its arguments, and destroyed where control
+    /// leaves its block (a [`Release::Dtor`] guard). `false` when `d` is not such a declarator
     /// (a pointer, ...), which the C code then lowers.
     pub(super) fn class_local(&mut self, d: Node, ty: &Ty) -> R<bool> {
         let src = self.src;
@@ -527,27 +528,26 @@ impl<'a> FnLower<'_, 'a> {
         if d.kind() == "init_declarator" && inner != Some("identifier") {
             return Ok(false);
         }
-        let Some(id) = self.constructs(ty) else {
-            if self.destructs(ty) && matches!(d.kind(), "identifier" | "init_declarator") {
-                return Err(self.no_scope_dtor(d));
-            }
+        let dtor = self.destructs(ty);
+        let Some(id) = self
+            .constructs(ty)
+            .or_else(|| dtor.then(|| struct_id(ty)).flatten())
+        else {
             return Ok(false);
         };
-        if !matches!(
-            d.kind(),
-            "identifier" | "init_declarator" | "function_declarator"
-        ) {
-            if matches!(d.kind(), "array_declarator") {
+        match d.kind() {
+            "identifier" | "init_declarator" | "function_declarator" => {}
+            "array_declarator" => {
                 return Err(src.unsupported(
                     d,
-                    "array of objects of a class with a constructor or default member \
-                     initialisers",
-                ));
+                    "array of objects of a class with a constructor, a destructor or default \
+                     member initialisers",
+                ))
             }
-            return Ok(false);
+            _ => return Ok(false),
         }
-        if self.destructs(ty) {
-            return Err(self.no_scope_dtor(d));
+        if dtor {
+            self.check_scope_dtor(d)?;
         }
         let (name, args) = self.ctor_arg_nodes(d)?;
         let text = src.text(name).to_string();
@@ -556,7 +556,27 @@ impl<'a> FnLower<'_, 'a> {
         let Binding::LocalObject(r, _) = b else {
             return Err(src.internal("class local not in memory"));
         };
-        self.construct(d, id, Expr::Reg(r), &args)?;
+        if self.constructs(ty).is_some() {
+            self.construct(d, id, Expr::Reg(r), &args)?;
+        } else if let Some(a) = args.first() {
+            return Err(src.unsupported(
+                *a,
+                "arguments for a class with a destructor and no constructor",
+            ));
+        }
+        if dtor {
+            self.cpp.guards.push(super::cpp::Guard {
+                depth: self.scopes.len(),
+                inline: self.inlines.len(),
+                stmt: self.cur_stmt,
+                name: text,
+                release: super::cpp::Release::Dtor {
+                    at: (d.start_byte(), d.end_byte()),
+                    class: id,
+                    this: r,
+                },
+            });
+        }
         Ok(true)
     }
 
@@ -574,12 +594,37 @@ impl<'a> FnLower<'_, 'a> {
         Ok(())
     }
 
-    /// The refusal of an object whose destructor would run at the end of its scope.
-    fn no_scope_dtor(&self, d: Node) -> crate::frontend::Diagnostic {
-        self.src.unsupported(
+    /// The destructor of the local object of class `class` at register `this`, where control
+    /// leaves its scope; errors are reported at its declarator (bytes `at`).
+    pub(super) fn scope_dtor(
+        &mut self,
+        at: (usize, usize),
+        class: usize,
+        this: crate::ir::Reg,
+    ) -> R<()> {
+        let Some(def) = self.cx.class_of(class).and_then(|c| c.dtor) else {
+            return Ok(());
+        };
+        // The declarator, found again from the root of the tree both belong to.
+        let mut root = def;
+        while let Some(p) = root.parent() {
+            root = p;
+        }
+        let site = root.descendant_for_byte_range(at.0, at.1).unwrap_or(def);
+        self.destroy(site, &Ty::Struct(class), Expr::Reg(this))
+    }
+
+    /// An object whose destructor runs at the end of its scope must be declared directly in
+    /// a block (where the scope's exits are known), and is not `static`.
+    fn check_scope_dtor(&self, d: Node) -> R<()> {
+        let decl = d.parent().unwrap_or(d);
+        if super::cpp::directly_in_block(decl) {
+            return Ok(());
+        }
+        Err(self.src.unsupported(
             d,
-            "object of a class with a non-empty destructor (destructors run only at `delete`)",
-        )
+            "object of a class with a destructor declared outside a block (put it in braces)",
+        ))
     }
 
     /// The declared name and constructor arguments of declarator `d` (`c`, `c(a)`, `c{a}`).
@@ -589,7 +634,10 @@ impl<'a> FnLower<'_, 'a> {
         let mut out = Vec::new();
         for a in args {
             match a {
-                crate::frontend::cpp::CtorArg::Expr(e) => out.push(e),
+                // A name parsed as a parameter's type (`g(m)`): lowered as the name.
+                crate::frontend::cpp::CtorArg::Expr(e) | crate::frontend::cpp::CtorArg::Name(e) => {
+                    out.push(e)
+                }
                 other => {
                     let text = src.text(other.node());
                     return Err(src.unsupported(
@@ -604,5 +652,17 @@ impl<'a> FnLower<'_, 'a> {
             }
         }
         Ok((name, out))
+    }
+}
+
+/// The struct id of `ty`, or of its innermost element type.
+fn struct_id(ty: &Ty) -> Option<usize> {
+    let mut t = ty;
+    while let Ty::Array(inner, _) = t {
+        t = inner;
+    }
+    match t {
+        Ty::Struct(id) => Some(*id),
+        _ => None,
     }
 }

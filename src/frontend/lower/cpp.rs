@@ -102,7 +102,8 @@ const UNSUPPORTED_STD_TYPES: &[&str] = &[
 /// The C++ state of one function being lowered.
 #[derive(Default)]
 pub(super) struct State {
-    /// Lock guards and `std::unique_ptr`s in scope, in declaration order (innermost last).
+    /// Lock guards, `std::unique_ptr`s and objects with destructors in scope, in declaration
+    /// order (innermost last).
     pub(super) guards: Vec<Guard>,
     /// Enclosing loops and switches, innermost last: where `break` / `continue` leave to.
     marks: Vec<Mark>,
@@ -110,8 +111,9 @@ pub(super) struct State {
     pub(super) backoffs: Vec<String>,
 }
 
-/// A lock guard or a `std::unique_ptr` in scope: its destructor (the mutex unlocked, the owned
-/// object deleted) runs wherever control leaves the block that declares it.
+/// A lock guard, a `std::unique_ptr` or an object of a class with a destructor in scope: its
+/// destructor (the mutex unlocked, the owned object deleted, the class's destructor inlined)
+/// runs wherever control leaves the block that declares it.
 pub(super) struct Guard {
     /// `scopes.len()` in the declaring block.
     pub(super) depth: usize,
@@ -141,6 +143,13 @@ pub(super) enum Release {
     /// A `std::unique_ptr`'s delete of the pointer in register `reg` (null: nothing),
     /// `delete[]` for an array (`unique_ptr.rs`).
     Delete { reg: Reg, array: bool },
+    /// The destructor of the local object of class `class` (struct id) whose address is in
+    /// register `this`, declared by the declarator spanning bytes `at` (`lower/class.rs`).
+    Dtor {
+        at: (usize, usize),
+        class: usize,
+        this: Reg,
+    },
 }
 
 /// An enclosing loop or switch.
@@ -206,7 +215,7 @@ impl<'a> FnLower<'_, 'a> {
                     .find(|m| is_break || m.is_loop)
                     .map(|m| m.depth);
                 if let Some(depth) = target {
-                    self.release_guards(|g| g.inline == level && g.depth > depth);
+                    self.release_guards(|g| g.inline == level && g.depth > depth)?;
                 }
                 let r = if is_break {
                     self.break_stmt(s)
@@ -220,7 +229,7 @@ impl<'a> FnLower<'_, 'a> {
                 if let Some(e) = named_children(s).first() {
                     self.expr(*e)?;
                 }
-                self.release_guards(|_| true);
+                self.release_guards(|_| true)?;
                 self.emit_return();
                 Ok(Some(true))
             }
@@ -375,7 +384,7 @@ impl<'a> FnLower<'_, 'a> {
     /// The end of a block: the guards it declared go out of scope; their mutexes are unlocked
     /// (in reverse declaration order) unless control never gets here (`returned`: the
     /// `return` / `break` / `continue` that left already unlocked them).
-    pub(super) fn cpp_block_end(&mut self, returned: bool) {
+    pub(super) fn cpp_block_end(&mut self, returned: bool) -> R<()> {
         let (depth, level) = (self.scopes.len(), self.inlines.len());
         while let Some(g) = self.cpp.guards.last() {
             if g.depth != depth || g.inline != level {
@@ -385,15 +394,20 @@ impl<'a> FnLower<'_, 'a> {
                 break;
             };
             if !returned {
-                self.emit_release(g.stmt, &g.release);
+                self.emit_release(g.stmt, &g.release)?;
             }
         }
+        Ok(())
     }
 
     /// `goto` (to the labeled statement spanning the bytes `label`): unlocks the guards of the
     /// current body whose scope the jump leaves — declared in a block that does not contain
     /// the label, or after the label in the block that does — innermost first.
-    pub(super) fn cpp_release_guards_for_goto(&mut self, goto: Node, label: (usize, usize)) {
+    pub(super) fn cpp_release_guards_for_goto(
+        &mut self,
+        goto: Node,
+        label: (usize, usize),
+    ) -> R<()> {
         let level = self.inlines.len();
         let leaving: Vec<StmtId> = self
             .cpp
@@ -406,14 +420,14 @@ impl<'a> FnLower<'_, 'a> {
                 !decl.is_some_and(|d| super::goto::in_scope_at(goto, (d.start, d.end), label))
             })
             .collect();
-        self.release_guards(|g| g.inline == level && leaving.contains(&g.stmt));
+        self.release_guards(|g| g.inline == level && leaving.contains(&g.stmt))
     }
 
     /// `return` in an inlined body: unlocks the guards of that body (after the value was
     /// computed, before the jump to the end of the body).
-    pub(super) fn cpp_release_guards_on_return(&mut self) {
+    pub(super) fn cpp_release_guards_on_return(&mut self) -> R<()> {
         let level = self.inlines.len();
-        self.release_guards(|g| g.inline == level);
+        self.release_guards(|g| g.inline == level)
     }
 
     /// `x.load(...)` on an atomic global, `a[i].load(...)`, `s.f.load(...)`, `p->load(...)`
@@ -1469,29 +1483,38 @@ impl<'a> FnLower<'_, 'a> {
 
     /// Emits the unlocks of the guards selected by `which`, innermost first, without taking
     /// them out of scope.
-    fn release_guards(&mut self, which: impl Fn(&Guard) -> bool) {
+    fn release_guards(&mut self, which: impl Fn(&Guard) -> bool) -> R<()> {
         let selected: Vec<usize> = (0..self.cpp.guards.len())
             .rev()
             .filter(|&i| which(&self.cpp.guards[i]))
             .collect();
         for i in selected {
             let (stmt, release) = (self.cpp.guards[i].stmt, self.cpp.guards[i].release.clone());
-            self.emit_release(stmt, &release);
+            self.emit_release(stmt, &release)?;
         }
+        Ok(())
     }
 
-    /// A guard's destructor (the unlock of its mutex, the delete of its object), as
-    /// instructions of its declaration `stmt`.
-    fn emit_release(&mut self, stmt: StmtId, release: &Release) {
+    /// A guard's destructor (the unlock of its mutex, the delete of its object, the class's
+    /// destructor), as instructions of its declaration `stmt`.
+    fn emit_release(&mut self, stmt: StmtId, release: &Release) -> R<()> {
         let saved = self.cur_stmt;
         self.cur_stmt = stmt;
-        match release {
+        let done = match release {
             Release::Unlock {
                 addr, held, what, ..
-            } => self.guard_unlock(addr.clone(), held, what),
-            Release::Delete { reg, array } => self.unique_delete(*reg, *array),
-        }
+            } => {
+                self.guard_unlock(addr.clone(), held, what);
+                Ok(())
+            }
+            Release::Delete { reg, array } => {
+                self.unique_delete(*reg, *array);
+                Ok(())
+            }
+            Release::Dtor { at, class, this } => self.scope_dtor(*at, *class, *this),
+        };
         self.cur_stmt = saved;
+        done
     }
 
     /// The mutex and its type held by the `std::unique_lock` guard `name` in scope (the

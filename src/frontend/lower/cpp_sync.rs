@@ -108,19 +108,30 @@ impl FnLower<'_, '_> {
     }
 
     /// The mutex of the `std::unique_lock<std::mutex>` guard `lk` a condition wait `func` is
-    /// given, and how messages name it.
-    fn wait_guard(&self, lk: Node, func: &str) -> R<(Place, String)> {
+    /// given, and how messages name it. CDSChecker's `std::condition_variable::wait(std::mutex&)`
+    /// (its `<condition_variable>`) is taken too: `lk` is then the locked `std::mutex` itself.
+    fn wait_guard(&mut self, lk: Node, func: &str) -> R<(Place, String)> {
         let src = self.src;
         let name = src.text(strip_parens(lk));
         let held = (strip_parens(lk).kind() == "identifier")
             .then(|| self.unique_guard(name))
             .flatten();
         let Some((addr, ty)) = held else {
+            let bare = strip_parens(lk);
+            let known =
+                bare.kind() != "identifier" || !matches!(self.lookup(name), super::Name::Unknown);
+            let mutex = match known {
+                true => self.place_of(lk)?.filter(|p| p.ty == WAIT_MUTEXES[0]),
+                false => None,
+            };
+            if let Some(p) = mutex {
+                return Ok((p, format!("mutex `{name}`")));
+            }
             return Err(src.unsupported(
                 lk,
                 &format!(
                     "`{func}` with `{name}` (the argument must be a std::unique_lock<std::mutex> \
-                     declared in an enclosing block)"
+                     declared in an enclosing block, or a std::mutex)"
                 ),
             ));
         };

@@ -449,7 +449,7 @@ impl<'a> FnLower<'_, 'a> {
         let Some(&Label { start, end, at, .. }) = label else {
             return Err(src.internal("a goto was not scanned"));
         };
-        self.cpp_release_guards_for_goto(s, (start, end));
+        self.cpp_release_guards_for_goto(s, (start, end))?;
         match at {
             Some((_, iter, Some(lp))) => {
                 let pc = self.emit(Instr::Jump { target: iter });

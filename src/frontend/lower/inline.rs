@@ -42,15 +42,17 @@ pub(super) struct Frame {
 /// The signature of an inlinable function: return type (`None` = `void`), parameters, and for
 /// a function returning a pointer the type it points to. A pointer parameter has the pointee
 /// type.
-type Signature = (Option<IntTy>, Vec<Param>, Option<Ty>);
+type Signature<'t> = (Option<IntTy>, Vec<Param<'t>>, Option<Ty>);
 
 /// A parameter of an inlinable function: its name, its register type and, for a pointer, the
 /// pointee type; or, for a C++ reference `T &name`, the referenced type (`lower/reference.rs`).
-pub(super) struct Param {
+pub(super) struct Param<'t> {
     name: String,
     ty: IntTy,
     pointee: Option<Ty>,
     by_ref: Option<Ty>,
+    /// Its default argument (`int b = 0`), evaluated at a call that leaves it out.
+    default: Option<Node<'t>>,
 }
 
 impl Frame {
@@ -189,7 +191,10 @@ impl<'a> FnLower<'_, 'a> {
         if value && ret.is_none() {
             return Err(src.error(call, &format!("void function `{name}` used as a value")));
         }
-        self.arity(call, name, args, params.len())?;
+        let required = params.iter().filter(|p| p.default.is_none()).count();
+        if args.len() < required || args.len() > params.len() {
+            self.arity(call, name, args, params.len())?;
+        }
         let body = def
             .child_by_field_name("body")
             .ok_or_else(|| src.unsupported(call, &format!("call to `{name}` without a body")))?;
@@ -203,7 +208,10 @@ impl<'a> FnLower<'_, 'a> {
             (r, class)
         });
         let mut bound = Vec::with_capacity(params.len());
-        for (p, a) in params.iter().zip(args) {
+        for (i, p) in params.iter().enumerate() {
+            let Some(a) = args.get(i).or(p.default.as_ref()) else {
+                return Err(src.internal("missing argument"));
+            };
             let (pname, ty, pointee) = (&p.name, &p.ty, &p.pointee);
             if let Some(rty) = &p.by_ref {
                 let b = self.reference_binding(*a, pname, rty)?;
@@ -323,7 +331,7 @@ impl<'a> FnLower<'_, 'a> {
                 ));
             }
         }
-        self.cpp_release_guards_on_return();
+        self.cpp_release_guards_on_return()?;
         let j = self.emit(Instr::Jump { target: 0 });
         if let Some(f) = self.inlines.last_mut() {
             f.returns.push(j);
@@ -333,13 +341,13 @@ impl<'a> FnLower<'_, 'a> {
 
     /// The signature of user function `name` (definition `def`) called at `call`: it must
     /// return an integer or `void` and take integer parameters by value.
-    fn inline_signature(
+    fn inline_signature<'t>(
         &self,
         call: Node,
         name: &str,
-        def: Node,
+        def: Node<'t>,
         special: Special,
-    ) -> R<Signature> {
+    ) -> R<Signature<'t>> {
         let src = self.src;
         let bad = |what: &str| Err(src.unsupported(call, &format!("call to `{name}`, {what}")));
         let Some(mut declarator) = def.child_by_field_name("declarator") else {
@@ -389,7 +397,7 @@ impl<'a> FnLower<'_, 'a> {
 
     /// The parameters of function declarator `declarator` of `name` called at `call`:
     /// integers and pointers by value, C++ lvalue references to objects.
-    fn inline_params(&self, call: Node, name: &str, declarator: Node) -> R<Vec<Param>> {
+    fn inline_params<'t>(&self, call: Node, name: &str, declarator: Node<'t>) -> R<Vec<Param<'t>>> {
         let src = self.src;
         let bad = |what: &str| Err(src.unsupported(call, &format!("call to `{name}`, {what}")));
         let mut params = Vec::new();
@@ -398,7 +406,10 @@ impl<'a> FnLower<'_, 'a> {
         };
         let plist = named_children(plist);
         for p in &plist {
-            if p.kind() != "parameter_declaration" {
+            if !matches!(
+                p.kind(),
+                "parameter_declaration" | "optional_parameter_declaration"
+            ) {
                 return bad("whose parameters are not supported (only integers by value)");
             }
             let pspec = types::decl_spec(&src, &self.cx.types, *p)?;
@@ -430,6 +441,7 @@ impl<'a> FnLower<'_, 'a> {
                     ty: IntTy::I64,
                     pointee: None,
                     by_ref: Some(rty),
+                    default: p.child_by_field_name("default_value"),
                 });
                 continue;
             }
@@ -448,6 +460,7 @@ impl<'a> FnLower<'_, 'a> {
                 ty,
                 pointee,
                 by_ref: None,
+                default: p.child_by_field_name("default_value"),
             });
         }
         Ok(params)

@@ -62,7 +62,8 @@ impl FnLower<'_, '_> {
         let src = self.src;
         let n = strip_parens(n);
         match n.kind() {
-            "identifier" => Ok(match self.lookup(src.text(n)) {
+            // A type identifier: a name `C c(x);` parsed as a declaration (`ctor_args`).
+            "identifier" | "type_identifier" => Ok(match self.lookup(src.text(n)) {
                 Name::Global(loc) | Name::Mutex(loc) => Some(Place {
                     addr: Addr::Fixed(loc),
                     ty: self.cell_ty(loc),
@@ -453,7 +454,7 @@ impl FnLower<'_, '_> {
         let src = self.src;
         let n = strip_parens(n);
         match n.kind() {
-            "identifier" => match self.lookup(src.text(n)) {
+            "identifier" | "type_identifier" => match self.lookup(src.text(n)) {
                 Name::Object(i) => self.cx.objects.get(i).map(|o| o.ty.clone()),
                 Name::LocalObject(_, i) => self.local_tys.get(i).cloned(),
                 Name::Global(loc) => Some(self.cell_ty(loc)),

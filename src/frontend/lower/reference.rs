@@ -43,7 +43,7 @@ impl<'a> FnLower<'_, 'a> {
     pub(super) fn reference_binding(&mut self, arg: Node, name: &str, ty: &Ty) -> R<Binding> {
         let src = self.src;
         let a = strip_parens(arg);
-        if a.kind() == "identifier" {
+        if matches!(a.kind(), "identifier" | "type_identifier") {
             let (b, of) = match self.lookup(src.text(a)) {
                 Name::Local(r) => (
                     Some(Binding::Var(r)),

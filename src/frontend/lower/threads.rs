@@ -451,10 +451,14 @@ impl FnLower<'_, '_> {
     }
 
     /// Whether a thread was created with the register handle `h` earlier in this function
-    /// (handles in memory are not tracked: true).
+    /// (handles in memory are not tracked, and an empty array's element is never valid:
+    /// true).
     pub(super) fn handle_created(&self, h: &HandleRef) -> bool {
         let r = match h {
             HandleRef::One(r) => *r,
+            // An element of an empty array (`thrd_t t[0]`) is out of bounds wherever it is
+            // used: the index guard stops the thread there.
+            HandleRef::Indexed { len: 0, .. } => return true,
             HandleRef::Indexed { first, .. } => *first,
             HandleRef::Memory(_) => return true,
         };
