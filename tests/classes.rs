@@ -47,7 +47,8 @@ out:
 
 /// A class nested in a class (`outer::inner`), a constructor argument that parses as a type
 /// (`g(m)`), default arguments (`T v = T()`), `T()` of a template parameter, and a static
-/// constant defined by an expression of another (`M = L - 1`).
+/// constant defined by an expression of another (`M = L - 1`), reached through an object
+/// (`sp->M`).
 #[test]
 fn nested_classes_default_arguments_and_value_initialisation() {
     let src = "#include <cassert>
@@ -70,6 +71,8 @@ int main() {
   assert(k.n == 11);
   assert(scaled(2) == 6 && scaled(2, 5) == 10);
   assert(s.mask() == 15);
+  sizes *sp = &s;
+  assert(sp->M == 15 && s.L == 16);
   return 0;
 }
 ";

@@ -300,3 +300,29 @@ int main() {{ Node *r;
         "{kinds:?}"
     );
 }
+
+/// A pointer to arrays (`unsigned (*lists)[4]`, treiber-stack's per-thread free lists), given
+/// a `malloc`ed block through the cast `(unsigned (*)[4])`: `lists[i][j]` is element `j` of
+/// the `i`-th array, 16 bytes further per `i`. Reading past what was written is uninitialised.
+#[test]
+fn pointers_to_arrays_index_rows_of_a_malloced_block() {
+    let prog = |read: &str| {
+        format!(
+            "static unsigned int (*lists)[4];
+int main(void) {{
+  lists = (unsigned int (*)[4])malloc(2 * sizeof(*lists));
+  if (!lists) abort();
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 4; j++)
+      lists[i][j] = 10 * i + j;
+  assert(sizeof(*lists) == 16 && {read} == 13 && (unsigned int *)(lists + 1) == &lists[1][0]);
+  free(lists);
+  return 0; }}"
+        )
+    };
+    assert_eq!(
+        verdict("rows", &prog("lists[1][3]"), false),
+        (HashSet::new(), [1, 0])
+    );
+    assert_eq!(verdict("wrong", &prog("lists[0][3]"), false).1, [1, 1]);
+}

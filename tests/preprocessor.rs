@@ -447,3 +447,67 @@ fn a_macro_redefined_differently_warns_and_the_later_definition_is_used() {
     );
     assert!(err.contains(&want), "{err}");
 }
+
+/// A program of two source files, as treiber-stack is written: `main.c` calls `publish`,
+/// defined in `queue.c` (which calls `my_id`, defined in `main.c`), both include `queue.h`,
+/// which has no include guard. Without `--link` the call is refused with a hint; with it the
+/// units are one program, the header is read once, and the fence the bug needs goes into
+/// `queue.c`, which `--write` changes (re-checked clean).
+#[test]
+fn link_joins_the_source_files_of_one_program() {
+    let header = "#include <stdatomic.h>\nstruct box { int data; atomic_int ready; };\n\
+                  static inline int twice(int v) { return 2 * v; }\n\
+                  void publish(struct box *b, int v);\nint my_id(void);\n";
+    let queue = "#include \"queue.h\"\n\
+void publish(struct box *b, int v)\n{\n\tb->data = twice(v) + my_id();\n\
+\tatomic_store_explicit(&b->ready, 1, memory_order_relaxed);\n}\n";
+    let main =
+        "#include <pthread.h>\n#include <assert.h>\n#include <stdlib.h>\n#include \"queue.h\"\n\
+struct box shared;\nint my_id(void) { return 0; }\n\
+static void *producer(void *arg) { (void)arg; publish(&shared, 21); return NULL; }\n\
+static void *consumer(void *arg)\n{\n\t(void)arg;\n\
+\tif (atomic_load_explicit(&shared.ready, memory_order_acquire))\n\
+\t\tassert(shared.data == 42);\n\treturn NULL;\n}\n\
+int main(void)\n{\n\tpthread_t p, c;\n\
+\tif (pthread_create(&p, NULL, producer, NULL)) abort();\n\
+\tif (pthread_create(&c, NULL, consumer, NULL)) abort();\n\
+\tpthread_join(p, NULL);\n\tpthread_join(c, NULL);\n\treturn 0;\n}\n";
+    let dir = tree(&[("queue.h", header), ("queue.c", queue), ("main.c", main)]);
+    let d = dir.path();
+    let alone = fensyn_in(d, &["check", "main.c"]);
+    assert_eq!(alone.status.code(), Some(3));
+    assert!(
+        stderr(&alone).contains("pass that file with `--link FILE`"),
+        "{}",
+        stderr(&alone)
+    );
+
+    let linked = fensyn_in(d, &["check", "main.c", "--link", "queue.c"]);
+    assert_eq!(linked.status.code(), Some(1), "{}", stderr(&linked));
+    let said = format!("{}{}", stdout(&linked), stderr(&linked));
+    assert!(
+        said.contains("assertion `shared.data == 42` failed"),
+        "{said}"
+    );
+
+    let fixed = fensyn_in(d, &["fix", "--write", "main.c", "--link", "queue.c"]);
+    assert_eq!(fixed.status.code(), Some(0), "{}", stderr(&fixed));
+    assert!(
+        stderr(&fixed).contains("queue.c:5:2: insert release"),
+        "{}",
+        stderr(&fixed)
+    );
+    let queue_now = std::fs::read_to_string(d.join("queue.c")).unwrap();
+    assert!(queue_now.contains("memory_order_release"), "{queue_now}");
+    assert_eq!(std::fs::read_to_string(d.join("main.c")).unwrap(), main);
+    let again = fensyn_in(d, &["check", "main.c", "--link", "queue.c"]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+
+    let missing = fensyn_in(d, &["check", "main.c", "--link", "nowhere.c"]);
+    assert_eq!(missing.status.code(), Some(3));
+    assert!(
+        stderr(&missing).contains("cannot read linked file"),
+        "{}",
+        stderr(&missing)
+    );
+}

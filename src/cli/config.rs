@@ -62,6 +62,8 @@ pub struct Config {
     pub include: Vec<PathBuf>,
     /// `-U NAME` (command line only).
     pub undefs: Vec<String>,
+    /// `--link FILE` (command line only).
+    pub link: Vec<PathBuf>,
     /// `--compile-commands PATH` (command line only).
     pub compile_commands: Option<PathBuf>,
     /// `--std NAME` (command line only).
@@ -329,6 +331,7 @@ pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
                 .collect()
         },
         undefs: Vec::new(),
+        link: Vec::new(),
         compile_commands: None,
         std: None,
     })
@@ -538,6 +541,7 @@ impl Settings {
                 defines: Vec::new(),
                 undefs: cli.undefs.clone(),
                 std: cli.std,
+                link: cli.link.clone(),
             },
             compile_commands: cli.compile_commands.clone(),
         }

@@ -239,6 +239,11 @@ pub struct CommonArgs {
     /// Undefine the macro NAME (after -D and the predefined macros), as a C compiler's -U
     #[arg(short = 'U', long = "undefine", value_name = "NAME")]
     pub undefine: Vec<String>,
+    /// Another source file of the same program (repeatable), as a linker would join it: read
+    /// before each FILE, so the functions and globals it defines are the program's (a fence
+    /// it needs is added to it)
+    #[arg(long = "link", value_name = "FILE")]
+    pub link: Vec<PathBuf>,
     /// The language standard, as a compiler's -std= (c11, gnu17, c++20, ...): the language
     /// (over the file extension and compile_commands.json's) and the value of
     /// __STDC_VERSION__ or __cplusplus
@@ -348,6 +353,7 @@ impl CommonArgs {
             jobs: self.jobs.map(|j| j as usize),
             include: self.include_dir.clone(),
             undefs: self.undefine.clone(),
+            link: self.link.clone(),
             compile_commands: self.compile_commands.clone(),
             std: self.std,
             ..config::Config::default()

@@ -297,3 +297,18 @@ fn pointer_returning_thread_functions_through_the_cast() {
     assert_eq!((l, c, k), (4, 1, DiagKind::Unsupported), "{m}");
     assert!(m.contains("must have the signature"), "{m}");
 }
+
+/// `h.priv` of a handle in a `malloc`ed array reached through a pointer, with an index that
+/// is not a constant (treiber-stack's `get_thread_num`: `curr.priv == threads[i].priv`).
+#[test]
+fn handle_ids_through_a_pointer_to_handles() {
+    let src = "#include <threads.h>\n#include <stdlib.h>\n#include <stdatomic.h>\n\
+               static thrd_t *threads;\nstatic int n = 2;\natomic_int seen;\n\
+               static int me(void) { thrd_t c = thrd_current(); for (int i = 0; i < n; i++) \
+               if (c.priv == threads[i].priv) return i; return -1; }\n\
+               static void t(void *a) { atomic_store_explicit(&seen, me(), memory_order_relaxed); }\n\
+               int user_main(int argc, char **argv) { threads = malloc(n * sizeof(thrd_t)); \
+               for (int i = 0; i < n; i++) thrd_create(&threads[i], (thrd_start_t)&t, NULL); \
+               for (int i = 0; i < n; i++) thrd_join(threads[i]); return 0; }\n";
+    ok(src);
+}

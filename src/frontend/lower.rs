@@ -1673,6 +1673,30 @@ impl<'c, 'a> FnLower<'c, 'a> {
         }
     }
 
+    /// `p->N` / `o.N` naming a `static const` member `N` of the object's class (C++ allows
+    /// reaching a static member through an object: concurrent-hashmap's
+    /// `table->CONCURRENCY_LEVEL`): its value. The object is not evaluated (it is not read).
+    fn static_member_of_object(&self, n: Node) -> Option<i64> {
+        if self.src.lang != super::Lang::Cpp {
+            return None;
+        }
+        let arg = n.child_by_field_name("argument")?;
+        let field = self.src.text(n.child_by_field_name("field")?);
+        let arrow = n
+            .child_by_field_name("operator")
+            .is_some_and(|o| self.src.text(o) == "->");
+        let ty = match (self.static_type(arg).ok()?, arrow) {
+            (Ty::Ptr { to, .. }, true) => *to,
+            (t, false) => t,
+            _ => return None,
+        };
+        let Ty::Struct(id) = ty else { return None };
+        if self.cx.types.field(id, field).is_some() {
+            return None;
+        }
+        self.cx.class_of(id)?.constant(field)
+    }
+
     fn call_value(&mut self, call: Node) -> R<TExpr> {
         if let Some(v) = self.relacy_read(call)? {
             return Ok(v);
@@ -1801,7 +1825,8 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 call,
                 &format!(
                     "call to `{name}`, which is not defined in this file and not a supported \
-                     library function"
+                     library function (if another source file of the program defines it, pass \
+                     that file with `--link FILE`)"
                 ),
             )),
         }
@@ -2018,6 +2043,10 @@ impl<'c, 'a> FnLower<'c, 'a> {
             "field_expression" if self.is_handle_member(n) => self
                 .handle_member(n)?
                 .ok_or_else(|| src.internal("handle member")),
+            "field_expression" if self.static_member_of_object(n).is_some() => self
+                .static_member_of_object(n)
+                .map(|v| (Expr::Const(v), IntTy::I32))
+                .ok_or_else(|| src.internal("static member")),
             "pointer_expression" | "subscript_expression" | "field_expression" => {
                 match self.place_of(n)? {
                     Some(p) => self.read_place(n, &p),

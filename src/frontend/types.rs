@@ -872,10 +872,23 @@ pub(crate) fn declarator<'t>(
                  and as a local variable bound to an object)",
                 ))
             }
+            // `T (*p)[N]`: a pointer to arrays of N `T` (the array part came first).
+            "parenthesized_declarator"
+                if matches!(ty, Ty::Array(..))
+                    && super::named_children(d)
+                        .first()
+                        .is_some_and(|i| i.kind() == "pointer_declarator") =>
+            {
+                d = super::named_children(d)
+                    .first()
+                    .copied()
+                    .ok_or_else(|| src.internal("parenthesised declarator"))?;
+            }
             "parenthesized_declarator" => {
                 return Err(src.unsupported(
                     d,
-                    "parenthesised declarator (pointers to arrays and functions are not supported)",
+                    "parenthesised declarator (pointers to functions here, and other \
+                     parenthesised forms than a pointer to arrays `T (*p)[N]`, are not supported)",
                 ))
             }
             _ => {

@@ -813,6 +813,9 @@ pub struct PpOptions {
     /// `-std=` (and `-x c|c++`): the language and version macro; `None`: by the file's
     /// extension, with the default versions.
     pub std: Option<LangStd>,
+    /// Other source files of the same program (`--link FILE`): read before the main file, as
+    /// if it began by including them, so their functions and globals are the program's.
+    pub link: Vec<std::path::PathBuf>,
 }
 
 /// Where a program's spans point when it was read from several files or through macros.

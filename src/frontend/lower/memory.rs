@@ -494,10 +494,26 @@ impl FnLower<'_, '_> {
         let Some(d) = ty.child_by_field_name("declarator") else {
             return Ok(None);
         };
+        let base = Ty::of_base(spec.ty, spec.atomic);
+        // `(T (*)[N])`: a pointer to arrays of N `T`.
+        if d.kind() == "abstract_array_declarator" {
+            let inner = d
+                .child_by_field_name("declarator")
+                .filter(|p| p.kind() == "abstract_parenthesized_declarator")
+                .and_then(|p| super::named_children(p).first().copied())
+                .filter(|p| {
+                    p.kind() == "abstract_pointer_declarator" && p.named_child_count() == 0
+                });
+            return match (inner, d.child_by_field_name("size")) {
+                (Some(_), Some(size)) => {
+                    Ok(Some(Ty::Array(Box::new(base), self.const_size(size)?)))
+                }
+                _ => Ok(None),
+            };
+        }
         if d.kind() != "abstract_pointer_declarator" {
             return Ok(None);
         }
-        let base = Ty::of_base(spec.ty, spec.atomic);
         match d.child_by_field_name("declarator") {
             None => Ok(Some(base)),
             Some(inner) if inner.kind() == "abstract_pointer_declarator" => Ok(Some(Ty::Ptr {

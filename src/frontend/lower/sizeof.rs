@@ -182,7 +182,7 @@ impl FnLower<'_, '_> {
     }
 
     /// A constant array length in `1..=65536`.
-    fn const_size(&self, size: Node) -> R<usize> {
+    pub(super) fn const_size(&self, size: Node) -> R<usize> {
         let src = self.src;
         let text = src.text(size);
         let v = match crate::frontend::literal::parse_number(text) {

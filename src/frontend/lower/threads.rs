@@ -363,6 +363,8 @@ impl FnLower<'_, '_> {
         named
             || self.is_handle_array_element(inner)
             || matches!(self.peek_place_type(inner), Some(Ty::Thread))
+            || (inner.kind() == "subscript_expression"
+                && matches!(self.static_type(inner), Ok(Ty::Thread)))
     }
 
     /// Whether `n` is `t[i]` for an array `t` of handle registers (nothing is evaluated).

@@ -226,6 +226,44 @@ impl Pp<'_> {
         None
     }
 
+    /// Another source file of the program (`PpOptions::link`), read before the main file's
+    /// text as if the main file included it first: its functions and globals come before the
+    /// main file's (which may call them), its macros stay defined, and a header it includes is
+    /// not read again by the units after it. Errors are reported at the main file's start.
+    pub(super) fn link_unit(&mut self, path: &Path) -> R<()> {
+        let path = normalize(path);
+        if path == self.files[0].path {
+            let msg = format!("--link {} names the file being checked", path.display());
+            return Err(self.diag(0, 0, DiagKind::Error, &msg));
+        }
+        if self.files.iter().any(|f| f.path == path) {
+            return Ok(()); // linked twice
+        }
+        let text = self.loader.load(&path).map_err(|e| {
+            let msg = format!("cannot read linked file {}: {e}", path.display());
+            self.diag(0, 0, DiagKind::Error, &msg)
+        })?;
+        let first_new = self.files.len();
+        let fid = self.read_header(path, text)?;
+        self.stack.push(fid);
+        self.run_file(fid)?;
+        self.stack.pop();
+        // A header this unit read is the same definitions in every unit: read once per
+        // program, as if guarded (types and `static inline` functions are not defined twice).
+        let read: Vec<PathBuf> = self.files[first_new..]
+            .iter()
+            .filter(|f| !f.builtin)
+            .map(|f| f.path.clone())
+            .collect();
+        self.once.extend(read);
+        if !self.out.ends_with('\n') {
+            let end = self.files[fid as usize].text.len();
+            self.push_seg(fid, end, 0);
+            self.out.push('\n');
+        }
+        Ok(())
+    }
+
     /// Adds a header to the files (once per path), with its tokens and include guard.
     fn read_header(&mut self, path: PathBuf, text: String) -> R<u32> {
         if let Some(k) = self.files.iter().position(|f| f.path == path) {

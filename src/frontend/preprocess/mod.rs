@@ -338,6 +338,9 @@ pub fn preprocess(
     pp.toks.push(Rc::new(toks));
     pp.predefine(defines)?;
     pp.stack.push(0);
+    for path in &opts.link {
+        pp.link_unit(path)?;
+    }
     pp.run_file(0)?;
     Ok(Unit {
         text: pp.out,
