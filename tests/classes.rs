@@ -82,3 +82,34 @@ int main() {
         [1, 1]
     );
 }
+
+/// A struct nested in a class is `outer::node`, and also `node`: `struct node` (C's
+/// elaborated spelling, inside and outside its own body) names it.
+#[test]
+fn nested_structs_by_their_elaborated_name() {
+    let src = "#include <cassert>
+class stack {
+public:
+  struct node { struct node *next; int v; };
+  struct node *head;
+  stack() : head(nullptr) {}
+  void push(struct node *n) { n->next = head; head = n; }
+};
+stack s;
+int main() {
+  stack::node a;
+  struct node b;
+  a.v = 1;
+  b.v = 2;
+  s.push(&a);
+  s.push(&b);
+  assert(s.head->v == 2 && s.head->next->v == 1);
+  return 0;
+}
+";
+    assert_eq!(counts(src), [1, 0]);
+    assert_eq!(
+        counts(&src.replace("s.head->v == 2", "s.head->v == 1")),
+        [1, 1]
+    );
+}

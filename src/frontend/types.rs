@@ -388,7 +388,24 @@ impl TypeEnv {
             Some(n) => self
                 .structs
                 .iter()
-                .rposition(|s| s.name.as_deref() == Some(n)),
+                .rposition(|s| s.name.as_deref() == Some(n))
+                .or_else(|| {
+                    // `struct node` naming a struct nested in a class (`outer::node`), by the
+                    // bare name it is also registered under.
+                    let suffix = format!("::{n}");
+                    match self.typedefs.get(n) {
+                        Some(&(BaseTy::Struct(id), _))
+                            if self
+                                .structs
+                                .get(id)
+                                .and_then(|s| s.name.as_deref())
+                                .is_some_and(|full| full.ends_with(&suffix)) =>
+                        {
+                            Some(id)
+                        }
+                        _ => None,
+                    }
+                }),
             None => self.structs.iter().position(|s| s.start == start),
         }
     }
