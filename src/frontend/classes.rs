@@ -429,20 +429,16 @@ impl<'a> Ctx<'a> {
                 return Ok(v);
             }
         }
-        // An expression of them (`CONCURRENCY_LEVEL - 1`): the class's constants are bound as
-        // the template values are while it is evaluated.
-        let saved: Vec<(String, Option<i64>)> = class
+        // An expression of them (`CONCURRENCY_LEVEL - 1`): the class's constants are bound
+        // like a template's value parameters while it is evaluated.
+        let constants: Vec<(String, super::templates::TemplateArg)> = class
             .statics
             .iter()
-            .map(|(k, v)| (k.clone(), self.types.template_values.insert(k.clone(), *v)))
+            .map(|(k, v)| (k.clone(), super::templates::TemplateArg::Value(*v)))
             .collect();
+        let saved = super::templates::bind(&mut self.types, &constants);
         let value = lower::const_eval(self, n);
-        for (k, old) in saved.into_iter().rev() {
-            match old {
-                Some(v) => self.types.template_values.insert(k, v),
-                None => self.types.template_values.remove(&k),
-            };
-        }
+        super::templates::restore(&mut self.types, saved);
         value
     }
 

@@ -1646,7 +1646,6 @@ impl<'c, 'a> FnLower<'c, 'a> {
         }
     }
 
-    /// A call whose value is used (or an expression-only call in statement position).
     /// C++'s `T()` and `T(v)` for a type name `T` of an integer type (a typedef, a bound
     /// template parameter): the value-initialised 0, or `v` converted to `T`.
     fn functional_cast(&mut self, name: &str, args: &[Node]) -> R<Option<TExpr>> {
@@ -1697,6 +1696,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
         self.cx.class_of(id)?.constant(field)
     }
 
+    /// A call whose value is used (or an expression-only call in statement position).
     fn call_value(&mut self, call: Node) -> R<TExpr> {
         if let Some(v) = self.relacy_read(call)? {
             return Ok(v);

@@ -469,30 +469,15 @@ impl<'a> FnLower<'_, 'a> {
     /// Whether objects of type `ty` run code when created (a class that constructs, or an
     /// array of one).
     pub(super) fn constructs(&self, ty: &Ty) -> Option<usize> {
-        let mut t = ty;
-        while let Ty::Array(inner, _) = t {
-            t = inner;
-        }
-        match t {
-            Ty::Struct(id) if self.cx.class_of(*id).is_some_and(|c| c.constructs()) => Some(*id),
-            _ => None,
-        }
+        struct_id(ty).filter(|&id| self.cx.class_of(id).is_some_and(|c| c.constructs()))
     }
 
     /// Whether the class of `ty` has a destructor that does something.
     pub(super) fn destructs(&self, ty: &Ty) -> bool {
-        let mut t = ty;
-        while let Ty::Array(inner, _) = t {
-            t = inner;
-        }
-        match t {
-            Ty::Struct(id) => self
-                .cx
-                .class_of(*id)
-                .and_then(|c| c.dtor)
-                .is_some_and(|d| !crate::frontend::classes::empty_body(d)),
-            _ => false,
-        }
+        struct_id(ty)
+            .and_then(|id| self.cx.class_of(id))
+            .and_then(|c| c.dtor)
+            .is_some_and(|d| !crate::frontend::classes::empty_body(d))
     }
 
     /// The destructor of the object at pointer `this` whose pointee is `ty`, before a `delete`.
@@ -529,10 +514,8 @@ impl<'a> FnLower<'_, 'a> {
             return Ok(false);
         }
         let dtor = self.destructs(ty);
-        let Some(id) = self
-            .constructs(ty)
-            .or_else(|| dtor.then(|| struct_id(ty)).flatten())
-        else {
+        let ctor = self.constructs(ty);
+        let Some(id) = ctor.or_else(|| dtor.then(|| struct_id(ty)).flatten()) else {
             return Ok(false);
         };
         match d.kind() {
@@ -556,7 +539,7 @@ impl<'a> FnLower<'_, 'a> {
         let Binding::LocalObject(r, _) = b else {
             return Err(src.internal("class local not in memory"));
         };
-        if self.constructs(ty).is_some() {
+        if ctor.is_some() {
             self.construct(d, id, Expr::Reg(r), &args)?;
         } else if let Some(a) = args.first() {
             return Err(src.unsupported(

@@ -112,12 +112,12 @@ impl FnLower<'_, '_> {
     /// (its `<condition_variable>`) is taken too: `lk` is then the locked `std::mutex` itself.
     fn wait_guard(&mut self, lk: Node, func: &str) -> R<(Place, String)> {
         let src = self.src;
-        let name = src.text(strip_parens(lk));
-        let held = (strip_parens(lk).kind() == "identifier")
+        let bare = strip_parens(lk);
+        let name = src.text(bare);
+        let held = (bare.kind() == "identifier")
             .then(|| self.unique_guard(name))
             .flatten();
         let Some((addr, ty)) = held else {
-            let bare = strip_parens(lk);
             let known =
                 bare.kind() != "identifier" || !matches!(self.lookup(name), super::Name::Unknown);
             let mutex = match known {

@@ -97,12 +97,18 @@ impl Pp<'_> {
         self.files[hid as usize]
             .system_after
             .get_or_insert_with(|| seen.clone());
+        self.end_line_after(hid);
+        Ok(())
+    }
+
+    /// After the text of included file `fid`: a line break if it did not end with one (the
+    /// includer's next line starts on a line of its own), mapped to the file's end.
+    fn end_line_after(&mut self, fid: u32) {
         if !self.out.ends_with('\n') {
-            let end = self.files[hid as usize].text.len();
-            self.push_seg(hid, end, 0);
+            let end = self.files[fid as usize].text.len();
+            self.push_seg(fid, end, 0);
             self.out.push('\n');
         }
-        Ok(())
     }
 
     /// The macros fensyn defines for system header `name` (read once, as the file `<name>`),
@@ -256,11 +262,7 @@ impl Pp<'_> {
             .map(|f| f.path.clone())
             .collect();
         self.once.extend(read);
-        if !self.out.ends_with('\n') {
-            let end = self.files[fid as usize].text.len();
-            self.push_seg(fid, end, 0);
-            self.out.push('\n');
-        }
+        self.end_line_after(fid);
         Ok(())
     }
 
