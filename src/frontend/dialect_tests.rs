@@ -312,3 +312,81 @@ fn handle_ids_through_a_pointer_to_handles() {
                for (int i = 0; i < n; i++) thrd_join(threads[i]); return 0; }\n";
     ok(src);
 }
+
+/// A `const int` global is a constant expression: the size of a handle array (VSync's
+/// `thrd_t threads[kNumThreads]`) and of a global array, and a loop bound.
+#[test]
+fn const_globals_size_arrays() {
+    let p = ok("#include <threads.h>\n#include <stdatomic.h>\nconst int kN = 2;\n\
+                atomic_int hits[kN + 1];\n\
+                void *t(void *a) { atomic_fetch_add_explicit(&hits[kN], 1, memory_order_relaxed); return 0; }\n\
+                int user_main(int argc, char **argv) { thrd_t ts[kN];\n\
+                for (int i = 0; i < kN; i++) thrd_create(&ts[i], (thrd_start_t)&t, NULL);\n\
+                for (int i = 0; i < kN; i++) thrd_join(ts[i]); return 0; }\n");
+    // `hits` has three cells, plus `kN` itself.
+    assert_eq!(p.globals.len(), 4, "{:?}", p.globals);
+    // A global not declared `const` is no constant expression.
+    let (l, c, k, m) = diag("int n = 2;\nint main(void) { int a[n]; return 0; }\n");
+    assert_eq!((l, c, k), (2, 24, DiagKind::Error), "{m}");
+}
+
+/// `extern` declares an object defined later (twa_lock's waiting array, defined after the
+/// functions that use it): one object, with the definition's initial value; an `extern`
+/// never defined is refused only when the program names it.
+#[test]
+fn extern_declarations_name_a_later_definition() {
+    let p = ok(
+        "#include <stdatomic.h>\nextern atomic_int slots[4];\nextern int base;\n\
+                static int peek(void) { return atomic_load(&slots[1]) + base; }\n\
+                atomic_int slots[4];\nint base = 5;\nextern int unused;\n\
+                int main(void) { return peek(); }\n",
+    );
+    let base = p.globals.iter().find(|g| g.name == "base").expect("base");
+    assert_eq!(base.init, 5);
+    // `slots` (4 cells), `base`, and the never-named `unused` (a cell nothing accesses).
+    assert_eq!(p.globals.len(), 6, "{:?}", p.globals);
+    let (l, c, k, m) =
+        diag("extern int e[2];\nint f(void) { return e[1]; }\nint main(void) { return f(); }\n");
+    assert_eq!((l, c, k), (1, 12, DiagKind::Error), "{m}");
+    assert!(m.contains("--link"), "{m}");
+    let (l, c, _, m) = diag("extern int e;\nlong e;\nint main(void) { return 0; }\n");
+    assert_eq!((l, c), (2, 6), "{m}");
+    assert!(m.contains("conflicting types"), "{m}");
+}
+
+/// A node pointer given as the expected value of a compare-exchange on an `atomic_uintptr_t`
+/// through `(uintptr_t *)&expected` (VSync's qspinlock) is the same program as with a
+/// `uintptr_t` local; a narrower integer through such a cast is refused.
+#[test]
+fn punned_expected_values_of_a_uintptr_compare_exchange() {
+    let prog = |decl: &str, arg: &str| {
+        format!(
+            "#include <stdatomic.h>\n#include <stdint.h>\nint node;\natomic_uintptr_t tail;\n\
+             int main(void) {{ {decl} = 0; int ok = atomic_compare_exchange_strong(&tail, {arg}, \
+             (uintptr_t)&node); return ok; }}\n"
+        )
+    };
+    let punned = ok(&prog("int *e", "(uintptr_t *)&e"));
+    let plain = ok(&prog("uintptr_t e", "&e"));
+    assert_eq!(bodies(&punned), bodies(&plain));
+    let (_, _, k, m) = diag(&prog("int e", "(uintptr_t *)&e"));
+    assert_eq!(k, DiagKind::Unsupported, "{m}");
+    assert!(m.contains("64-bit"), "{m}");
+}
+
+/// A typedef fensyn cannot represent (an atomic struct) is refused where it is used, not
+/// where it is written: VSync's clh_lock declares `typedef _Atomic clh_node_t *atomic_ptr;`
+/// and never uses it.
+#[test]
+fn unrepresentable_typedefs_are_refused_at_their_use() {
+    let def = "#include <stdatomic.h>\ntypedef struct node { atomic_int locked; struct node *prev; } node_t;\n\
+               typedef _Atomic node_t *atomic_ptr;\n";
+    ok(&format!(
+        "{def}int main(void) {{ node_t n; n.prev = 0; return 0; }}\n"
+    ));
+    let (l, c, k, m) = diag(&format!(
+        "{def}int main(void) {{ atomic_ptr p = 0; return 0; }}\n"
+    ));
+    assert_eq!((l, c, k), (4, 18, DiagKind::Unsupported), "{m}");
+    assert!(m.contains("typedef of `atomic_ptr` at line 3"), "{m}");
+}

@@ -164,6 +164,36 @@ pub(crate) fn const_eval(cx: &mut Ctx, node: Node) -> R<i64> {
         .map_err(|_| src.error(node, "division by zero in constant expression"))
 }
 
+impl FnLower<'_, '_> {
+    /// `n` as a constant expression inside this function. [`const_eval`] sees no locals, so a
+    /// local that shadows a global constant (`const int n = 2;` then `int n = 3; int a[n];`)
+    /// is refused here rather than read as the global.
+    pub(super) fn const_here(&mut self, n: Node) -> R<i64> {
+        if let Some(local) = self.local_name_in(n) {
+            let name = self.src.text(local);
+            return Err(self.src.error(
+                local,
+                &format!("`{name}` is a variable, not a constant expression"),
+            ));
+        }
+        const_eval(self.cx, n)
+    }
+
+    /// The first identifier in `n` that names a variable of this function.
+    fn local_name_in<'n>(&self, n: Node<'n>) -> Option<Node<'n>> {
+        if n.kind() == "identifier" {
+            let local = !matches!(
+                self.lookup(self.src.text(n)),
+                Name::Global(_) | Name::Object(_) | Name::Mutex(_) | Name::Function | Name::Unknown
+            );
+            return local.then_some(n);
+        }
+        let mut c = n.walk();
+        let children: Vec<Node<'n>> = n.named_children(&mut c).collect();
+        children.into_iter().find_map(|ch| self.local_name_in(ch))
+    }
+}
+
 fn has_reg(e: &Expr) -> bool {
     match e {
         Expr::Const(_) => false,
@@ -760,7 +790,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 // `void *arg`, or a pointer to another type (`void threadA(struct q *queue)`
                 // passed as `(thrd_start_t)&threadA`, as the thesis's mpmc-queue does): the
                 // argument, a pointer, is read as the parameter's type.
-                let decl = types::declarator(&src, &pspec, d, &mut |n| const_eval(self.cx, n))
+                let decl = types::declarator(&src, &pspec, d, &mut |n| self.const_here(n))
                     .map_err(|_| bad())?;
                 let Ty::Ptr { to, atomic: false } = decl.ty else {
                     return Err(bad());
@@ -961,7 +991,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
             if !is_static && self.reference_local(d, &spec)? {
                 continue;
             }
-            let decl = types::declarator(&src, &spec, d, &mut |n| const_eval(self.cx, n))?;
+            let decl = types::declarator(&src, &spec, d, &mut |n| self.const_here(n))?;
             let name = src.text(decl.name).to_string();
             self.heap.declaring.push((name.clone(), decl.ty.clone()));
             let declared = self.local_declarator(d, &spec, is_static, decl, &name);
@@ -1917,6 +1947,11 @@ impl<'c, 'a> FnLower<'c, 'a> {
                         self.read_place(n, &p)
                     }
                     Name::Handle(r) if self.mode != Mode::Const => Ok((Expr::Reg(r), IntTy::I64)),
+                    // `const int kThreads = 2;` in an array size or another constant.
+                    Name::Global(loc) if self.cx.const_globals.contains(&loc) => {
+                        let init = self.cx.globals.get(loc).map_or(0, |g| g.init);
+                        Ok((Expr::Const(init), promote(self.cell_ty(loc).int_ty())))
+                    }
                     Name::Function if self.cx.fn_defs.contains_key(name) => {
                         let v = self.function_value(name).unwrap_or(0);
                         Ok((Expr::Const(v), IntTy::I64))

@@ -835,6 +835,11 @@ pub(crate) struct Ctx<'a> {
     pub(crate) globals: Vec<Global>,
     pub(crate) global_tys: Vec<IntTy>,
     pub(crate) global_index: HashMap<String, Loc>,
+    /// Global scalars declared `const` (`const int kThreads = 2;`): constant expressions, as
+    /// in C++ (and GCC's C, which folds them in array sizes).
+    pub(crate) const_globals: HashSet<Loc>,
+    /// Variables declared `extern` and not (yet) defined, with each declaration's name node.
+    pub(crate) externs: Vec<(String, Node<'a>)>,
     /// Identifiers used in the functions other than the main thread's (a global thread handle
     /// named there lives in memory, not in registers of `main`).
     pub(crate) outside_main: HashSet<String>,
@@ -1294,6 +1299,8 @@ fn lower_text(
             .chain(defines.iter().cloned())
             .collect(),
         enumerators: HashMap::new(),
+        const_globals: HashSet::new(),
+        externs: Vec::new(),
         classes: Vec::new(),
         global_ctors: Vec::new(),
         class_templates: Vec::new(),
@@ -1363,6 +1370,7 @@ fn lower_text(
         }
     }
 
+    cx.check_externs(root)?;
     let mut functions = Vec::with_capacity(cx.functions.len());
     for f in cx.functions {
         functions.push(f.ok_or_else(|| src.internal("a thread function was not lowered"))?);
@@ -1459,8 +1467,10 @@ impl<'a> Ctx<'a> {
         }
         self.define_inline_class(node)?;
         let spec = types::decl_spec(&src, &self.types, node)?;
+        let constant = types::is_const(&src, node);
+        let is_extern = matches!(&spec.storage, Some((s, _)) if s == "extern");
         if let Some((storage, n)) = &spec.storage {
-            if storage != "static" {
+            if storage != "static" && !is_extern {
                 return Err(src.unsupported(*n, &format!("`{storage}` declaration")));
             }
         }
@@ -1493,6 +1503,11 @@ impl<'a> Ctx<'a> {
             }
             let decl = types::declarator(&src, &spec, d, &mut |n| lower::const_eval(self, n))?;
             let name = src.text(decl.name);
+            if is_extern && decl.init.is_none() {
+                self.extern_decl(name, decl.name, &decl.ty)?;
+                continue;
+            }
+            self.externs.retain(|(n, _)| n != name);
             let function_before = self
                 .fn_first
                 .get(name)
@@ -1511,6 +1526,64 @@ impl<'a> Ctx<'a> {
                 self.initialised.insert(name.to_string());
             }
             self.global_object(name, decl.name, &decl.ty, decl.init)?;
+            if constant && matches!(decl.ty, types::Ty::Int { atomic: false, .. }) {
+                if let Some(&loc) = self.global_index.get(name) {
+                    self.const_globals.insert(loc);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `extern T name;`: the object is declared here (so that functions before its definition
+    /// can name it) and defined by a later declaration, possibly in a `--link`ed file. One
+    /// still undefined at the end is refused if the program names it ([`Ctx::check_externs`]).
+    fn extern_decl(&mut self, name: &str, at: Node<'a>, ty: &types::Ty) -> R<()> {
+        let src = self.src;
+        if self.is_variable(name) {
+            // A repeated `extern` still counts among the declarations (not the uses).
+            if self.externs.iter().any(|(n, _)| n == name) {
+                self.externs.push((name.to_string(), at));
+            }
+            return self.tentative(name, at, ty, None);
+        }
+        if thread_array_len(ty).is_some() || matches!(ty, types::Ty::Void) {
+            return Err(src.unsupported(at, "`extern` declaration of this type"));
+        }
+        if let types::Ty::Struct(id) = ty {
+            if self
+                .class_of(*id)
+                .is_some_and(|c| c.constructs() || c.dtor.is_some())
+            {
+                return Err(src.unsupported(at, "`extern` object of a class with a constructor"));
+            }
+        }
+        self.global_object(name, at, ty, None)?;
+        self.externs.push((name.to_string(), at));
+        Ok(())
+    }
+
+    /// Refuses a variable declared `extern`, never defined, and named elsewhere in the tree
+    /// under `root`: the program is incomplete (its value lives in a file not given).
+    fn check_externs(&self, root: Node<'a>) -> R<()> {
+        let src = self.src;
+        for (name, at) in &self.externs {
+            let mut named = 0usize;
+            walk_nodes(root, &mut |n| {
+                if n.kind() == "identifier" && src.text(n) == name {
+                    named += 1;
+                }
+            });
+            let declared = self.externs.iter().filter(|(n, _)| n == name).count();
+            if named > declared {
+                return Err(src.error(
+                    *at,
+                    &format!(
+                        "`extern` variable `{name}` is used but never defined in this program \
+                         (give the file that defines it with `--link FILE`)"
+                    ),
+                ));
+            }
         }
         Ok(())
     }
@@ -2083,10 +2156,30 @@ impl<'a> Ctx<'a> {
             self.types.forward_typedefs.insert(name, tag);
             return Ok(());
         }
-        let spec = types::decl_spec(&src, &self.types, node)?;
         let mut c = node.walk();
         let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
-        for d in decls {
+        if let Err(e) = self.typedef_names(node, &decls) {
+            // The names it would define are refused where used (`TypeEnv::refused_typedefs`).
+            let names: Vec<Node> = decls
+                .iter()
+                .filter_map(|d| declared_type_name(*d))
+                .collect();
+            if names.is_empty() || e.kind != DiagKind::Unsupported {
+                return Err(e);
+            }
+            for n in names {
+                let name = src.text(n).to_string();
+                self.types.refused_typedefs.insert(name, e.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// The names a `typedef` declares (`decls`, its declarators), with their types.
+    fn typedef_names(&mut self, node: Node<'a>, decls: &[Node<'a>]) -> R<()> {
+        let src = self.src;
+        let spec = types::decl_spec(&src, &self.types, node)?;
+        for &d in decls {
             if d.kind() != "type_identifier" {
                 // A pointer or array type: its full type, by the declarator it names.
                 let decl = types::declarator(&src, &spec, d, &mut |n| lower::const_eval(self, n))?;
@@ -2105,6 +2198,14 @@ impl<'a> Ctx<'a> {
         }
         Ok(())
     }
+}
+
+/// The name a typedef's declarator `d` declares (`name` in `* name`, `name[4]`, `(*name)(int)`).
+fn declared_type_name(d: Node) -> Option<Node> {
+    if d.kind() == "type_identifier" {
+        return Some(d);
+    }
+    declared_type_name(d.child_by_field_name("declarator")?)
 }
 
 impl<'a> Ctx<'a> {

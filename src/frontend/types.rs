@@ -306,6 +306,10 @@ pub(crate) struct TypeEnv {
     /// struct that points to itself): `name` → `tag`, resolved at each use to the struct
     /// defined by then.
     pub forward_typedefs: HashMap<String, String>,
+    /// `typedef` names whose type fensyn cannot represent (`typedef _Atomic node_t *ref;`,
+    /// an atomic struct): the typedef alone changes nothing, so it is refused where a
+    /// declaration uses it, with the typedef's own error.
+    pub refused_typedefs: HashMap<String, super::Diagnostic>,
     /// C++ class templates by name: the kinds of their parameters (`templates.rs`).
     pub templates: super::templates::TemplateKinds,
     /// The value parameters of the class template instance being defined or whose member
@@ -505,6 +509,26 @@ impl DeclSpec<'_> {
     }
 }
 
+/// The error of a use (`at`) of typedef `name`, whose definition was refused with `e`.
+fn refused_typedef(src: &Src, at: Node, name: &str, e: &super::Diagnostic) -> super::Diagnostic {
+    let mut d = src.unsupported(at, &format!("type `{name}`"));
+    d.kind = e.kind;
+    d.message = format!(
+        "{} (the typedef of `{name}` at line {}:{})",
+        e.message, e.line, e.column
+    );
+    d
+}
+
+/// Declaration `node` is `const` (or C++ `constexpr`) qualified: `const int kThreads = 2;`.
+pub(crate) fn is_const(src: &Src, node: Node) -> bool {
+    let mut c = node.walk();
+    let constant = node
+        .children(&mut c)
+        .any(|q| q.kind() == "type_qualifier" && matches!(src.text(q), "const" | "constexpr"));
+    constant
+}
+
 pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclSpec<'t>> {
     let mut atomic = false;
     let mut atomic_pointer = false;
@@ -623,6 +647,8 @@ pub(crate) fn decl_spec<'t>(src: &Src, env: &TypeEnv, node: Node<'t>) -> R<DeclS
                     thread_local,
                     full: Some(t.clone()),
                 });
+            } else if let Some(e) = env.refused_typedefs.get(name) {
+                return Err(refused_typedef(src, ty_node, name, e));
             } else {
                 return Err(src.unsupported(ty_node, &format!("type `{name}`")));
             }

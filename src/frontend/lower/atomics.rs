@@ -2,7 +2,7 @@
 //! compare-exchange family, and compound assignment / `++` / `--` on atomic globals.
 
 use super::{address_of, bin, promote, strip_parens, FnLower, Name, Place, TExpr, R};
-use crate::frontend::types::{IntTy, Ty};
+use crate::frontend::types::{BaseTy, IntTy, Ty};
 use crate::ir::{BinOp, Expr, Instr, MemOrder, Reg, RmwOp};
 use tree_sitter::Node;
 
@@ -88,13 +88,59 @@ impl FnLower<'_, '_> {
     /// have the atomic's (non-atomic) type.
     fn expected_local(&self, arg: Node, cell: &Place) -> R<Reg> {
         let src = self.src;
-        let id = address_of(&src, arg);
         let must = "the expected value of a compare-exchange must be given as `&local` (the \
                     address of a local integer variable)";
-        let Some(id) = id else {
+        if let Some(id) = self.punned_expected(arg) {
+            return self.punned_var(arg, id, cell, must);
+        }
+        let Some(id) = address_of(&src, arg) else {
             return Err(src.unsupported(arg, must));
         };
         self.expected_var(arg, id, cell, must)
+    }
+
+    /// `(uintptr_t *)&e`: the address of local `e` cast to a pointer to a 64-bit integer
+    /// type, as a lock-free queue passes a node pointer `e` as the expected value of a
+    /// compare-exchange on an `atomic_uintptr_t`. Its identifier `e`.
+    fn punned_expected<'t>(&self, arg: Node<'t>) -> Option<Node<'t>> {
+        let src = self.src;
+        let cast = strip_parens(arg);
+        if cast.kind() != "cast_expression" {
+            return None;
+        }
+        let td = cast.child_by_field_name("type")?;
+        let d = td.child_by_field_name("declarator")?;
+        if d.kind() != "abstract_pointer_declarator" || d.named_child_count() != 0 {
+            return None;
+        }
+        let spec = crate::frontend::types::decl_spec(&src, &self.cx.types, td).ok()?;
+        let wide = matches!(spec.ty, BaseTy::Int(t) if t.width().bits == 64);
+        (wide && !spec.atomic).then_some(())?;
+        address_of(&src, cast.child_by_field_name("value")?)
+    }
+
+    /// The register of local `id` given through a [`Self::punned_expected`] cast: any 64-bit
+    /// integer or pointer local, the cell being a 64-bit integer or pointer (one
+    /// representation: the bits are compared and copied back as they are).
+    fn punned_var(&self, arg: Node, id: Node, cell: &Place, must: &str) -> R<Reg> {
+        let src = self.src;
+        let name = src.text(id);
+        match self.lookup(name) {
+            Name::Local(r) if Some(r) != self.param => {
+                let ty = self.reg_tys.get(r).copied().unwrap_or(IntTy::I64);
+                if ty.width().bits != 64 || cell.ty.int_ty().width().bits != 64 {
+                    return Err(src.unsupported(
+                        arg,
+                        &format!(
+                            "`{name}` given through a cast: the variable and the atomic object \
+                             of the compare-exchange must both be 64-bit integers or pointers"
+                        ),
+                    ));
+                }
+                Ok(r)
+            }
+            _ => self.expected_var(arg, id, cell, must),
+        }
     }
 
     /// The register of the local variable named by `id` (in argument `arg`) holding the

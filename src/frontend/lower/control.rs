@@ -555,7 +555,7 @@ impl<'a> FnLower<'_, 'a> {
         };
         let ty = *self.reg_tys.get(r)?;
         let is_counter = |n: Node| n.kind() == "identifier" && src.text(n) == name;
-        let start = ty.wrap(super::const_eval(self.cx, start).ok()?);
+        let start = ty.wrap(self.const_here(start).ok()?);
         // The test: `i OP B` or `B OP i`, alone or as an operand of `&&` (the loop then stops
         // no later than the test alone would make it).
         let mut tests = vec![cond];
@@ -609,7 +609,7 @@ impl<'a> FnLower<'_, 'a> {
                 if !is_counter(update.child_by_field_name("left")?) {
                     return None;
                 }
-                let k = super::const_eval(self.cx, update.child_by_field_name("right")?).ok()?;
+                let k = self.const_here(update.child_by_field_name("right")?).ok()?;
                 match src.text(update.child_by_field_name("operator")?) {
                     "+=" => k,
                     "-=" => k.checked_neg()?,
@@ -623,7 +623,7 @@ impl<'a> FnLower<'_, 'a> {
         if step == 0 || !unchanged(name) {
             return None;
         }
-        let Ok(bound) = super::const_eval(self.cx, bound) else {
+        let Ok(bound) = self.const_here(bound) else {
             // A bound held in another local that the loop leaves alone, approached one step at
             // a time: reached whatever its value (it fits the counter's type).
             let unit = (op == "<" && step == 1) || (op == ">" && step == -1);

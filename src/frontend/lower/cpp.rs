@@ -760,7 +760,7 @@ impl<'a> FnLower<'_, 'a> {
             ));
         }
         let spec = types::decl_spec(&src, &self.cx.types, s)?;
-        let decl = types::declarator(&src, &spec, d, &mut |n| super::const_eval(self.cx, n))?;
+        let decl = types::declarator(&src, &spec, d, &mut |n| self.const_here(n))?;
         let name = src.text(decl.name).to_string();
         self.check_redefinition(decl.name, &name)?;
         match decl.ty {

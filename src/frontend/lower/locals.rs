@@ -148,9 +148,15 @@ fn exempt_arguments(src: &Src, call: Node) -> Vec<usize> {
         })
         .map(|(_, a)| {
             let mut a = a;
-            while a.kind() == "parenthesized_expression" {
-                match named_children(a).first() {
-                    Some(&inner) => a = inner,
+            loop {
+                let inner = match a.kind() {
+                    "parenthesized_expression" => named_children(a).first().copied(),
+                    // `(uintptr_t *)&expected` (see `atomics.rs`'s `punned_expected`).
+                    "cast_expression" => a.child_by_field_name("value"),
+                    _ => None,
+                };
+                match inner {
+                    Some(inner) => a = inner,
                     None => break,
                 }
             }
@@ -494,9 +500,9 @@ impl FnLower<'_, '_> {
             None => base,
             Some(d) if d.kind() == "abstract_array_declarator" && d.named_child_count() <= 1 => {
                 let len = match d.child_by_field_name("size") {
-                    Some(size) => super::const_eval(self.cx, size)?,
+                    Some(size) => self.const_here(size)?,
                     None => crate::frontend::initializers::list_length(&src, value, &mut |x| {
-                        super::const_eval(self.cx, x)
+                        self.const_here(x)
                     })?,
                 };
                 if !(1..=65536).contains(&len) {
