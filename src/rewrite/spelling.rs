@@ -19,8 +19,10 @@
 //!   order uses `memory_order_X` when it has a top-level `using namespace std;` and
 //!   `std::memory_order_X` otherwise;
 //! * **the fence function** follows the file's own `atomic_thread_fence` calls the same way
-//!   (`std::atomic_thread_fence` or unqualified); without any, it is unqualified exactly when the
-//!   file has a top-level `using namespace std;`.
+//!   (`std::atomic_thread_fence` or unqualified); without any, it is unqualified when the file
+//!   has a top-level `using namespace std;` or names its orders unqualified (`memory_order_X`
+//!   without `std::` means such a `using` or the C names of `<stdatomic.h>`, as in the
+//!   thesis's `.cc` benchmarks: either way the unqualified fence is declared).
 //!
 //! **The instrumented dialect.** A file whose atomic calls take the thesis's leading location
 //! arguments (`atomic_store_explicit(__FILE__, __LINE__, &x, 1, mo)`, see
@@ -294,7 +296,9 @@ impl Spelling {
             };
         }
         let (order_std, order_scoped) = most_used(&c.orders).unwrap_or((!c.using_std, false));
-        let fence_std = most_used(&c.fences).unwrap_or(!c.using_std);
+        // A file without fences names the fence as it names the orders: `memory_order_*`
+        // unqualified means `using namespace std;` or `<stdatomic.h>`'s C names.
+        let fence_std = most_used(&c.fences).unwrap_or(order_std && !c.using_std);
         Spelling {
             fence_fn: if fence_std {
                 "std::atomic_thread_fence"
@@ -509,6 +513,12 @@ mod tests {
         assert_eq!(
             s.fence(MemOrder::SeqCst),
             "atomic_thread_fence(std::memory_order::seq_cst);"
+        );
+        // A `.cc` file written with <stdatomic.h>'s C names (the thesis's benchmarks).
+        let c_names = "#include <stdatomic.h>\natomic_int x;\nvoid f() { atomic_store_explicit(&x, 1, memory_order_relaxed); }\n";
+        assert_eq!(
+            detect(c_names).fence(MemOrder::Release),
+            "atomic_thread_fence(memory_order_release);"
         );
         // A tie goes to the spelling seen first; existing fence calls decide the function.
         let tie = "std::atomic<int> x;\nvoid f() { x.store(1, memory_order::relaxed); atomic_thread_fence(std::memory_order_acquire); }\n";
