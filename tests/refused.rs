@@ -1004,6 +1004,19 @@ int main() {
             "`static` local object of a class with a destructor",
         ),
         case(
+            "extern_never_defined",
+            "\
+#include <stdatomic.h>
+extern atomic_int ready;
+int main(void) {
+    return atomic_load(&ready);
+}
+",
+            (2, 19),
+            ERROR,
+            "`extern` variable `ready` is used but never defined in this program (give the file that defines it with `--link FILE`)",
+        ),
+        case(
             "enum_local",
             "\
 int main(void) {
