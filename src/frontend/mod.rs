@@ -1567,15 +1567,23 @@ impl<'a> Ctx<'a> {
     /// under `root`: the program is incomplete (its value lives in a file not given).
     fn check_externs(&self, root: Node<'a>) -> R<()> {
         let src = self.src;
-        for (name, at) in &self.externs {
-            let mut named = 0usize;
-            walk_nodes(root, &mut |n| {
-                if n.kind() == "identifier" && src.text(n) == name {
-                    named += 1;
+        if self.externs.is_empty() {
+            return Ok(());
+        }
+        // Occurrences of each name in the tree, in one walk; its `extern` declarations are
+        // among them.
+        let mut named: HashMap<&str, usize> =
+            self.externs.iter().map(|(n, _)| (n.as_str(), 0)).collect();
+        walk_nodes(root, &mut |n| {
+            if n.kind() == "identifier" {
+                if let Some(k) = named.get_mut(src.text(n)) {
+                    *k += 1;
                 }
-            });
+            }
+        });
+        for (name, at) in &self.externs {
             let declared = self.externs.iter().filter(|(n, _)| n == name).count();
-            if named > declared {
+            if named.get(name.as_str()).copied().unwrap_or(0) > declared {
                 return Err(src.error(
                     *at,
                     &format!(

@@ -91,7 +91,7 @@ impl FnLower<'_, '_> {
         let must = "the expected value of a compare-exchange must be given as `&local` (the \
                     address of a local integer variable)";
         if let Some(id) = self.punned_expected(arg) {
-            return self.punned_var(arg, id, cell, must);
+            return self.expected_reg(arg, id, cell, must, true);
         }
         let Some(id) = address_of(&src, arg) else {
             return Err(src.unsupported(arg, must));
@@ -119,16 +119,23 @@ impl FnLower<'_, '_> {
         address_of(&src, cast.child_by_field_name("value")?)
     }
 
-    /// The register of local `id` given through a [`Self::punned_expected`] cast: any 64-bit
-    /// integer or pointer local, the cell being a 64-bit integer or pointer (one
+    /// The register of the local variable named by `id` (in argument `arg`) holding the
+    /// expected value of a compare-exchange on `cell`; `must` says how it must be given.
+    pub(super) fn expected_var(&self, arg: Node, id: Node, cell: &Place, must: &str) -> R<Reg> {
+        self.expected_reg(arg, id, cell, must, false)
+    }
+
+    /// [`Self::expected_var`]; with `punned` (given through a [`Self::punned_expected`] cast)
+    /// the local and the cell need only both be 64 bits wide, integers or pointers (one
     /// representation: the bits are compared and copied back as they are).
-    fn punned_var(&self, arg: Node, id: Node, cell: &Place, must: &str) -> R<Reg> {
+    fn expected_reg(&self, arg: Node, id: Node, cell: &Place, must: &str, punned: bool) -> R<Reg> {
         let src = self.src;
         let name = src.text(id);
         match self.lookup(name) {
             Name::Local(r) if Some(r) != self.param => {
                 let ty = self.reg_tys.get(r).copied().unwrap_or(IntTy::I64);
-                if ty.width().bits != 64 || cell.ty.int_ty().width().bits != 64 {
+                let wide = |t: IntTy| t.width().bits == 64;
+                if punned && !(wide(ty) && wide(cell.ty.int_ty())) {
                     return Err(src.unsupported(
                         arg,
                         &format!(
@@ -137,21 +144,7 @@ impl FnLower<'_, '_> {
                         ),
                     ));
                 }
-                Ok(r)
-            }
-            _ => self.expected_var(arg, id, cell, must),
-        }
-    }
-
-    /// The register of the local variable named by `id` (in argument `arg`) holding the
-    /// expected value of a compare-exchange on `cell`; `must` says how it must be given.
-    pub(super) fn expected_var(&self, arg: Node, id: Node, cell: &Place, must: &str) -> R<Reg> {
-        let src = self.src;
-        let name = src.text(id);
-        match self.lookup(name) {
-            Name::Local(r) if Some(r) != self.param => {
-                let ty = self.reg_tys.get(r).copied().unwrap_or(IntTy::I64);
-                if ty != cell.ty.int_ty() {
+                if !punned && ty != cell.ty.int_ty() {
                     return Err(src.unsupported(
                         id,
                         &format!(
