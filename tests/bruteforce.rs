@@ -1552,6 +1552,34 @@ thread_local! {
     /// Whether weak CASes may fail spuriously, in both the oracle and the explorer (set by the
     /// tests that compare with spurious failures enabled).
     static SPURIOUS_CAS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The work the oracle may do (thread runs, run combinations, candidate graphs) before it
+    /// gives up, and the work done: see [`with_budget`]. Unlimited unless a caller sets it.
+    static BUDGET: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((u64::MAX, 0)) };
+}
+
+/// Counts `n` units of the oracle's work; false once the budget is spent (the enumeration then
+/// stops early and its result is incomplete).
+fn spend(n: u64) -> bool {
+    BUDGET.with(|b| {
+        let (limit, done) = b.get();
+        let done = done.saturating_add(n);
+        b.set((limit, done));
+        done <= limit
+    })
+}
+
+fn over_budget() -> bool {
+    BUDGET.with(|b| b.get().1 > b.get().0)
+}
+
+/// `f()` with the oracle limited to `limit` units of work; `None` if it ran out (then what `f`
+/// returned may rest on an incomplete enumeration and is dropped).
+fn with_budget<T>(limit: u64, f: impl FnOnce() -> T) -> Option<T> {
+    BUDGET.with(|b| b.set((limit, 0)));
+    let out = f();
+    let over = over_budget();
+    BUDGET.with(|b| b.set((u64::MAX, 0)));
+    (!over).then_some(out)
 }
 
 /// Where an access goes: a fixed location, or a computed pointer value (location + 1) that
@@ -1649,7 +1677,10 @@ fn rmw_value(op: RmwOp, old: i64, operand: i64, width: Width) -> i64 {
 impl Walker<'_> {
     fn stop(&mut self, mut run: Run, end: End) {
         run.end = end;
-        self.out.push(run);
+        // A run costs its events (what it keeps in memory).
+        if spend(run.events.len() as u64 + 1) {
+            self.out.push(run);
+        }
     }
 
     /// Fails a copy of `run` (with a memory error, or none: undefined behaviour) assuming
@@ -1713,6 +1744,9 @@ impl Walker<'_> {
         let dom = self.dom;
         let f = &prog.functions[self.func];
         loop {
+            if !spend(1) {
+                return;
+            }
             steps += 1;
             assert!(
                 steps < STEP_CAP,
@@ -2223,7 +2257,7 @@ fn all_runs(prog: &Program, unroll: u32, zne: bool) -> AllRuns {
                 }
             }
         }
-        if next == dom || round >= max_writes(&main, &children) {
+        if next == dom || round >= max_writes(&main, &children) || over_budget() {
             return AllRuns { main, children };
         }
         dom = next;
@@ -2492,6 +2526,9 @@ fn oracle_unfiltered(
         let bases: Vec<usize> = cands.iter().map(|l| l.len()).collect();
         let mut digits = vec![0; bases.len()];
         loop {
+            if !spend(1) {
+                return out;
+            }
             let kids: Vec<&Run> = digits
                 .iter()
                 .enumerate()
@@ -2573,6 +2610,20 @@ fn graphs_of_combination(
         })
         .collect();
     if sources.iter().any(|s| s.is_empty()) {
+        return;
+    }
+    // The candidates: every rf choice times every mo order (writes! per location).
+    let candidates = sources
+        .iter()
+        .map(|s| s.len() as u64)
+        .chain((0..nlocs).map(|l| {
+            let k = (0..n)
+                .filter(|&w| g.events[w].kind == EventKind::Write && g.events[w].loc == Some(l))
+                .count() as u64;
+            (1..=k).fold(1u64, |a, i| a.saturating_mul(i))
+        }))
+        .fold(1u64, |a, k| a.saturating_mul(k));
+    if !spend(candidates) {
         return;
     }
     let mo_perms: Vec<Vec<Vec<usize>>> = (0..nlocs)
@@ -6126,6 +6177,68 @@ fn explorer_size(prog: &Program, model: Model, unroll: u32) -> (Stats, usize) {
     (stats, events)
 }
 
+/// Whether the fixture `name` (its path) takes the oracle minutes or more: its counts are
+/// pinned by its expectations (and its twin) instead.
+fn too_slow_for_the_oracle(name: &str) -> bool {
+    // The bakery's ticket numbers (max + 1) make the oracle's value domain grow with
+    // every round, and the Chase-Lev deque's many reads of `top` / `bottom` (each with
+    // every value of its domain) multiply the thread runs: their enumerations take
+    // minutes. The lock guards' fixture (and its C twin) has more lock/unlock
+    // interleavings than the oracle enumerates in reasonable time, and so have the
+    // builtin spin and ticket locks (their spinning runs take the oracle tens of
+    // seconds each; it agreed with their hand counts under RC11 when they were
+    // written). Their counts are pinned by their expectations (and the C++ twins by matching each other) instead.
+    // The condition variable, recursive mutex and shared mutex fixtures of C++ (and
+    // their C twins in fixtures/sync) are beyond the oracle too: see
+    // `SYNC_TOO_BIG_FOR_THE_ORACLE`.
+    // The C twin of the C++ lambda fixture with a condition wait in a predicate loop
+    // (main's mutex, condition variable and flag are locals) is too: like `cond_while`.
+    // So is the dialect's mailbox (a condition wait in a loop over heap items: the
+    // oracle runs out of memory); its C++ program and C twin must match each other.
+    let sync_twin = [
+        "mailbox_cv",
+        "cond_wait_pred",
+        "recursive_mutex",
+        "shared_mutex",
+        "lambda_ref_cond",
+    ]
+    .iter()
+    .any(|f| name.contains(f));
+    // The harness's scratch buffers: its workers' fetch_adds grow the value sets of
+    // the shared counters every round, as the bakery's tickets do, and every read of
+    // a buffer cell takes every value (minutes).
+    // The Michael-Scott queues recycling nodes through a free list (fixtures/heap): the
+    // free list's CAS loop and the queue's re-reads of Head, Tail and `next` each take
+    // every value of their sets (minutes).
+    // The class fixtures with spinning barriers, the seqlock's four-load reader and the
+    // union lock word's RMWs take the oracle minutes too (over 150 s each): their counts
+    // are pinned by their expectations and by their C twins, which must match them.
+    // The dialect's every-operation fixture: main's chain of a dozen RMWs on one
+    // counter grows its value set with every RMW, and every later read takes every
+    // value (the oracle runs out of memory); its count is hand-derived in the file.
+    let slow = [
+        "dialect/located_ops",
+        "classes/barrier",
+        "classes/c/barrier",
+        "classes/seqlock",
+        "classes/c/seqlock",
+        "union_rwlock",
+        "bakery",
+        "scratch_buffers",
+        "msqueue_freelist",
+        "chase_lev",
+        "lock_guard",
+        "spinlock",
+        "ticket_fast_types",
+        // Retry loops of fetch_add/fetch_sub pairs: each unrolled retry grows the
+        // counter's value set (over 120 s each); zne_observed, the same rule on a
+        // smaller counter, is compared.
+        "zne_rwlock",
+        "zne_counter_retry",
+    ];
+    slow.iter().any(|s| name.contains(s)) || sync_twin
+}
+
 /// Compares every fixture of `dirs` (below `fixtures/`) with few executions with the oracle;
 /// returns how many it compared.
 fn fixture_dirs_agree_with_the_oracle(dirs: &[&str]) -> usize {
@@ -6143,63 +6256,7 @@ fn fixture_dirs_agree_with_the_oracle(dirs: &[&str]) -> usize {
         for path in files {
             let src = std::fs::read_to_string(&path).unwrap();
             let name = path.display().to_string();
-            // The bakery's ticket numbers (max + 1) make the oracle's value domain grow with
-            // every round, and the Chase-Lev deque's many reads of `top` / `bottom` (each with
-            // every value of its domain) multiply the thread runs: their enumerations take
-            // minutes. The lock guards' fixture (and its C twin) has more lock/unlock
-            // interleavings than the oracle enumerates in reasonable time, and so have the
-            // builtin spin and ticket locks (their spinning runs take the oracle tens of
-            // seconds each; it agreed with their hand counts under RC11 when they were
-            // written). Their counts are pinned by their expectations (and the C++ twins by matching each other) instead.
-            // The condition variable, recursive mutex and shared mutex fixtures of C++ (and
-            // their C twins in fixtures/sync) are beyond the oracle too: see
-            // `SYNC_TOO_BIG_FOR_THE_ORACLE`.
-            // The C twin of the C++ lambda fixture with a condition wait in a predicate loop
-            // (main's mutex, condition variable and flag are locals) is too: like `cond_while`.
-            // So is the dialect's mailbox (a condition wait in a loop over heap items: the
-            // oracle runs out of memory); its C++ program and C twin must match each other.
-            let sync_twin = [
-                "mailbox_cv",
-                "cond_wait_pred",
-                "recursive_mutex",
-                "shared_mutex",
-                "lambda_ref_cond",
-            ]
-            .iter()
-            .any(|f| name.contains(f));
-            // The harness's scratch buffers: its workers' fetch_adds grow the value sets of
-            // the shared counters every round, as the bakery's tickets do, and every read of
-            // a buffer cell takes every value (minutes).
-            // The Michael-Scott queues recycling nodes through a free list (fixtures/heap): the
-            // free list's CAS loop and the queue's re-reads of Head, Tail and `next` each take
-            // every value of their sets (minutes).
-            // The class fixtures with spinning barriers, the seqlock's four-load reader and the
-            // union lock word's RMWs take the oracle minutes too (over 150 s each): their counts
-            // are pinned by their expectations and by their C twins, which must match them.
-            // The dialect's every-operation fixture: main's chain of a dozen RMWs on one
-            // counter grows its value set with every RMW, and every later read takes every
-            // value (the oracle runs out of memory); its count is hand-derived in the file.
-            let slow = [
-                "dialect/located_ops",
-                "classes/barrier",
-                "classes/c/barrier",
-                "classes/seqlock",
-                "classes/c/seqlock",
-                "union_rwlock",
-                "bakery",
-                "scratch_buffers",
-                "msqueue_freelist",
-                "chase_lev",
-                "lock_guard",
-                "spinlock",
-                "ticket_fast_types",
-                // Retry loops of fetch_add/fetch_sub pairs: each unrolled retry grows the
-                // counter's value set (over 120 s each); zne_observed, the same rule on a
-                // smaller counter, is compared.
-                "zne_rwlock",
-                "zne_counter_retry",
-            ];
-            if slow.iter().any(|s| name.contains(s)) || sync_twin {
+            if too_slow_for_the_oracle(&name) {
                 eprintln!("not compared: {name}: too big for the oracle");
                 continue;
             }
@@ -6510,6 +6567,9 @@ fn deadlock_rules_agree_with_the_oracle() {
 
 #[path = "common/families.rs"]
 mod families;
+
+#[path = "bruteforce/fixes.rs"]
+mod fixes;
 
 /// The parametric benchmark families at sizes the oracle can enumerate: the explorer finds
 /// exactly the oracle's graphs (executions, blocked, cut) under sc and rc11.
