@@ -7,10 +7,11 @@
 //! `BRUTEFORCE_DIR=path` they are every C and C++ file under `path` instead (the thesis's own
 //! benchmark programs, say: `docs/performance.md`, *Independent re-check*), with
 //! `BRUTEFORCE_MAX_VISITS` (default 60) the most executions a program may have at loop bound
-//! 2 to be enumerated.
+//! 2 to be enumerated, and `BRUTEFORCE_SHRINK=K` lowering each program's integer `#define`s
+//! above `K` to `K` first (the same code at smaller sizes).
 
-use super::{beyond_the_oracle, compare_with, explorer_size, with_budget, MAX_ORACLE_EVENTS};
-use fensyn::checker::Model;
+use super::{beyond_the_oracle, compare_with, with_budget, MAX_ORACLE_EVENTS};
+use fensyn::checker::{explore, Control, Limits, Model};
 use fensyn::ir::Program;
 use fensyn::rewrite::{self, Edit, FileRewrite};
 use fensyn::{FixOptions, Options, Repair, Source};
@@ -40,11 +41,58 @@ fn within_reach(prog: &Program, max_visits: u64) -> Result<(), &'static str> {
     if let Some(why) = beyond_the_oracle(prog) {
         return Err(why);
     }
-    let (st, events) = explorer_size(prog, Model::Rc11, UNROLL);
-    if st.visited() > max_visits || events > MAX_ORACLE_EVENTS {
+    let (visits, events) = explorer_size_upto(prog, max_visits + 1);
+    if visits > max_visits || events > MAX_ORACLE_EVENTS {
         return Err("too many executions or events");
     }
     Ok(())
+}
+
+/// As `explorer_size` under rc11, stopping at `cap` graphs: the graphs visited and the most
+/// events of any.
+fn explorer_size_upto(prog: &Program, cap: u64) -> (u64, usize) {
+    let (mut visits, mut events) = (0, 0);
+    let limits = Limits {
+        unroll: Some(UNROLL),
+        plain_waits: true,
+        ..Limits::default()
+    };
+    explore(prog, Model::Rc11, limits, |g| {
+        visits += 1;
+        events = events.max(g.events.len());
+        if visits >= cap {
+            Control::Stop
+        } else {
+            Control::Continue
+        }
+    });
+    (visits, events)
+}
+
+/// `BRUTEFORCE_SHRINK=K`: programs run with every integer `#define` of their main file above
+/// `K` lowered to `K` (their loop counts and thread counts: the same code at a size the oracle
+/// can enumerate).
+fn shrink() -> Option<i64> {
+    std::env::var("BRUTEFORCE_SHRINK").ok()?.parse().ok()
+}
+
+/// `text` with each line `#define NAME N` (an integer `N > k`, perhaps a comment after it)
+/// defining `k` instead.
+fn shrunk(text: &str, k: i64) -> String {
+    let line = |l: &str| {
+        let code = l.split("//").next().unwrap_or(l);
+        let words: Vec<&str> = code.split_whitespace().collect();
+        match words[..] {
+            ["#define", name, n]
+                if name.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    && n.parse::<i64>().is_ok_and(|n| n > k) =>
+            {
+                format!("#define {name} {k}")
+            }
+            _ => l.to_string(),
+        }
+    };
+    text.split('\n').map(line).collect::<Vec<_>>().join("\n")
 }
 
 /// The oracle's work limit per program (`BRUTEFORCE_BUDGET`: thread runs, their combinations
@@ -80,7 +128,13 @@ fn oracle_buggy(name: &str, prog: &Program) -> Verdict {
 fn fix_agrees_with_the_oracle(path: &Path, max_visits: u64, t: &mut Tally) {
     let name = path.display().to_string();
     t.files += 1;
-    let unit = match Source::read(path).and_then(|s| s.parse()) {
+    let source = Source::read(path).map(|mut s| {
+        if let Some(k) = shrink() {
+            s.text = shrunk(&s.text, k);
+        }
+        s
+    });
+    let unit = match source.and_then(|s| s.parse()) {
         Ok(u) => u,
         Err(d) => {
             eprintln!("refused: {d}");
@@ -293,4 +347,14 @@ fn fixes_are_sound_and_minimal_by_the_oracle() {
         assert!(t.fixed >= 10, "only {} fixes re-checked: {t:?}", t.fixed);
         assert!(t.variants_refuted >= 10, "{t:?}");
     }
+}
+
+#[test]
+fn shrinking_lowers_integer_defines_only() {
+    let text =
+        "#define LOOP 5 // outer loop\n#define N 1\n#define S \"x\"\n  #define M(x) 9\nint a;";
+    assert_eq!(
+        shrunk(text, 2),
+        "#define LOOP 2\n#define N 1\n#define S \"x\"\n  #define M(x) 9\nint a;"
+    );
 }
