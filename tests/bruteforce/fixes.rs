@@ -153,7 +153,10 @@ fn fix_agrees_with_the_oracle(path: &Path, max_visits: u64, t: &mut Tally) {
             eprintln!("not compared: {name}: over the oracle's budget");
             t.beyond += 1;
         }
-        Verdict::Buggy(0) => t.clean += 1,
+        Verdict::Buggy(0) => {
+            eprintln!("{name}: no bug; the oracle agrees");
+            t.clean += 1;
+        }
         Verdict::Buggy(_) => recheck_fix(&name, &unit, max_visits, t),
     }
 }
