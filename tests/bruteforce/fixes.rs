@@ -5,7 +5,7 @@
 //!
 //! By default the programs are the buggy fixtures of the directories below; with
 //! `BRUTEFORCE_DIR=path` they are every C and C++ file under `path` instead (the thesis's own
-//! benchmark programs, say: `docs/performance.md`, *Independent re-check*), with
+//! benchmark programs, say: `docs/performance.md`, *The thesis's programs*), with
 //! `BRUTEFORCE_MAX_VISITS` (default 60) the most executions a program may have at loop bound
 //! 2 to be enumerated, and `BRUTEFORCE_SHRINK=K` lowering each program's integer `#define`s
 //! above `K` to `K` first (the same code at smaller sizes).
