@@ -1557,6 +1557,11 @@ thread_local! {
     static BUDGET: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((u64::MAX, 0)) };
 }
 
+/// The number in environment variable `k` (campaign sizes, seeds, limits), if set and valid.
+fn env_number<T: std::str::FromStr>(k: &str) -> Option<T> {
+    std::env::var(k).ok()?.parse().ok()
+}
+
 /// Counts `n` units of the oracle's work; false once the budget is spent (the enumeration then
 /// stops early and its result is incomplete).
 fn spend(n: u64) -> bool {
@@ -2612,29 +2617,31 @@ fn graphs_of_combination(
     if sources.iter().any(|s| s.is_empty()) {
         return;
     }
+    let writes: Vec<Vec<usize>> = (0..nlocs)
+        .map(|l| {
+            (0..n)
+                .filter(|&w| g.events[w].kind == EventKind::Write && g.events[w].loc == Some(l))
+                .collect()
+        })
+        .collect();
     // The candidates: every rf choice times every mo order (writes! per location).
     let candidates = sources
         .iter()
         .map(|s| s.len() as u64)
-        .chain((0..nlocs).map(|l| {
-            let k = (0..n)
-                .filter(|&w| g.events[w].kind == EventKind::Write && g.events[w].loc == Some(l))
-                .count() as u64;
-            (1..=k).fold(1u64, |a, i| a.saturating_mul(i))
-        }))
+        .chain(
+            writes
+                .iter()
+                .map(|ws| (1..=ws.len() as u64).fold(1u64, |a, i| a.saturating_mul(i))),
+        )
         .fold(1u64, |a, k| a.saturating_mul(k));
     if !spend(candidates) {
         return;
     }
-    let mo_perms: Vec<Vec<Vec<usize>>> = (0..nlocs)
-        .map(|l| {
-            let ws: Vec<usize> = (0..n)
-                .filter(|&w| {
-                    g.events[w].kind == EventKind::Write
-                        && g.events[w].loc == Some(l)
-                        && w != head[l]
-                })
-                .collect();
+    let mo_perms: Vec<Vec<Vec<usize>>> = writes
+        .iter()
+        .enumerate()
+        .map(|(l, ws)| {
+            let ws: Vec<usize> = ws.iter().copied().filter(|&w| w != head[l]).collect();
             permutations(&ws)
         })
         .collect();
@@ -5950,7 +5957,7 @@ fn assert_agreement(failures: &[String]) {
 #[test]
 fn random_programs_agree_with_the_oracle() {
     // BRUTEFORCE_RANDOM=<count> and BRUTEFORCE_SEED=<n> run a longer campaign.
-    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+    let env = env_number::<u64>;
     let mut rng = Rng(env("BRUTEFORCE_SEED").unwrap_or(0x5eed_f00d_1234_5678) | 1);
     let count = env("BRUTEFORCE_RANDOM").unwrap_or(300);
     let t = Instant::now();
@@ -6163,7 +6170,13 @@ const MAX_ORACLE_EVENTS: usize = 100;
 /// blocked graphs on locks released later included, which the oracle enumerates before it
 /// drops them), and the largest graph's event count.
 fn explorer_size(prog: &Program, model: Model, unroll: u32) -> (Stats, usize) {
-    let mut events = 0;
+    explorer_size_upto(prog, model, unroll, u64::MAX)
+}
+
+/// As [`explorer_size`], stopping once `cap` graphs are visited (then the counts are those of
+/// the first `cap`).
+fn explorer_size_upto(prog: &Program, model: Model, unroll: u32, cap: u64) -> (Stats, usize) {
+    let (mut events, mut visits) = (0, 0);
     let limits = Limits {
         unroll: Some(unroll),
         spurious_cas: SPURIOUS_CAS.with(|s| s.get()),
@@ -6172,7 +6185,12 @@ fn explorer_size(prog: &Program, model: Model, unroll: u32) -> (Stats, usize) {
     };
     let stats = explore(prog, model, limits, |g| {
         events = events.max(g.events.len());
-        Control::Continue
+        visits += 1;
+        if visits >= cap {
+            Control::Stop
+        } else {
+            Control::Continue
+        }
     });
     (stats, events)
 }
@@ -6977,7 +6995,7 @@ fn coarse_equivalences_and_jobs_agree_with_the_oracle() {
             failures.push(e);
         }
     }
-    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+    let env = env_number::<u64>;
     let mut rng = Rng(env("BRUTEFORCE_SEED").unwrap_or(0x0e90_e95e_ed42_4242) | 1);
     for i in 0..env("BRUTEFORCE_RANDOM").unwrap_or(200) {
         let prog = random_program(&mut rng);

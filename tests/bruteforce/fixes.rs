@@ -10,8 +10,10 @@
 //! 2 to be enumerated, and `BRUTEFORCE_SHRINK=K` lowering each program's integer `#define`s
 //! above `K` to `K` first (the same code at smaller sizes).
 
-use super::{beyond_the_oracle, compare_with, with_budget, MAX_ORACLE_EVENTS};
-use fensyn::checker::{explore, Control, Limits, Model};
+use super::{
+    beyond_the_oracle, compare_with, env_number, explorer_size_upto, with_budget, MAX_ORACLE_EVENTS,
+};
+use fensyn::checker::Model;
 use fensyn::ir::Program;
 use fensyn::rewrite::{self, Edit, FileRewrite};
 use fensyn::{FixOptions, Options, Repair, Source};
@@ -41,39 +43,18 @@ fn within_reach(prog: &Program, max_visits: u64) -> Result<(), &'static str> {
     if let Some(why) = beyond_the_oracle(prog) {
         return Err(why);
     }
-    let (visits, events) = explorer_size_upto(prog, max_visits + 1);
-    if visits > max_visits || events > MAX_ORACLE_EVENTS {
+    let (st, events) = explorer_size_upto(prog, Model::Rc11, UNROLL, max_visits + 1);
+    if st.visited() > max_visits || events > MAX_ORACLE_EVENTS {
         return Err("too many executions or events");
     }
     Ok(())
-}
-
-/// As `explorer_size` under rc11, stopping at `cap` graphs: the graphs visited and the most
-/// events of any.
-fn explorer_size_upto(prog: &Program, cap: u64) -> (u64, usize) {
-    let (mut visits, mut events) = (0, 0);
-    let limits = Limits {
-        unroll: Some(UNROLL),
-        plain_waits: true,
-        ..Limits::default()
-    };
-    explore(prog, Model::Rc11, limits, |g| {
-        visits += 1;
-        events = events.max(g.events.len());
-        if visits >= cap {
-            Control::Stop
-        } else {
-            Control::Continue
-        }
-    });
-    (visits, events)
 }
 
 /// `BRUTEFORCE_SHRINK=K`: programs run with every integer `#define` of their main file above
 /// `K` lowered to `K` (their loop counts and thread counts: the same code at a size the oracle
 /// can enumerate).
 fn shrink() -> Option<i64> {
-    std::env::var("BRUTEFORCE_SHRINK").ok()?.parse().ok()
+    env_number("BRUTEFORCE_SHRINK")
 }
 
 /// `text` with each line `#define NAME N` (an integer `N > k`, perhaps a comment after it)
@@ -98,10 +79,7 @@ fn shrunk(text: &str, k: i64) -> String {
 /// The oracle's work limit per program (`BRUTEFORCE_BUDGET`: thread runs, their combinations
 /// and candidate graphs).
 fn budget() -> u64 {
-    std::env::var("BRUTEFORCE_BUDGET")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5_000_000)
+    env_number("BRUTEFORCE_BUDGET").unwrap_or(5_000_000)
 }
 
 /// What the oracle says of a program.
@@ -328,10 +306,7 @@ const FIXTURE_DIRS: &[&str] = &["litmus", "dialect", "dialect/c", "control", "or
 fn fixes_are_sound_and_minimal_by_the_oracle() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let external = std::env::var_os("BRUTEFORCE_DIR").map(PathBuf::from);
-    let max_visits = std::env::var("BRUTEFORCE_MAX_VISITS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(60);
+    let max_visits = env_number("BRUTEFORCE_MAX_VISITS").unwrap_or(60);
     let files: Vec<PathBuf> = match &external {
         Some(dir) => sources_in(dir, true),
         None => FIXTURE_DIRS
