@@ -1117,6 +1117,24 @@ mod tests {
                 w(2, y, Relaxed),
             ],
         );
+        // Several seq_cst events per thread among relaxed ones: the incremental psc keeps one
+        // edge into each event per thread (the po-latest), the others being implied by po.
+        check(
+            3,
+            3,
+            &[
+                w(0, x, SeqCst),
+                w(1, y, SeqCst),
+                r(2, z, SeqCst),
+                w(0, z, Relaxed),
+                r(1, x, SeqCst),
+                r(0, y, SeqCst),
+                f(2, SeqCst),
+                w(2, x, Relaxed),
+                r(1, z, Relaxed),
+                r(2, y, SeqCst),
+            ],
+        );
         // psc_base between seq_cst accesses and a fence on either side (no second fence).
         check(
             2,

@@ -24,6 +24,14 @@
 //!
 //! Initialisation writes are never seq_cst, nothing is hb-before them and nothing psc needs
 //! starts or ends there, so they are left out, as [`Views::psc_acyclic`] does.
+//!
+//! Only reachability matters, so the edges into `e` are kept to one per thread: the po-latest
+//! of its psc predecessors there. po is part of scb, so every seq_cst event has an edge to the
+//! next seq_cst event of its thread (recorded when that one was added, by induction): an
+//! omitted edge `u → e` is implied by `u →* u' → e`. Likewise the candidates for `x` (whose
+//! hb-predecessors are joined) are kept as the po-latest per thread, since hb includes po. An
+//! event then costs a few passes over the threads and short walks back along them, not passes
+//! over every event hb-before it.
 
 use super::{slot, Views};
 use crate::checker::graph::{Event, EventId, EventKind, ExecutionGraph, INIT_THREAD};
@@ -33,14 +41,19 @@ use crate::ir::Loc;
 #[derive(Clone, Debug, Default)]
 pub struct Psc {
     /// The psc successors of every event, as bit rows over event ids (empty for the events
-    /// that are not seq_cst, and trimmed: a row is only as long as its last bit needs).
-    succ: Vec<Vec<u64>>,
+    /// that are not seq_cst).
+    succ: BitRows,
     /// The seq_cst fences, in id order.
     fences: Vec<EventId>,
     /// psc has a cycle (then nothing more is recorded: the graph is inconsistent for good).
     cyclic: bool,
     /// Whether some seq_cst access was added (else every psc edge joins two fences).
     sc_access: bool,
+    /// For every event: one more than the index in its thread of the latest seq_cst event
+    /// po-before or equal to it in its thread, 0 when there is none.
+    last_sc: Vec<u32>,
+    /// The joins, in id order (few: they stand for the spawn and join edges of po).
+    joins: Vec<EventId>,
     /// Buffers [`Psc::predecessors`] reuses from one event to the next.
     scratch: Scratch,
 }
@@ -50,20 +63,25 @@ pub struct Psc {
 #[derive(Debug, Default)]
 struct Scratch {
     kz: Vec<usize>,
-    xs: Vec<u64>,
+    top: Vec<usize>,
+    top_sc: Vec<u32>,
     pk: Vec<usize>,
     work: Vec<(usize, usize)>,
     spawner_seen: Vec<bool>,
     joined: Vec<bool>,
     c_clock: Vec<u32>,
-    kc: Vec<usize>,
-    joined_c: Vec<bool>,
-    last_at: Vec<Option<EventId>>,
     eco_bounds: Vec<(usize, usize)>,
     bound: Vec<usize>,
     reach: Vec<u32>,
     eco_reach: Vec<u32>,
+    best: Vec<u32>,
     out: Vec<EventId>,
+    before: Vec<EventId>,
+    readers: Readers,
+    ends: Vec<u64>,
+    targets: Vec<u64>,
+    seen: Vec<u64>,
+    stack: Vec<EventId>,
 }
 
 impl Clone for Scratch {
@@ -72,10 +90,59 @@ impl Clone for Scratch {
     }
 }
 
+/// One bit row over event ids per event, stored flat with one stride, so that a copy is one
+/// allocation. Rows and their width only grow, as the graph does.
+#[derive(Clone, Debug, Default)]
+struct BitRows {
+    /// Words per row.
+    stride: usize,
+    bits: Vec<u64>,
+}
+
+impl BitRows {
+    /// Rows for `n` events, each wide enough for `n` bits.
+    fn grow(&mut self, n: usize) {
+        let need = n.div_ceil(64);
+        if need > self.stride {
+            let stride = need.max(2 * self.stride);
+            let rows = self.bits.len().checked_div(self.stride).unwrap_or(0);
+            let mut bits = vec![0; rows * stride];
+            for r in 0..rows {
+                bits[r * stride..r * stride + self.stride].copy_from_slice(self.row(r));
+            }
+            *self = BitRows { stride, bits };
+        }
+        if self.bits.len() < n * self.stride {
+            self.bits.resize(n * self.stride, 0);
+        }
+    }
+
+    fn row(&self, a: EventId) -> &[u64] {
+        &self.bits[a * self.stride..(a + 1) * self.stride]
+    }
+
+    fn row_mut(&mut self, a: EventId) -> &mut [u64] {
+        &mut self.bits[a * self.stride..(a + 1) * self.stride]
+    }
+
+    /// A copy with room for `more` rows.
+    fn fork(&self, more: usize) -> BitRows {
+        BitRows {
+            stride: self.stride,
+            bits: crate::checker::graph::with_room(&self.bits, more * self.stride),
+        }
+    }
+}
+
 /// `v` cleared and refilled with `n` copies of `x`, keeping its allocation.
 fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
     v.clear();
     v.resize(n, x);
+}
+
+/// Sets bit `b` of a row wide enough for it.
+fn set_in(bits: &mut [u64], b: usize) {
+    bits[b / 64] |= 1u64 << (b % 64);
 }
 
 fn set(bits: &mut Vec<u64>, b: usize) {
@@ -90,10 +157,8 @@ fn has(bits: &[u64], b: usize) -> bool {
     bits.get(b / 64).is_some_and(|&x| x >> (b % 64) & 1 == 1)
 }
 
-fn or_into(dst: &mut Vec<u64>, src: &[u64]) {
-    if dst.len() < src.len() {
-        dst.resize(src.len(), 0);
-    }
+/// `dst |= src`, `dst` being at least as long as `src`'s bits need.
+fn or_into(dst: &mut [u64], src: &[u64]) {
     for (d, s) in dst.iter_mut().zip(src) {
         *d |= *s;
     }
@@ -109,6 +174,7 @@ fn other_loc(a: &Event, b: &Event) -> bool {
 }
 
 /// The readers of every write, as one compressed list.
+#[derive(Debug, Default)]
 pub(super) struct Readers {
     start: Vec<u32>,
     list: Vec<EventId>,
@@ -116,31 +182,31 @@ pub(super) struct Readers {
 
 impl Readers {
     pub(super) fn new(g: &ExecutionGraph) -> Readers {
-        let n = g.len();
-        let mut start = vec![0u32; n + 1];
-        for w in g.rf.iter().flatten() {
-            start[*w + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut list = vec![0; start[n] as usize];
-        for (r, w) in g.rf.iter().enumerate() {
-            if let Some(w) = *w {
-                list[fill[w] as usize] = r;
-                fill[w] += 1;
-            }
-        }
-        Readers { start, list }
+        let mut readers = Readers::default();
+        readers.fill(g);
+        readers
     }
 
-    /// No readers recorded: for a caller that never asks (`of` would panic).
-    fn none() -> Readers {
-        Readers {
-            start: Vec::new(),
-            list: Vec::new(),
+    /// Refills with the readers of `g`'s writes, keeping the allocations.
+    fn fill(&mut self, g: &ExecutionGraph) {
+        let n = g.len();
+        reset(&mut self.start, n + 2, 0);
+        for w in g.rf.iter().flatten() {
+            self.start[*w + 2] += 1;
         }
+        for i in 0..n {
+            self.start[i + 2] += self.start[i + 1];
+        }
+        // `start[w + 1]` is where `w`'s readers go, and ends where the next one's start.
+        reset(&mut self.list, self.start[n + 1] as usize, 0);
+        for (r, w) in g.rf.iter().enumerate() {
+            if let Some(w) = *w {
+                let at = &mut self.start[w + 1];
+                self.list[*at as usize] = r;
+                *at += 1;
+            }
+        }
+        self.start.pop();
     }
 
     pub(super) fn of(&self, w: EventId) -> &[EventId] {
@@ -192,10 +258,12 @@ impl Psc {
     /// A copy to be extended by about `more` events.
     pub(super) fn fork(&self, more: usize) -> Psc {
         Psc {
-            succ: crate::checker::graph::with_room(&self.succ, more),
+            succ: self.succ.fork(more),
             fences: self.fences.clone(),
             cyclic: self.cyclic,
             sc_access: self.sc_access,
+            last_sc: crate::checker::graph::with_room(&self.last_sc, more),
+            joins: self.joins.clone(),
             scratch: Scratch::default(),
         }
     }
@@ -207,367 +275,236 @@ impl Psc {
 
     /// Records event `e`, the last one of `g`, whose views are already in `v`.
     pub fn add(&mut self, g: &ExecutionGraph, v: &Views, e: EventId) {
-        self.succ.resize(g.len(), Vec::new());
+        self.succ.grow(g.len());
+        let ev = &g.events[e];
+        let e_sc = is_sc(ev);
+        self.note(g, v, e);
         if self.cyclic {
             return;
         }
-        let ev = &g.events[e];
-        let e_sc = is_sc(ev);
         let ys = mo_after(g, e);
         // An event that is not seq_cst adds edges only between fences before it and what is
         // mo- or fr-after it: most have nothing after them (they read or are the latest write).
         if !e_sc && ys.is_empty() {
             return;
         }
+        let mut s = std::mem::take(&mut self.scratch);
+        s.before.clear();
         let hb = |a: EventId, b: EventId| hb_strict(v, g, a, b);
-        let before: Vec<EventId> = self.fences.iter().copied().filter(|&f| hb(f, e)).collect();
-        if !e_sc && before.is_empty() {
-            return;
+        s.before
+            .extend(self.fences.iter().copied().filter(|&f| hb(f, e)));
+        if e_sc || !s.before.is_empty() {
+            // Readers are asked for by the edges between old events (`before`) and by the
+            // predecessors of a seq_cst write or fence (mo ; fr, psc_F), not of a read.
+            if !s.before.is_empty() || !ev.is_read() {
+                s.readers.fill(g);
+            }
+            self.add_edges(g, v, e, &mut s);
         }
-        // Readers are asked for by the edges between old events (`before`) and by the
-        // predecessors of a seq_cst write or fence (mo ; fr, psc_F), not of a read.
-        let readers = if !before.is_empty() || (e_sc && !ev.is_read()) {
-            Readers::new(g)
-        } else {
-            Readers::none()
-        };
+        self.scratch = s;
+    }
+
+    /// [`Psc::add`]'s edges for `e`: out of it, between old events and, for a seq_cst `e`,
+    /// into it; then whether they close a cycle. `s.before` holds the seq_cst fences
+    /// hb-before `e`, and `s.readers` the readers of every write when asked for.
+    fn add_edges(&mut self, g: &ExecutionGraph, v: &Views, e: EventId, s: &mut Scratch) {
+        let ev = &g.events[e];
+        let ys = mo_after(g, e);
+        let hb = |a: EventId, b: EventId| hb_strict(v, g, a, b);
         // end(y) for the mo / fr successors y of e, and psc_F's fences after their readers.
-        let mut ends: Vec<u64> = Vec::new();
+        reset(&mut s.ends, self.succ.stride, 0);
         for &y in ys {
             if is_sc(&g.events[y]) {
-                set(&mut ends, y);
+                set(&mut s.ends, y);
             }
         }
         for &f in &self.fences {
             if ys.iter().any(|&y| hb(y, f)) {
-                set(&mut ends, f);
+                set(&mut s.ends, f);
             }
         }
-        let mut targets = ends.clone();
-        if !before.is_empty() {
+        s.targets.clone_from(&s.ends);
+        if !s.before.is_empty() {
+            let readers = &s.readers;
             for &f in &self.fences {
-                if !has(&targets, f) && ys.iter().any(|&y| readers.of(y).iter().any(|&r| hb(r, f)))
+                if !has(&s.targets, f)
+                    && ys.iter().any(|&y| readers.of(y).iter().any(|&r| hb(r, f)))
                 {
-                    set(&mut targets, f);
+                    set(&mut s.targets, f);
                 }
             }
-            for &f in &before {
-                or_into(&mut self.succ[f], &targets);
+            for &f in &s.before {
+                or_into(self.succ.row_mut(f), &s.targets);
             }
         }
-        if e_sc {
+        if is_sc(ev) {
             if ev.is_access() {
-                self.succ[e] = ends;
+                self.succ.row_mut(e).copy_from_slice(&s.ends);
             }
             self.sc_access |= ev.is_access();
             // With no seq_cst access, a fence's psc predecessors are fences, and every fence
             // hb-before it is one (psc_F): when all are, they are the answer.
-            let mut scratch = std::mem::take(&mut self.scratch);
             if ev.is_fence() && !self.sc_access && self.fences.iter().all(|&f| v.hb_eq(g, f, e)) {
-                scratch.out.clear();
-                scratch.out.extend_from_slice(&self.fences);
+                s.out.clear();
+                s.out.extend_from_slice(&self.fences);
             } else {
-                self.predecessors(g, v, e, &readers, &mut scratch);
+                self.predecessors(g, v, e, s);
             }
-            for &u in &scratch.out {
-                set(&mut self.succ[u], e);
+            for &u in &s.out {
+                set_in(self.succ.row_mut(u), e);
             }
-            self.scratch = scratch;
             if ev.is_fence() {
                 self.fences.push(e);
             }
-            if self.succ[e].iter().any(|&w| w != 0) && self.reaches(&self.succ[e], &[e]) {
+            if self.reaches(self.succ.row(e), &[e], s) {
                 self.cyclic = true;
                 return;
             }
         }
-        if !before.is_empty() && self.reaches(&targets, &before) {
-            self.cyclic = true;
+        if !s.before.is_empty() {
+            let (targets, before) = (
+                std::mem::take(&mut s.targets),
+                std::mem::take(&mut s.before),
+            );
+            self.cyclic = self.reaches(&targets, &before, s);
+            (s.targets, s.before) = (targets, before);
         }
     }
 
-    /// Whether some event of `from` reaches (in zero or more psc steps) one of `to`.
-    fn reaches(&self, from: &[u64], to: &[EventId]) -> bool {
-        let mut seen: Vec<u64> = from.to_vec();
-        let mut stack: Vec<EventId> = super::ones(from).collect();
-        while let Some(a) = stack.pop() {
+    /// Records `e`'s latest seq_cst po-predecessor-or-self and whether it is a join.
+    fn note(&mut self, g: &ExecutionGraph, v: &Views, e: EventId) {
+        let ev = &g.events[e];
+        let i = v.index[e] as usize;
+        let prev = match i.checked_sub(1) {
+            Some(p) => self.last_sc[g.threads[ev.thread].events[p]],
+            None => 0,
+        };
+        self.last_sc.resize(g.len(), 0);
+        self.last_sc[e] = if is_sc(ev) { i as u32 + 1 } else { prev };
+        if matches!(ev.kind, EventKind::Join { .. }) {
+            self.joins.push(e);
+        }
+    }
+
+    /// Whether some event of `from` reaches (in zero or more psc steps) one of `to`
+    /// (`s.seen` and `s.stack` are working buffers).
+    fn reaches(&self, from: &[u64], to: &[EventId], s: &mut Scratch) -> bool {
+        if from.iter().all(|&w| w == 0) {
+            return false;
+        }
+        s.seen.clear();
+        s.seen.extend_from_slice(from);
+        s.stack.clear();
+        s.stack.extend(super::ones(from));
+        while let Some(a) = s.stack.pop() {
             if to.contains(&a) {
                 return true;
             }
-            for b in super::ones(&self.succ[a]) {
-                if !has(&seen, b) {
-                    set(&mut seen, b);
-                    stack.push(b);
+            for b in super::ones(self.succ.row(a)) {
+                if !has(&s.seen, b) {
+                    set(&mut s.seen, b);
+                    s.stack.push(b);
                 }
             }
         }
         false
     }
 
-    /// The psc predecessors of the seq_cst event `e` (the last of `g`), into `s.out`.
-    fn predecessors(
-        &self,
-        g: &ExecutionGraph,
-        v: &Views,
-        e: EventId,
-        readers: &Readers,
-        s: &mut Scratch,
-    ) {
-        let Scratch {
-            kz,
-            xs,
-            pk,
-            work,
-            spawner_seen,
-            joined,
-            c_clock,
-            kc,
-            joined_c,
-            last_at,
-            eco_bounds,
-            bound,
-            reach,
-            eco_reach,
-            out,
-        } = s;
-        let ev = &g.events[e];
-        let te = ev.thread;
-        let fence = ev.is_fence();
+    /// The psc predecessors of the seq_cst event `e` (the last of `g`), into `s.out`: per
+    /// thread the po-latest one (the module's note says why that is enough). They are the
+    /// seq_cst events among the candidates for `x` in `start(x) ; scb ; end(y)` (`y = e`, or
+    /// for a fence `y` hb-before `e`), the seq_cst fences hb-before a candidate, and for a
+    /// fence psc_F's fences.
+    fn predecessors(&self, g: &ExecutionGraph, v: &Views, e: EventId, s: &mut Scratch) {
+        let readers = &s.readers;
         let nt = g.threads.len();
-        let tr = |u: usize| &g.threads[u].events;
-        let clock =
-            |x: EventId, u: usize| -> usize { v.clock(x).get(slot(u)).map_or(0, |&c| c as usize) };
-        // Z: the events hb-before e, as a prefix length per thread.
-        kz.clear();
-        kz.extend((0..nt).map(|u| {
-            if u == te {
-                v.index[e] as usize
-            } else {
-                clock(e, u).min(tr(u).len())
-            }
-        }));
-        let kz: &[usize] = kz;
-        // `x` of scb ; (y = e, or for a fence y hb-before e): the candidates for start(x).
-        xs.clear();
-
-        // po: e's po-prefix (its thread's events before it, the spawners' prefixes, the
-        // joined threads), per thread a prefix length.
-        reset(pk, nt, 0);
-        work.clear();
-        work.push((te, v.index[e] as usize));
-        reset(spawner_seen, nt, false);
-        let mut push_spawner = |work: &mut Vec<(usize, usize)>, u: usize| {
-            if !std::mem::replace(&mut spawner_seen[u], true) {
-                if let Some(sp) = g.threads[u].spawned_by {
-                    work.push((g.events[sp].thread, v.index[sp] as usize + 1));
-                }
-            }
+        let fence = g.events[e].is_fence();
+        z_prefix(g, v, e, &mut s.kz);
+        reset(&mut s.top, nt, 0);
+        reset(&mut s.top_sc, nt, 0);
+        po_prefix(
+            g,
+            v,
+            e,
+            &self.joins,
+            (&mut s.pk, &mut s.work, &mut s.spawner_seen),
+        );
+        mark_joined(g, v, &self.joins, &s.kz, &mut s.joined);
+        if let EventKind::Join { child } = g.events[e].kind {
+            s.joined[child] = true;
+        }
+        let mut c = Cands {
+            g,
+            v,
+            e,
+            last_sc: &self.last_sc,
+            top: &mut s.top,
+            top_sc: &mut s.top_sc,
         };
-        push_spawner(work, te);
-        while let Some((u, k)) = work.pop() {
-            if k <= pk[u] {
-                continue;
-            }
-            let old = std::mem::replace(&mut pk[u], k);
-            for &a in &tr(u)[old..k] {
-                if let EventKind::Join { child } = g.events[a].kind {
-                    work.push((child, tr(child).len()));
-                }
-            }
-            push_spawner(work, u);
+        for (u, &k) in s.pk.iter().enumerate() {
+            c.prefix(u, k);
         }
-        for a in prefixes(g, pk) {
-            set(xs, a);
-        }
-        // The joins among Z ∪ {e}, by joined thread.
-        reset(joined, nt, false);
-        let mark_joins = |joined: &mut Vec<bool>, x: EventId| {
-            if let EventKind::Join { child } = g.events[x].kind {
-                joined[child] = true;
-            }
-        };
-        for a in prefixes(g, kz) {
-            mark_joins(joined, a);
-        }
-        mark_joins(joined, e);
-        let joined: &[bool] = joined;
-        let first_in_z = |u: usize| kz[u] > 0 || u == te;
-        // Whether the last event of thread `u`'s prefix in Z has a po-successor in Z ∪ {e}
-        // outside the thread: the first event of a thread it spawned, or a join of `u`.
-        let last_continues = |u: usize| {
-            let k = kz[u];
-            k.checked_sub(1).is_some_and(|i| {
-                matches!(g.events[tr(u)[i]].kind, EventKind::Spawn { child } if first_in_z(child))
-            }) || (k > 0 && k == tr(u).len() && joined[u])
+        let z = Z {
+            kz: &s.kz,
+            joined: &s.joined,
+            te: g.events[e].thread,
         };
         if fence {
             // po-predecessors of the events hb-before e: all but each prefix's last event,
-            // which is one when it spawned a thread that started in Z or its thread was
-            // joined in Z (or it is po-before e, already in).
-            for (u, &k) in kz.iter().enumerate() {
-                for &a in &tr(u)[..k.saturating_sub(1)] {
-                    set(xs, a);
-                }
-                if let Some(&last) = k.checked_sub(1).map(|i| &tr(u)[i]) {
-                    if last_continues(u) {
-                        set(xs, last);
-                    }
-                }
+            // which is one when its po-successor is in Z ∪ {e} through a spawn or a join.
+            for (u, &k) in s.kz.iter().enumerate() {
+                c.prefix(
+                    u,
+                    if z.last_continues(g, u) {
+                        k
+                    } else {
+                        k.saturating_sub(1)
+                    },
+                );
             }
         }
+        strict_c_clock(g, v, e, &z, &mut s.c_clock);
+        if !s.c_clock.is_empty() {
+            c_candidates(&mut c, &self.joins, &s.c_clock, &mut s.pk, &mut s.joined);
+        }
+        mo_fr_candidates(&mut c, readers, &s.kz, &mut s.bound, &mut s.eco_bounds);
+        hb_loc_candidates(&mut c, &s.kz);
+        self.collect(
+            &c,
+            &s.eco_bounds,
+            readers,
+            &mut s.reach,
+            &mut s.eco_reach,
+            &mut s.best,
+        );
+        s.out.clear();
+        for (u, &b) in s.best.iter().enumerate() {
+            if b > 0 {
+                s.out.push(g.threads[u].events[b as usize - 1]);
+            }
+        }
+    }
 
-        // po|≠loc ; hb ; po|≠loc: the events po|≠loc-before those hb-before some d that is
-        // po|≠loc-before e (or, for a fence, before an event hb-before e). C, the events
-        // hb-before such a d, is a clock.
-        c_clock.clear();
-        let strict = |c_clock: &mut Vec<u32>, d: EventId| {
-            // d's clock with its own thread's entry lowered to the events strictly before d.
-            let own = slot(g.events[d].thread);
-            let before = c_clock.get(own).copied().unwrap_or(0);
-            join(c_clock, v.clock(d));
-            if c_clock.len() <= own {
-                c_clock.resize(own + 1, 0);
-            }
-            c_clock[own] = before.max(v.index[d]);
-        };
-        let own = &tr(te)[..v.index[e] as usize];
-        match own.iter().rev().find(|&&d| other_loc(&g.events[d], ev)) {
-            Some(&d) => strict(c_clock, d),
-            None => {
-                if let Some(sp) = g.threads[te].spawned_by {
-                    strict(c_clock, sp);
-                }
-            }
-        }
-        if fence {
-            for (u, &k) in kz.iter().enumerate() {
-                let prefix = &tr(u)[..k];
-                let mut later = if last_continues(u) {
-                    Later::Mixed
-                } else {
-                    Later::Nothing
-                };
-                for &d in prefix.iter().rev() {
-                    let dev = &g.events[d];
-                    if later.other_than(dev) {
-                        strict(c_clock, d);
-                        break;
-                    }
-                    later = later.see(dev);
-                }
-            }
-        }
-        if !c_clock.is_empty() {
-            kc.clear();
-            kc.extend((0..nt).map(|u| {
-                c_clock
-                    .get(slot(u))
-                    .map_or(0, |&c| c as usize)
-                    .min(tr(u).len())
-            }));
-            reset(joined_c, nt, false);
-            for a in prefixes(g, kc) {
-                mark_joins(joined_c, a);
-            }
-            for u in 0..nt {
-                let mut later = Later::Nothing;
-                for &a in tr(u)[..kc[u]].iter().rev() {
-                    let aev = &g.events[a];
-                    if joined_c[u] || later.other_than(aev) {
-                        set(xs, a);
-                    }
-                    later = later.see(aev);
-                }
-            }
-        }
-
-        // hb|loc: events hb-before e at its location; for a fence, events hb-before another
-        // event at their location, both in Z.
-        let nl = g.num_locs();
-        reset(last_at, nt * nl, None);
-        for a in prefixes(g, kz) {
-            let u = g.events[a].thread;
-            if let Some(x) = g.events[a].loc {
-                if !fence && Some(x) == ev.loc {
-                    set(xs, a);
-                }
-                if let Some(prev) = last_at[u * nl + x].replace(a) {
-                    if fence {
-                        set(xs, prev);
-                    }
-                }
-            }
-        }
-        if fence {
-            for x in 0..nl {
-                for u in 0..nt {
-                    let Some(a) = last_at[u * nl + x] else {
-                        continue;
-                    };
-                    let later_elsewhere = (0..nt).any(|t2| {
-                        t2 != u && last_at[t2 * nl + x].is_some_and(|b| hb_strict(v, g, a, b))
-                    });
-                    if later_elsewhere {
-                        set(xs, a);
-                    }
-                }
-            }
-        }
-
-        // mo ; fr: the writes mo-before a write (e, or for a fence the mo-latest write at
-        // each location in Z) and their readers.
-        let mo_before = |xs: &mut Vec<u64>, x: Loc, bound: usize| {
-            for (i, &w) in g.mo[x][..bound].iter().enumerate() {
-                if i > 0 {
-                    set(xs, w);
-                }
-                for &r in readers.of(w) {
-                    set(xs, r);
-                }
-            }
-        };
-        // psc_F for a fence: eco-predecessors of the events in Z, by location as bounds on
-        // mo (writes before `wq`, readers of writes before `rq`).
-        reset(eco_bounds, nl, (0, 0));
-        if fence {
-            reset(bound, nl, 0);
-            for a in prefixes(g, kz) {
-                let aev = &g.events[a];
-                let Some(x) = aev.loc else { continue };
-                let pos = |w: EventId| g.mo[x].iter().position(|&m| m == w).unwrap_or(0);
-                if aev.is_write() {
-                    let p = pos(a);
-                    bound[x] = bound[x].max(p);
-                    eco_bounds[x].0 = eco_bounds[x].0.max(p);
-                    eco_bounds[x].1 = eco_bounds[x].1.max(p);
-                } else if let Some(w) = g.rf[a] {
-                    let p = pos(w);
-                    eco_bounds[x].0 = eco_bounds[x].0.max(p + 1);
-                    eco_bounds[x].1 = eco_bounds[x].1.max(p);
-                }
-            }
-            for (x, &b) in bound.iter().enumerate() {
-                mo_before(xs, x, b);
-            }
-        } else if ev.kind == EventKind::Write {
-            let x = ev.loc.expect("a write has a location");
-            let p = g.mo[x].iter().position(|&m| m == e).unwrap_or(0);
-            mo_before(xs, x, p);
-        }
-
-        // start(x): the seq_cst events among the xs, and the seq_cst fences hb-before-or-
-        // equal to one of them (one joined clock).
-        out.clear();
+    /// Per thread, into `best` (one more than an index, 0 for none): the latest psc
+    /// predecessor of `c.e`, a seq_cst candidate or a seq_cst fence hb-before one, or for a
+    /// fence hb-before `c.e` or reaching it through psc_F's `hb ; eco ; hb`.
+    fn collect(
+        &self,
+        c: &Cands,
+        eco_bounds: &[(usize, usize)],
+        readers: &Readers,
+        reach: &mut Vec<u32>,
+        eco_reach: &mut Vec<u32>,
+        best: &mut Vec<u32>,
+    ) {
+        let (g, v, e) = (c.g, c.v, c.e);
         reach.clear();
-        for x in super::ones(xs) {
-            if x == e || g.events[x].thread == INIT_THREAD {
-                continue;
+        for (u, &k) in c.top.iter().enumerate() {
+            if k > 0 {
+                join(reach, v.clock(g.threads[u].events[k - 1]));
             }
-            if is_sc(&g.events[x]) {
-                out.push(x);
-            }
-            join(reach, v.clock(x));
         }
+        let fence = g.events[e].is_fence();
         eco_reach.clear();
         if fence {
             for (x, &(wq, rq)) in eco_bounds.iter().enumerate() {
@@ -587,14 +524,314 @@ impl Psc {
             c.get(slot(g.events[f].thread))
                 .is_some_and(|&k| v.index[f] < k)
         };
+        best.clear();
+        best.extend_from_slice(c.top_sc);
         for &f in &self.fences {
-            if out.contains(&f) {
+            let (u, i) = (g.events[f].thread, v.index[f] + 1);
+            if best[u] >= i {
                 continue;
             }
             let psc_f = fence && (v.hb_eq(g, f, e) || below(eco_reach, f));
             if below(reach, f) || psc_f {
-                out.push(f);
+                best[u] = i;
             }
+        }
+    }
+}
+
+/// The candidates for `x` found so far, per thread as its po-latest ones: the first `top[u]`
+/// events of thread `u` are po-before-or-equal to a candidate (their hb-predecessors are
+/// what the candidates' are), and `top_sc[u]` is one more than the index of its latest
+/// seq_cst candidate (0: none).
+struct Cands<'a> {
+    g: &'a ExecutionGraph,
+    v: &'a Views,
+    e: EventId,
+    last_sc: &'a [u32],
+    top: &'a mut [usize],
+    top_sc: &'a mut [u32],
+}
+
+impl Cands<'_> {
+    /// The first `k` events of thread `u` are candidates.
+    fn prefix(&mut self, u: usize, k: usize) {
+        if k == 0 {
+            return;
+        }
+        self.top[u] = self.top[u].max(k);
+        let last = self.g.threads[u].events[k - 1];
+        self.top_sc[u] = self.top_sc[u].max(self.last_sc[last]);
+    }
+
+    /// Event `a` is a candidate (initialisation writes and `e` itself are not).
+    fn event(&mut self, a: EventId) {
+        let ev = &self.g.events[a];
+        if ev.thread == INIT_THREAD || a == self.e {
+            return;
+        }
+        let i = self.v.index[a] as usize;
+        self.top[ev.thread] = self.top[ev.thread].max(i + 1);
+        if is_sc(ev) {
+            self.top_sc[ev.thread] = self.top_sc[ev.thread].max(i as u32 + 1);
+        }
+    }
+}
+
+/// Z, the events hb-before `e`, as a prefix length per thread, with the threads joined in
+/// Z ∪ {e}.
+struct Z<'a> {
+    kz: &'a [usize],
+    joined: &'a [bool],
+    te: usize,
+}
+
+impl Z<'_> {
+    /// Whether the last event of thread `u`'s prefix in Z has a po-successor in Z ∪ {e}
+    /// outside the thread: the first event of a thread it spawned, or a join of `u`.
+    fn last_continues(&self, g: &ExecutionGraph, u: usize) -> bool {
+        let (k, tr) = (self.kz[u], &g.threads[u].events);
+        let spawned_in_z = |child: usize| self.kz[child] > 0 || child == self.te;
+        k.checked_sub(1).is_some_and(
+            |i| matches!(g.events[tr[i]].kind, EventKind::Spawn { child } if spawned_in_z(child)),
+        ) || (k > 0 && k == tr.len() && self.joined[u])
+    }
+}
+
+/// How many events of thread `u` are hb-before an event whose clock is that of `x`.
+fn clock_at(v: &Views, x: EventId, u: usize) -> usize {
+    v.clock(x).get(slot(u)).map_or(0, |&c| c as usize)
+}
+
+/// Z as a prefix length per thread, into `kz`.
+fn z_prefix(g: &ExecutionGraph, v: &Views, e: EventId, kz: &mut Vec<usize>) {
+    let te = g.events[e].thread;
+    kz.clear();
+    kz.extend(g.threads.iter().enumerate().map(|(u, t)| {
+        if u == te {
+            v.index[e] as usize
+        } else {
+            clock_at(v, e, u).min(t.events.len())
+        }
+    }));
+}
+
+/// The po-predecessors of `e`, per thread a prefix length, into `pk`: its thread's events
+/// before it, its spawners' events up to the spawn, and every thread joined among those
+/// (whole). `work` and `spawner_seen` are working buffers.
+fn po_prefix(
+    g: &ExecutionGraph,
+    v: &Views,
+    e: EventId,
+    joins: &[EventId],
+    (pk, work, spawner_seen): (&mut Vec<usize>, &mut Vec<(usize, usize)>, &mut Vec<bool>),
+) {
+    let nt = g.threads.len();
+    let te = g.events[e].thread;
+    reset(pk, nt, 0);
+    reset(spawner_seen, nt, false);
+    work.clear();
+    work.push((te, v.index[e] as usize));
+    let push_spawner = |work: &mut Vec<(usize, usize)>, seen: &mut Vec<bool>, u: usize| {
+        if !std::mem::replace(&mut seen[u], true) {
+            if let Some(sp) = g.threads[u].spawned_by {
+                work.push((g.events[sp].thread, v.index[sp] as usize + 1));
+            }
+        }
+    };
+    push_spawner(work, spawner_seen, te);
+    while let Some((u, k)) = work.pop() {
+        if k <= pk[u] {
+            continue;
+        }
+        let old = std::mem::replace(&mut pk[u], k);
+        for &j in joins {
+            let i = v.index[j] as usize;
+            if let EventKind::Join { child } = g.events[j].kind {
+                if g.events[j].thread == u && (old..k).contains(&i) {
+                    work.push((child, g.threads[child].events.len()));
+                }
+            }
+        }
+        push_spawner(work, spawner_seen, u);
+    }
+}
+
+/// Marks in `joined` the threads joined among the first `k[u]` events of every thread `u`.
+fn mark_joined(
+    g: &ExecutionGraph,
+    v: &Views,
+    joins: &[EventId],
+    k: &[usize],
+    joined: &mut Vec<bool>,
+) {
+    reset(joined, g.threads.len(), false);
+    for &j in joins {
+        if let EventKind::Join { child } = g.events[j].kind {
+            if (v.index[j] as usize) < k[g.events[j].thread] {
+                joined[child] = true;
+            }
+        }
+    }
+}
+
+/// For `po|≠loc ; hb ; po|≠loc`: into `c_clock`, the events hb-before some `d` that is
+/// po|≠loc-before `e` (or, for a fence, before an event hb-before `e`), as a clock (`d`'s
+/// own thread lowered to the events strictly before it). Empty when there is no such `d`.
+fn strict_c_clock(g: &ExecutionGraph, v: &Views, e: EventId, z: &Z, c_clock: &mut Vec<u32>) {
+    let ev = &g.events[e];
+    c_clock.clear();
+    let strict = |c_clock: &mut Vec<u32>, d: EventId| {
+        let own = slot(g.events[d].thread);
+        let before = c_clock.get(own).copied().unwrap_or(0);
+        join(c_clock, v.clock(d));
+        if c_clock.len() <= own {
+            c_clock.resize(own + 1, 0);
+        }
+        c_clock[own] = before.max(v.index[d]);
+    };
+    let own = &g.threads[ev.thread].events[..v.index[e] as usize];
+    match own.iter().rev().find(|&&d| other_loc(&g.events[d], ev)) {
+        Some(&d) => strict(c_clock, d),
+        None => {
+            if let Some(sp) = g.threads[ev.thread].spawned_by {
+                strict(c_clock, sp);
+            }
+        }
+    }
+    if !ev.is_fence() {
+        return;
+    }
+    for (u, &k) in z.kz.iter().enumerate() {
+        let mut later = if z.last_continues(g, u) {
+            Later::Mixed
+        } else {
+            Later::Nothing
+        };
+        for &d in g.threads[u].events[..k].iter().rev() {
+            let dev = &g.events[d];
+            if later.other_than(dev) {
+                strict(c_clock, d);
+                break;
+            }
+            later = later.see(dev);
+        }
+    }
+}
+
+/// The candidates of `po|≠loc ; hb ; po|≠loc`: per thread, the events of C (the clock
+/// `c_clock`) po|≠loc-before another event of C, a prefix of C's events there (all of them
+/// when the thread is joined in C). `kc` and `joined` are working buffers.
+fn c_candidates(
+    c: &mut Cands,
+    joins: &[EventId],
+    c_clock: &[u32],
+    kc: &mut Vec<usize>,
+    joined: &mut Vec<bool>,
+) {
+    let g = c.g;
+    kc.clear();
+    kc.extend(g.threads.iter().enumerate().map(|(u, t)| {
+        c_clock
+            .get(slot(u))
+            .map_or(0, |&k| k as usize)
+            .min(t.events.len())
+    }));
+    mark_joined(g, c.v, joins, kc, joined);
+    for (u, t) in g.threads.iter().enumerate() {
+        if joined[u] {
+            c.prefix(u, kc[u]);
+            continue;
+        }
+        // The latest event with a later one at another location: it and all before it.
+        let mut later = Later::Nothing;
+        for (i, &a) in t.events[..kc[u]].iter().enumerate().rev() {
+            let aev = &g.events[a];
+            if later.other_than(aev) {
+                c.prefix(u, i + 1);
+                break;
+            }
+            later = later.see(aev);
+        }
+    }
+}
+
+/// The candidates of `mo ; fr`: the writes mo-before a write (e, or for a fence the mo-latest
+/// write at each location in Z) and their readers. For a fence, also psc_F's bounds on mo
+/// (per location, writes before `.0` and readers of writes before `.1` are eco-before an
+/// event of Z) into `eco_bounds`; `bound` is a working buffer.
+fn mo_fr_candidates(
+    c: &mut Cands,
+    readers: &Readers,
+    kz: &[usize],
+    bound: &mut Vec<usize>,
+    eco_bounds: &mut Vec<(usize, usize)>,
+) {
+    let g = c.g;
+    let ev = &g.events[c.e];
+    let nl = g.num_locs();
+    let mo_before = |c: &mut Cands, x: Loc, bound: usize| {
+        for (i, &w) in g.mo[x][..bound].iter().enumerate() {
+            if i > 0 {
+                c.event(w);
+            }
+            for &r in readers.of(w) {
+                c.event(r);
+            }
+        }
+    };
+    reset(eco_bounds, nl, (0, 0));
+    if ev.is_fence() {
+        reset(bound, nl, 0);
+        for a in prefixes(g, kz) {
+            let aev = &g.events[a];
+            let Some(x) = aev.loc else { continue };
+            let pos = |w: EventId| g.mo[x].iter().position(|&m| m == w).unwrap_or(0);
+            if aev.is_write() {
+                let p = pos(a);
+                bound[x] = bound[x].max(p);
+                eco_bounds[x].0 = eco_bounds[x].0.max(p);
+                eco_bounds[x].1 = eco_bounds[x].1.max(p);
+            } else if let Some(w) = g.rf[a] {
+                let p = pos(w);
+                eco_bounds[x].0 = eco_bounds[x].0.max(p + 1);
+                eco_bounds[x].1 = eco_bounds[x].1.max(p);
+            }
+        }
+        for (x, &b) in bound.iter().enumerate() {
+            mo_before(c, x, b);
+        }
+    } else if ev.kind == EventKind::Write {
+        let x = ev.loc.expect("a write has a location");
+        let p = g.mo[x].iter().position(|&m| m == c.e).unwrap_or(0);
+        mo_before(c, x, p);
+    }
+}
+
+/// The candidates of `hb|loc`: for an access, the events hb-before it at its location (per
+/// thread the latest, and the latest seq_cst one); for a fence, the last event of a thread's
+/// prefix in Z that is hb-before an event of another thread in Z at its location (the
+/// events before it in Z are candidates already).
+fn hb_loc_candidates(c: &mut Cands, kz: &[usize]) {
+    let (g, v) = (c.g, c.v);
+    let ev = &g.events[c.e];
+    let tr = |u: usize| &g.threads[u].events[..kz[u]];
+    if !ev.is_fence() {
+        for (u, &k) in kz.iter().enumerate() {
+            latest_at_loc(c, u, k, ev.loc);
+        }
+        return;
+    }
+    let latest_at = |u: usize, x: Option<Loc>| tr(u).iter().rev().find(|&&b| g.events[b].loc == x);
+    for u in 0..kz.len() {
+        let Some(&a) = tr(u).last() else { continue };
+        let x = g.events[a].loc;
+        if x.is_none() || c.top[u] >= kz[u] {
+            continue;
+        }
+        let later_elsewhere = (0..kz.len())
+            .any(|t2| t2 != u && latest_at(t2, x).is_some_and(|&b| hb_strict(v, g, a, b)));
+        if later_elsewhere {
+            c.event(a);
         }
     }
 }
@@ -625,5 +862,38 @@ pub(super) fn mo_after(g: &ExecutionGraph, e: EventId) -> &[EventId] {
     match of.and_then(|w| g.mo[x].iter().position(|&m| m == w)) {
         Some(p) => &g.mo[x][p + 1..],
         None => &[],
+    }
+}
+
+/// The hb|loc candidates of thread `u` for an access at `x` hb-after its first `k` events:
+/// the latest event at `x` among them, and the latest seq_cst one, unless candidates already
+/// dominate them. Walks back over the events after the candidates, then from one seq_cst
+/// event of the thread to the one before.
+fn latest_at_loc(c: &mut Cands, u: usize, k: usize, x: Option<Loc>) {
+    let (g, t) = (c.g, &c.g.threads[u].events[..k]);
+    let mut i = k;
+    while i > c.top[u] {
+        i -= 1;
+        let ev = &g.events[t[i]];
+        if ev.loc == x {
+            c.event(t[i]);
+            if is_sc(ev) {
+                return;
+            }
+            break;
+        }
+    }
+    // No seq_cst event at `x` from `i` on: the latest before `i`, if after the seq_cst
+    // candidates.
+    let mut j = i.checked_sub(1).map_or(0, |p| c.last_sc[t[p]] as usize);
+    while j > c.top_sc[u] as usize {
+        let a = t[j - 1];
+        if g.events[a].loc == x {
+            c.event(a);
+            return;
+        }
+        j = (j - 1)
+            .checked_sub(1)
+            .map_or(0, |p| c.last_sc[t[p]] as usize);
     }
 }
