@@ -72,6 +72,7 @@ struct Scratch {
     c_clock: Vec<u32>,
     eco_bounds: Vec<(usize, usize)>,
     bound: Vec<usize>,
+    pos: Vec<usize>,
     reach: Vec<u32>,
     eco_reach: Vec<u32>,
     best: Vec<u32>,
@@ -294,9 +295,10 @@ impl Psc {
         s.before
             .extend(self.fences.iter().copied().filter(|&f| hb(f, e)));
         if e_sc || !s.before.is_empty() {
-            // Readers are asked for by the edges between old events (`before`) and by the
-            // predecessors of a seq_cst write or fence (mo ; fr, psc_F), not of a read.
-            if !s.before.is_empty() || !ev.is_read() {
+            // Readers are asked for by the edges between old events (`before`) through e's
+            // mo / fr successors, and by the predecessors of a seq_cst write or fence (mo ; fr,
+            // psc_F), not of a read.
+            if (!s.before.is_empty() && !ys.is_empty()) || (e_sc && !ev.is_read()) {
                 s.readers.fill(g);
             }
             self.add_edges(g, v, e, &mut s);
@@ -467,7 +469,13 @@ impl Psc {
         if !s.c_clock.is_empty() {
             c_candidates(&mut c, &self.joins, &s.c_clock, &mut s.pk, &mut s.joined);
         }
-        mo_fr_candidates(&mut c, readers, &s.kz, &mut s.bound, &mut s.eco_bounds);
+        mo_fr_candidates(
+            &mut c,
+            readers,
+            &s.kz,
+            (&mut s.bound, &mut s.pos),
+            &mut s.eco_bounds,
+        );
         hb_loc_candidates(&mut c, &s.kz);
         self.collect(
             &c,
@@ -758,17 +766,18 @@ fn c_candidates(
 /// The candidates of `mo ; fr`: the writes mo-before a write (e, or for a fence the mo-latest
 /// write at each location in Z) and their readers. For a fence, also psc_F's bounds on mo
 /// (per location, writes before `.0` and readers of writes before `.1` are eco-before an
-/// event of Z) into `eco_bounds`; `bound` is a working buffer.
+/// event of Z) into `eco_bounds`. `buffers` are working buffers.
 fn mo_fr_candidates(
     c: &mut Cands,
     readers: &Readers,
     kz: &[usize],
-    bound: &mut Vec<usize>,
+    buffers: (&mut Vec<usize>, &mut Vec<usize>),
     eco_bounds: &mut Vec<(usize, usize)>,
 ) {
     let g = c.g;
     let ev = &g.events[c.e];
     let nl = g.num_locs();
+    let (bound, pos) = buffers;
     let mo_before = |c: &mut Cands, x: Loc, bound: usize| {
         for (i, &w) in g.mo[x][..bound].iter().enumerate() {
             if i > 0 {
@@ -782,10 +791,17 @@ fn mo_fr_candidates(
     reset(eco_bounds, nl, (0, 0));
     if ev.is_fence() {
         reset(bound, nl, 0);
+        // Every write's position in mo.
+        reset(pos, g.len(), 0);
+        for m in &g.mo {
+            for (i, &w) in m.iter().enumerate() {
+                pos[w] = i;
+            }
+        }
         for a in prefixes(g, kz) {
             let aev = &g.events[a];
             let Some(x) = aev.loc else { continue };
-            let pos = |w: EventId| g.mo[x].iter().position(|&m| m == w).unwrap_or(0);
+            let pos = |w: EventId| pos[w];
             if aev.is_write() {
                 let p = pos(a);
                 bound[x] = bound[x].max(p);
