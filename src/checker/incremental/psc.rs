@@ -54,12 +54,16 @@ pub struct Psc {
     last_sc: Vec<u32>,
     /// The joins, in id order (few: they stand for the spawn and join edges of po).
     joins: Vec<EventId>,
-    /// Buffers [`Psc::predecessors`] reuses from one event to the next.
-    scratch: Scratch,
 }
 
-/// Working buffers of [`Psc::predecessors`] (see there for what each holds): kept between
-/// calls so that an event costs no allocation. Not part of the state: a copy starts empty.
+thread_local! {
+    /// The working buffers of [`Psc::add`], shared by every psc graph of the thread (states
+    /// are copied often; their buffers would start empty and grow again each time).
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
+/// Working buffers of [`Psc::add`] (see where each is used for what it holds): reused from
+/// one event to the next, so that an event costs no allocation. Not part of any state.
 #[derive(Debug, Default)]
 struct Scratch {
     kz: Vec<usize>,
@@ -83,12 +87,6 @@ struct Scratch {
     targets: Vec<u64>,
     seen: Vec<u64>,
     stack: Vec<EventId>,
-}
-
-impl Clone for Scratch {
-    fn clone(&self) -> Scratch {
-        Scratch::default()
-    }
 }
 
 /// One bit row over event ids per event, stored flat with one stride, so that a copy is one
@@ -265,7 +263,6 @@ impl Psc {
             sc_access: self.sc_access,
             last_sc: crate::checker::graph::with_room(&self.last_sc, more),
             joins: self.joins.clone(),
-            scratch: Scratch::default(),
         }
     }
 
@@ -289,21 +286,26 @@ impl Psc {
         if !e_sc && ys.is_empty() {
             return;
         }
-        let mut s = std::mem::take(&mut self.scratch);
+        SCRATCH.with_borrow_mut(|s| self.add_with(g, v, e, s));
+    }
+
+    /// [`Psc::add`] past its quick exits, with the working buffers `s`.
+    fn add_with(&mut self, g: &ExecutionGraph, v: &Views, e: EventId, s: &mut Scratch) {
+        let ev = &g.events[e];
+        let (e_sc, ys) = (is_sc(ev), mo_after(g, e));
         s.before.clear();
         let hb = |a: EventId, b: EventId| hb_strict(v, g, a, b);
         s.before
             .extend(self.fences.iter().copied().filter(|&f| hb(f, e)));
         if e_sc || !s.before.is_empty() {
             // Readers are asked for by the edges between old events (`before`) through e's
-            // mo / fr successors, and by the predecessors of a seq_cst write or fence (mo ; fr,
-            // psc_F), not of a read.
-            if (!s.before.is_empty() && !ys.is_empty()) || (e_sc && !ev.is_read()) {
+            // mo / fr successors, and by the predecessors of a seq_cst fence (mo ; fr, psc_F;
+            // a write finds the readers it needs in one pass over rf).
+            if (!s.before.is_empty() && !ys.is_empty()) || (e_sc && ev.is_fence()) {
                 s.readers.fill(g);
             }
-            self.add_edges(g, v, e, &mut s);
+            self.add_edges(g, v, e, s);
         }
-        self.scratch = s;
     }
 
     /// [`Psc::add`]'s edges for `e`: out of it, between old events and, for a seq_cst `e`,
@@ -766,7 +768,8 @@ fn c_candidates(
 /// The candidates of `mo ; fr`: the writes mo-before a write (e, or for a fence the mo-latest
 /// write at each location in Z) and their readers. For a fence, also psc_F's bounds on mo
 /// (per location, writes before `.0` and readers of writes before `.1` are eco-before an
-/// event of Z) into `eco_bounds`. `buffers` are working buffers.
+/// event of Z) into `eco_bounds`. `readers` is only read for a fence. `buffers` are working
+/// buffers.
 fn mo_fr_candidates(
     c: &mut Cands,
     readers: &Readers,
@@ -817,9 +820,21 @@ fn mo_fr_candidates(
             mo_before(c, x, b);
         }
     } else if ev.kind == EventKind::Write {
+        // As `mo_before`, without the readers index (not built for a write).
         let x = ev.loc.expect("a write has a location");
         let p = g.mo[x].iter().position(|&m| m == c.e).unwrap_or(0);
-        mo_before(c, x, p);
+        reset(pos, g.len(), 0);
+        for (i, &w) in g.mo[x][..p].iter().enumerate() {
+            pos[w] = 1;
+            if i > 0 {
+                c.event(w);
+            }
+        }
+        for (r, w) in g.rf.iter().enumerate() {
+            if w.is_some_and(|w| pos[w] == 1) {
+                c.event(r);
+            }
+        }
     }
 }
 
