@@ -286,34 +286,47 @@ impl Psc {
         if !e_sc && ys.is_empty() {
             return;
         }
-        SCRATCH.with_borrow_mut(|s| self.add_with(g, v, e, s));
+        SCRATCH.with_borrow_mut(|s| self.add_with(g, v, (e, ys), s));
     }
 
-    /// [`Psc::add`] past its quick exits, with the working buffers `s`.
-    fn add_with(&mut self, g: &ExecutionGraph, v: &Views, e: EventId, s: &mut Scratch) {
+    /// [`Psc::add`] past its quick exits, for `e` and its mo / fr successors `ys`, with the
+    /// working buffers `s`.
+    fn add_with(
+        &mut self,
+        g: &ExecutionGraph,
+        v: &Views,
+        (e, ys): (EventId, &[EventId]),
+        s: &mut Scratch,
+    ) {
         let ev = &g.events[e];
-        let (e_sc, ys) = (is_sc(ev), mo_after(g, e));
+        let e_sc = is_sc(ev);
         s.before.clear();
         let hb = |a: EventId, b: EventId| hb_strict(v, g, a, b);
         s.before
             .extend(self.fences.iter().copied().filter(|&f| hb(f, e)));
         if e_sc || !s.before.is_empty() {
             // Readers are asked for by the edges between old events (`before`) through e's
-            // mo / fr successors, and by the predecessors of a seq_cst fence (mo ; fr, psc_F;
-            // a write finds the readers it needs in one pass over rf).
+            // mo / fr successors, and by psc_F's predecessors of a seq_cst fence (mo ; fr
+            // finds the readers it needs in one pass over rf).
             if (!s.before.is_empty() && !ys.is_empty()) || (e_sc && ev.is_fence()) {
                 s.readers.fill(g);
             }
-            self.add_edges(g, v, e, s);
+            self.add_edges(g, v, (e, ys), s);
         }
     }
 
-    /// [`Psc::add`]'s edges for `e`: out of it, between old events and, for a seq_cst `e`,
-    /// into it; then whether they close a cycle. `s.before` holds the seq_cst fences
-    /// hb-before `e`, and `s.readers` the readers of every write when asked for.
-    fn add_edges(&mut self, g: &ExecutionGraph, v: &Views, e: EventId, s: &mut Scratch) {
+    /// [`Psc::add`]'s edges for `e` (mo / fr successors `ys`): out of it, between old events
+    /// and, for a seq_cst `e`, into it; then whether they close a cycle. `s.before` holds the
+    /// seq_cst fences hb-before `e`, and `s.readers` the readers of every write when asked
+    /// for.
+    fn add_edges(
+        &mut self,
+        g: &ExecutionGraph,
+        v: &Views,
+        (e, ys): (EventId, &[EventId]),
+        s: &mut Scratch,
+    ) {
         let ev = &g.events[e];
-        let ys = mo_after(g, e);
         let hb = |a: EventId, b: EventId| hb_strict(v, g, a, b);
         // end(y) for the mo / fr successors y of e, and psc_F's fences after their readers.
         reset(&mut s.ends, self.succ.stride, 0);
@@ -471,13 +484,7 @@ impl Psc {
         if !s.c_clock.is_empty() {
             c_candidates(&mut c, &self.joins, &s.c_clock, &mut s.pk, &mut s.joined);
         }
-        mo_fr_candidates(
-            &mut c,
-            readers,
-            &s.kz,
-            (&mut s.bound, &mut s.pos),
-            &mut s.eco_bounds,
-        );
+        mo_fr_candidates(&mut c, &s.kz, (&mut s.bound, &mut s.pos), &mut s.eco_bounds);
         hb_loc_candidates(&mut c, &s.kz);
         self.collect(
             &c,
@@ -607,20 +614,23 @@ impl Z<'_> {
     }
 }
 
-/// How many events of thread `u` are hb-before an event whose clock is that of `x`.
-fn clock_at(v: &Views, x: EventId, u: usize) -> usize {
-    v.clock(x).get(slot(u)).map_or(0, |&c| c as usize)
+/// How many events of thread `t` the clock `clock` covers (at most all of them).
+fn covered(g: &ExecutionGraph, clock: &[u32], t: usize) -> usize {
+    clock
+        .get(slot(t))
+        .map_or(0, |&k| k as usize)
+        .min(g.threads[t].events.len())
 }
 
 /// Z as a prefix length per thread, into `kz`.
 fn z_prefix(g: &ExecutionGraph, v: &Views, e: EventId, kz: &mut Vec<usize>) {
     let te = g.events[e].thread;
     kz.clear();
-    kz.extend(g.threads.iter().enumerate().map(|(u, t)| {
+    kz.extend((0..g.threads.len()).map(|u| {
         if u == te {
             v.index[e] as usize
         } else {
-            clock_at(v, e, u).min(t.events.len())
+            covered(g, v.clock(e), u)
         }
     }));
 }
@@ -740,12 +750,7 @@ fn c_candidates(
 ) {
     let g = c.g;
     kc.clear();
-    kc.extend(g.threads.iter().enumerate().map(|(u, t)| {
-        c_clock
-            .get(slot(u))
-            .map_or(0, |&k| k as usize)
-            .min(t.events.len())
-    }));
+    kc.extend((0..g.threads.len()).map(|u| covered(g, c_clock, u)));
     mark_joined(g, c.v, joins, kc, joined);
     for (u, t) in g.threads.iter().enumerate() {
         if joined[u] {
@@ -768,32 +773,19 @@ fn c_candidates(
 /// The candidates of `mo ; fr`: the writes mo-before a write (e, or for a fence the mo-latest
 /// write at each location in Z) and their readers. For a fence, also psc_F's bounds on mo
 /// (per location, writes before `.0` and readers of writes before `.1` are eco-before an
-/// event of Z) into `eco_bounds`. `readers` is only read for a fence. `buffers` are working
-/// buffers.
+/// event of Z) into `eco_bounds`. `buffers` are working buffers.
 fn mo_fr_candidates(
     c: &mut Cands,
-    readers: &Readers,
     kz: &[usize],
-    buffers: (&mut Vec<usize>, &mut Vec<usize>),
+    (bound, pos): (&mut Vec<usize>, &mut Vec<usize>),
     eco_bounds: &mut Vec<(usize, usize)>,
 ) {
     let g = c.g;
     let ev = &g.events[c.e];
     let nl = g.num_locs();
-    let (bound, pos) = buffers;
-    let mo_before = |c: &mut Cands, x: Loc, bound: usize| {
-        for (i, &w) in g.mo[x][..bound].iter().enumerate() {
-            if i > 0 {
-                c.event(w);
-            }
-            for &r in readers.of(w) {
-                c.event(r);
-            }
-        }
-    };
     reset(eco_bounds, nl, (0, 0));
+    reset(bound, nl, 0);
     if ev.is_fence() {
-        reset(bound, nl, 0);
         // Every write's position in mo.
         reset(pos, g.len(), 0);
         for m in &g.mo {
@@ -804,36 +796,37 @@ fn mo_fr_candidates(
         for a in prefixes(g, kz) {
             let aev = &g.events[a];
             let Some(x) = aev.loc else { continue };
-            let pos = |w: EventId| pos[w];
             if aev.is_write() {
-                let p = pos(a);
+                let p = pos[a];
                 bound[x] = bound[x].max(p);
                 eco_bounds[x].0 = eco_bounds[x].0.max(p);
                 eco_bounds[x].1 = eco_bounds[x].1.max(p);
             } else if let Some(w) = g.rf[a] {
-                let p = pos(w);
+                let p = pos[w];
                 eco_bounds[x].0 = eco_bounds[x].0.max(p + 1);
                 eco_bounds[x].1 = eco_bounds[x].1.max(p);
             }
         }
-        for (x, &b) in bound.iter().enumerate() {
-            mo_before(c, x, b);
-        }
     } else if ev.kind == EventKind::Write {
-        // As `mo_before`, without the readers index (not built for a write).
         let x = ev.loc.expect("a write has a location");
-        let p = g.mo[x].iter().position(|&m| m == c.e).unwrap_or(0);
-        reset(pos, g.len(), 0);
-        for (i, &w) in g.mo[x][..p].iter().enumerate() {
+        bound[x] = g.mo[x].iter().position(|&m| m == c.e).unwrap_or(0);
+    } else {
+        return;
+    }
+    // The writes before `bound[x]` in each location's mo (but the initialisation write), and
+    // the readers of all of them, found in one pass over rf (`pos` now marks them).
+    reset(pos, g.len(), 0);
+    for (x, &b) in bound.iter().enumerate() {
+        for (i, &w) in g.mo[x][..b].iter().enumerate() {
             pos[w] = 1;
             if i > 0 {
                 c.event(w);
             }
         }
-        for (r, w) in g.rf.iter().enumerate() {
-            if w.is_some_and(|w| pos[w] == 1) {
-                c.event(r);
-            }
+    }
+    for (r, w) in g.rf.iter().enumerate() {
+        if w.is_some_and(|w| pos[w] == 1) {
+            c.event(r);
         }
     }
 }
