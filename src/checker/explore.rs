@@ -271,10 +271,10 @@ struct ThreadState {
     /// A read of this thread must read from a write with id ≥ bound (see module docs).
     bound: usize,
     /// Iterations started by each loop since control last entered it.
-    loops: std::collections::BTreeMap<usize, u32>,
+    loops: LoopMap<u32>,
     /// Per loop entered: the head pc, the strongly live registers' values there and the
     /// thread's event count at its last arrival at the loop's head (the spin rule, `ir::spin`).
-    spins: std::collections::BTreeMap<usize, (usize, Vec<i64>, usize)>,
+    spins: LoopMap<(usize, Vec<i64>, usize)>,
     /// Set when the thread blocked in a loop (the spin rule, or an await loop's `assume`): the
     /// loop's head pc and the index (in the thread's events) where its last pass began.
     spin_block: Option<(usize, usize)>,
@@ -288,6 +288,48 @@ struct ThreadState {
     at_event: bool,
     /// Dependency tracking (see `deps`), when on.
     dep: Option<DepState>,
+}
+
+/// Per loop id, a value: a thread is inside few loops at a time, and its state is copied at
+/// every branch of the exploration, so a short vector (one allocation, linear search) serves
+/// better than a tree.
+#[derive(Clone, Debug)]
+struct LoopMap<V>(Vec<(usize, V)>);
+
+impl<V> Default for LoopMap<V> {
+    fn default() -> Self {
+        LoopMap(Vec::new())
+    }
+}
+
+impl<V> LoopMap<V> {
+    fn get(&self, id: &usize) -> Option<&V> {
+        self.0.iter().find(|(k, _)| k == id).map(|(_, v)| v)
+    }
+
+    fn remove(&mut self, id: &usize) {
+        if let Some(i) = self.0.iter().position(|(k, _)| k == id) {
+            self.0.swap_remove(i);
+        }
+    }
+
+    fn insert(&mut self, id: usize, v: V) {
+        match self.0.iter_mut().find(|(k, _)| *k == id) {
+            Some(slot) => slot.1 = v,
+            None => self.0.push((id, v)),
+        }
+    }
+
+    fn get_or_insert(&mut self, id: usize, v: V) -> &mut V {
+        let i = match self.0.iter().position(|(k, _)| *k == id) {
+            Some(i) => i,
+            None => {
+                self.0.push((id, v));
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[i].1
+    }
 }
 
 /// The next event a running thread wants to add.
@@ -908,7 +950,7 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                         Some(&n) => (n, ThreadEnd::BoundAccepted),
                         None => (self.limits.unroll(), ThreadEnd::Bounded),
                     };
-                    let count = st.th[t].loops.entry(*id).or_insert(0);
+                    let count = st.th[t].loops.get_or_insert(*id, 0);
                     *count += 1;
                     if *count > unroll {
                         st.th[t].repeat = st.th[t].repeat.filter(|r| r.0 == *id);

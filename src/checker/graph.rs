@@ -290,7 +290,7 @@ impl ExecutionGraph {
                     func: t.func,
                     spawned_by: t.spawned_by,
                     events: with_room(&t.events, more),
-                    slots: t.slots.clone(),
+                    slots: with_room(&t.slots, more),
                     end: t.end,
                 })
                 .collect(),
@@ -462,14 +462,28 @@ impl ExecutionGraph {
     /// spawn/join edges between threads), plus the initialisation writes. Each thread's part
     /// is a po-prefix, so it is grown per thread (its events are in increasing id order).
     pub fn porf_prefix(&self, roots: &[EventId]) -> Vec<bool> {
-        let mut keep: Vec<bool> = self
-            .events
-            .iter()
-            .map(|ev| ev.kind == EventKind::Init)
-            .collect();
+        let mut keep = Vec::new();
+        self.porf_prefix_into(roots, &mut keep, &mut Vec::new(), &mut Vec::new());
+        keep
+    }
+
+    /// [`ExecutionGraph::porf_prefix`] into `keep`, with working buffers `upto` and `stack`
+    /// (a caller asking many times keeps them).
+    pub(crate) fn porf_prefix_into(
+        &self,
+        roots: &[EventId],
+        keep: &mut Vec<bool>,
+        upto: &mut Vec<usize>,
+        stack: &mut Vec<EventId>,
+    ) {
+        keep.clear();
+        keep.resize(self.len(), false);
+        keep[..self.inits].fill(true);
         // How many of each thread's events are in the prefix so far.
-        let mut upto = vec![0usize; self.threads.len()];
-        let mut stack: Vec<EventId> = roots.to_vec();
+        upto.clear();
+        upto.resize(self.threads.len(), 0);
+        stack.clear();
+        stack.extend_from_slice(roots);
         while let Some(e) = stack.pop() {
             let t = self.events[e].thread;
             if t == INIT_THREAD {
@@ -496,7 +510,9 @@ impl ExecutionGraph {
             for &x in &tr.events[upto[t]..=idx] {
                 keep[x] = true;
                 if let Some(w) = self.rf[x] {
-                    stack.push(w);
+                    if !keep[w] {
+                        stack.push(w);
+                    }
                 }
                 if let EventKind::Join { child } = self.events[x].kind {
                     if let Some(&last) = self.threads[child].events.last() {
@@ -508,7 +524,6 @@ impl ExecutionGraph {
             }
             upto[t] = idx + 1;
         }
-        keep
     }
 
     /// [`ExecutionGraph::restrict`], and `bug` (of `self`) with its witness and racing pair

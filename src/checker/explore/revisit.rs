@@ -111,8 +111,26 @@ fn allocation(g: &ExecutionGraph, x: EventId) -> Option<usize> {
     Some(d.len)
 }
 
+/// [`candidates`]' working buffers, kept per thread: it runs for every write added, and
+/// most of its answers are empty.
+#[derive(Default)]
+struct Scratch {
+    porf: Vec<bool>,
+    upto: Vec<usize>,
+    stack: Vec<EventId>,
+    /// The events outside the porf-prefix, as `stamp << 32 | id`.
+    outside: Vec<u64>,
+    first_reader: Vec<u32>,
+    porf_reader: Vec<bool>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
 /// The reads of `loc` a new write may revisit, latest first, and the write's porf-prefix in
-/// `g` (what every one of its revisits keeps besides the events added before the read).
+/// `g` (what every one of its revisits keeps besides the events added before the read; empty
+/// when there is no read to revisit).
 /// `roots`: the write's porf predecessors in `g` (its thread's last event, or the write itself
 /// for an RMW's, whose read part is in `g`); `a`: the write when it is in `g`.
 pub(super) fn candidates(
@@ -127,34 +145,63 @@ pub(super) fn candidates(
     if !reads {
         return (Vec::new(), Vec::new());
     }
-    let porf = g.porf_prefix(roots);
-    let mut outside: Vec<EventId> = (g.num_inits()..n).filter(|&e| !porf[e]).collect();
-    outside.sort_unstable_by_key(|&e| std::cmp::Reverse(added.stamp[e]));
-    // Per write: the earliest stamp among its readers, and whether one is in the prefix (what
-    // a write's maximality asks of its readers, found in one pass).
-    let mut first_reader = vec![u32::MAX; n];
-    let mut porf_reader = vec![false; n];
+    SCRATCH.with_borrow_mut(|s| {
+        g.porf_prefix_into(roots, &mut s.porf, &mut s.upto, &mut s.stack);
+        let porf = &s.porf;
+        s.outside.clear();
+        s.outside.extend(
+            (g.num_inits()..n)
+                .filter(|&e| !porf[e])
+                .map(|e| u64::from(added.stamp[e]) << 32 | e as u64),
+        );
+        s.outside.sort_unstable_by(|x, y| y.cmp(x));
+        let mut found = Vec::new();
+        let mut readers_known = false;
+        // Each event's maximality does not depend on the read revisited: walk back from the
+        // latest event; the first one not maximally added ends the candidates (it would be
+        // deleted by any earlier read's revisit).
+        for &key in &s.outside {
+            let e = (key & u64::from(u32::MAX)) as EventId;
+            let ev = &g.events[e];
+            if ev.kind == EventKind::Write && !readers_known {
+                first_readers(g, added, porf, (&mut s.first_reader, &mut s.porf_reader));
+                readers_known = true;
+            }
+            let readers = (s.first_reader.as_slice(), s.porf_reader.as_slice());
+            if !maximal(g, added, porf, readers, a, e) {
+                break;
+            }
+            if ev.is_read() && ev.loc == Some(loc) {
+                found.push(e);
+            }
+        }
+        let porf = if found.is_empty() {
+            Vec::new()
+        } else {
+            s.porf.clone()
+        };
+        (found, porf)
+    })
+}
+
+/// Per write, the earliest stamp among its readers and whether one is in the prefix `porf`
+/// (what a write's maximality asks of its readers, found in one pass).
+fn first_readers(
+    g: &ExecutionGraph,
+    added: &Added,
+    porf: &[bool],
+    (first_reader, porf_reader): (&mut Vec<u32>, &mut Vec<bool>),
+) {
+    first_reader.clear();
+    first_reader.resize(g.len(), u32::MAX);
+    porf_reader.clear();
+    porf_reader.resize(g.len(), false);
     for (x, w) in g.rf.iter().enumerate() {
         if let Some(w) = *w {
             first_reader[w] = first_reader[w].min(added.stamp[x]);
             porf_reader[w] |= porf[x];
         }
     }
-    let readers = (first_reader.as_slice(), porf_reader.as_slice());
-    let mut found = Vec::new();
-    // Each event's maximality does not depend on the read revisited: walk back from the
-    // latest event; the first one not maximally added ends the candidates (it would be
-    // deleted by any earlier read's revisit).
-    for e in outside {
-        if !maximal(g, added, &porf, readers, a, e) {
-            break;
-        }
-        let ev = &g.events[e];
-        if ev.is_read() && ev.loc == Some(loc) {
-            found.push(e);
-        }
-    }
-    (found, porf)
 }
 
 /// Whether `e` was maximally added with respect to the events added no later than it and the
