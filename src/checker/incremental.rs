@@ -200,10 +200,11 @@ pub struct Views {
     index: Vec<u32>,
     /// The message view of every atomic write.
     msg: Vec<u32>,
-    /// Join of the message views of the atomic reads po-before or equal to the event, in its
-    /// thread (what an acquire fence after it synchronises with).
+    /// Per thread (row `t`): join of the message views of its atomic reads so far (what an
+    /// acquire fence it adds next synchronises with). Only a thread's latest event needs it,
+    /// so it is one row per thread, not per event (less to copy per state).
     reads_msg: Vec<u32>,
-    /// The clock of the latest release fence po-before or equal to the event, in its thread.
+    /// Per thread (row `t`): the clock of its latest release fence so far.
     rel_fence: Vec<u32>,
     /// Per write: whether an RMW read it (no other RMW may).
     rmw_read: Vec<bool>,
@@ -265,8 +266,8 @@ impl Views {
             vc: with_room(&self.vc, more * w),
             index: with_room(&self.index, more),
             msg: with_room(&self.msg, more * w),
-            reads_msg: with_room(&self.reads_msg, more * w),
-            rel_fence: with_room(&self.rel_fence, more * w),
+            reads_msg: self.reads_msg.clone(),
+            rel_fence: self.rel_fence.clone(),
             rmw_read: with_room(&self.rmw_read, more),
             psc: self.psc.as_ref().map(|p| p.fork(more)),
         }
@@ -278,8 +279,6 @@ impl Views {
         self.vc.reserve(more * w);
         self.index.reserve(more);
         self.msg.reserve(more * w);
-        self.reads_msg.reserve(more * w);
-        self.rel_fence.reserve(more * w);
         self.rmw_read.reserve(more);
     }
 
@@ -356,8 +355,8 @@ impl Views {
             vc,
             index: vec![0; n],
             msg: vec![0; n * width],
-            reads_msg: vec![0; n * width],
-            rel_fence: vec![0; n * width],
+            reads_msg: Vec::new(),
+            rel_fence: Vec::new(),
             rmw_read: vec![false; n],
             psc: None,
         }
@@ -401,9 +400,6 @@ impl Views {
         self.widen(slot(t) + 1);
         let w = self.width;
         let index = g.threads[t].events.len() as u32 - 1;
-        let prev = index
-            .checked_sub(1)
-            .map(|i| g.threads[t].events[i as usize]);
         // The new rows are appended first and computed in place (no temporary clocks).
         let row = |e: EventId| e * w..(e + 1) * w;
         let new = row(e);
@@ -413,15 +409,15 @@ impl Views {
             None => self.vc.resize(new.end, 0),
         }
         after_init(&mut self.vc[new.clone()]);
-        match prev {
-            Some(p) => {
-                self.reads_msg.extend_from_within(row(p));
-                self.rel_fence.extend_from_within(row(p));
-            }
-            None => {
-                self.reads_msg.resize(new.end, 0);
-                self.rel_fence.resize(new.end, 0);
-            }
+        // This thread's rows hold what its previous event left (none: zeros).
+        let own = row(t);
+        if self.reads_msg.len() < own.end {
+            self.reads_msg.resize(own.end, 0);
+            self.rel_fence.resize(own.end, 0);
+        }
+        if index == 0 {
+            self.reads_msg[own.clone()].fill(0);
+            self.rel_fence[own.clone()].fill(0);
         }
         if let EventKind::Join { child } = ev.kind {
             if let Some(&last) = g.threads[child].events.last() {
@@ -437,18 +433,18 @@ impl Views {
                         if ev.order.is_acquire() {
                             join_into(&mut self.vc[new.clone()], m);
                         }
-                        join_into(&mut self.reads_msg[new.clone()], m);
+                        join_into(&mut self.reads_msg[own.clone()], m);
                     }
                 }
             }
             EventKind::Fence if ev.order.is_acquire() => {
-                join_into(&mut self.vc[new.clone()], &self.reads_msg[new.clone()])
+                join_into(&mut self.vc[new.clone()], &self.reads_msg[own.clone()])
             }
             _ => {}
         }
         self.vc[new.start + slot(t)] = index + 1;
         if ev.is_fence() && ev.order.is_release() {
-            self.rel_fence[new.clone()].copy_from_slice(&self.vc[new.clone()]);
+            self.rel_fence[own.clone()].copy_from_slice(&self.vc[new.clone()]);
         }
         // The message of an atomic write: its own clock if it is a release write (under
         // `SameThread` else that of the latest release write to the location before it in its
@@ -470,7 +466,7 @@ impl Views {
                 None
             };
             let msg = &mut self.msg[new.clone()];
-            join_into(msg, &self.rel_fence[new.clone()]);
+            join_into(msg, &self.rel_fence[own.clone()]);
             if let Some(head) = head {
                 join_into(msg, &self.vc[head]);
             }
