@@ -278,6 +278,13 @@ pub(crate) fn with_room<T: Clone>(v: &[T], more: usize) -> Vec<T> {
     c
 }
 
+/// `v` cleared and refilled with `n` copies of `x`, keeping its allocation (working buffers
+/// reused from one call to the next).
+pub(crate) fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+    v.clear();
+    v.resize(n, x);
+}
+
 impl ExecutionGraph {
     /// A copy of the graph to be extended by about `more` events (see [`with_room`]).
     pub(crate) fn fork(&self, more: usize) -> ExecutionGraph {
@@ -476,12 +483,10 @@ impl ExecutionGraph {
         upto: &mut Vec<usize>,
         stack: &mut Vec<EventId>,
     ) {
-        keep.clear();
-        keep.resize(self.len(), false);
+        reset(keep, self.len(), false);
         keep[..self.inits].fill(true);
         // How many of each thread's events are in the prefix so far.
-        upto.clear();
-        upto.resize(self.threads.len(), 0);
+        reset(upto, self.threads.len(), 0);
         stack.clear();
         stack.extend_from_slice(roots);
         while let Some(e) = stack.pop() {

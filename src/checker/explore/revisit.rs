@@ -41,7 +41,7 @@
 //! initial state and the two must agree.
 
 use super::{Explorer, ReadChoice, State, Status};
-use crate::checker::graph::{with_room, EventId, EventKind, ExecutionGraph};
+use crate::checker::graph::{reset, with_room, EventId, EventKind, ExecutionGraph};
 use crate::checker::{Control, Incomplete};
 use std::rc::Rc;
 
@@ -192,10 +192,8 @@ fn first_readers(
     porf: &[bool],
     (first_reader, porf_reader): (&mut Vec<u32>, &mut Vec<bool>),
 ) {
-    first_reader.clear();
-    first_reader.resize(g.len(), u32::MAX);
-    porf_reader.clear();
-    porf_reader.resize(g.len(), false);
+    reset(first_reader, g.len(), u32::MAX);
+    reset(porf_reader, g.len(), false);
     for (x, w) in g.rf.iter().enumerate() {
         if let Some(w) = *w {
             first_reader[w] = first_reader[w].min(added.stamp[x]);

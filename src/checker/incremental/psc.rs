@@ -34,7 +34,7 @@
 //! over every event hb-before it.
 
 use super::{slot, Views};
-use crate::checker::graph::{Event, EventId, EventKind, ExecutionGraph, INIT_THREAD};
+use crate::checker::graph::{reset, Event, EventId, EventKind, ExecutionGraph, INIT_THREAD};
 use crate::ir::Loc;
 
 /// The psc graph of the seq_cst events of a partial graph, and whether it has a cycle.
@@ -131,12 +131,6 @@ impl BitRows {
             bits: crate::checker::graph::with_room(&self.bits, more * self.stride),
         }
     }
-}
-
-/// `v` cleared and refilled with `n` copies of `x`, keeping its allocation.
-fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
-    v.clear();
-    v.resize(n, x);
 }
 
 /// Sets bit `b` of a row wide enough for it.
