@@ -27,7 +27,8 @@
 //! consistent, that execution (fences taken out) is an execution of the input that no fence
 //! set removes. Deterministic: the explorer's first buggy graph and the solver are.
 
-use super::{oracle::Oracle, NoFix};
+use super::oracle::{Answers, Oracle};
+use super::NoFix;
 use super::{unfixable, Cost, Mode, Outcome, Problem, Solution};
 use crate::checker::{self, Bug, CheckOptions, Equiv, Incomplete, Limits, Model};
 use crate::ir::{Instr, MemOrder, Program, SlotId, SlotPlace, Span, Stmt, StmtId, StmtKind};
@@ -152,13 +153,14 @@ fn solve(
     reqs: &[Requirement],
     model: Model,
     cost: Cost,
+    answers: Option<&Answers>,
 ) -> Result<Assignment, usize> {
     let sites = candidate_sites(prog, reqs);
     let p = Problem {
         cost,
         reqs,
         acc: &crate::trace::orders::NO_ACCESSES,
-        oracle: Oracle::new(model, reqs, &sites, &crate::trace::orders::NO_ACCESSES),
+        oracle: oracle(model, reqs, &sites, answers),
         sites,
     };
     match p.solve_optimal(None) {
@@ -167,6 +169,20 @@ fn solve(
         Err(NoFix) => Err(p
             .first_unfixable()
             .expect("a requirement the search found unfixable")),
+    }
+}
+
+/// The oracle of a 0/1 program over `reqs`, sharing `answers` when given.
+fn oracle<'a>(
+    model: Model,
+    reqs: &'a [Requirement],
+    sites: &[Candidate],
+    answers: Option<&'a Answers>,
+) -> Oracle<'a> {
+    let o = Oracle::new(model, reqs, sites, &crate::trace::orders::NO_ACCESSES);
+    match answers {
+        Some(a) => o.sharing(a),
+        None => o,
     }
 }
 
@@ -185,6 +201,10 @@ pub fn run(
         mut verify,
     } = search;
     let mut f = Fenced::new(input);
+    // The lazy rounds' 0/1 programs are all on the input, over a growing list of the same
+    // requirements: their `fixed_by` answers carry over (see `oracle`).
+    let kept = Answers::default();
+    let answers = lazy.then_some(&kept);
     let opts = CheckOptions {
         model,
         limits: Limits {
@@ -216,7 +236,7 @@ pub fn run(
         });
         reqs = seed.requirements;
         bugs = seed.bugs;
-        match solve(input, &reqs, model, cost) {
+        match solve(input, &reqs, model, cost, answers) {
             Ok(change) => {
                 for (site, order) in change.orders {
                     f.apply(site, order);
@@ -229,7 +249,7 @@ pub fn run(
     let mut verified = |f: &Fenced, reqs: &[Requirement], rounds: usize, bugs: &[Bug]| {
         let hook = verify.as_mut()?;
         let mode = if lazy { Mode::Lazy } else { Mode::Fast };
-        let candidate = f.solution(model, cost, reqs.to_vec(), rounds, mode);
+        let candidate = f.solution(model, cost, reqs.to_vec(), rounds, mode, answers);
         match hook(&candidate) {
             Verdict::Buggy => None,
             Verdict::Clean | Verdict::Stop => Some(FastOutcome::Fixed {
@@ -265,6 +285,7 @@ pub fn run(
                         reqs,
                         iterations,
                         if lazy { Mode::Lazy } else { Mode::Fast },
+                        answers,
                     ),
                     bugs,
                 }
@@ -307,7 +328,7 @@ pub fn run(
         } else {
             (&f.prog, &round_reqs[..])
         };
-        let change = match solve(prog, problem_reqs, model, cost) {
+        let change = match solve(prog, problem_reqs, model, cost, answers) {
             Ok(a) => a,
             Err(ri) => {
                 // Earlier rounds' requirements are fixable (all seq_cst fixes them), so the
@@ -334,7 +355,7 @@ pub fn run(
             // optimum differs from them (and the loop ends: finitely many requirements).
             debug_assert!(next.chosen != f.chosen, "a lazy round changed no fence");
             if next.chosen == f.chosen {
-                let solution = f.solution(model, cost, reqs, rounds.len(), Mode::Lazy);
+                let solution = f.solution(model, cost, reqs, rounds.len(), Mode::Lazy, answers);
                 return run(
                     FastOutcome::Fixed { solution, bugs },
                     rounds,
@@ -357,7 +378,7 @@ pub fn run(
             // written fix reports the execution that is left.
             debug_assert!(false, "a fast round changed no fence");
             let iterations = rounds.len();
-            let solution = f.solution(model, cost, reqs, iterations, Mode::Fast);
+            let solution = f.solution(model, cost, reqs, iterations, Mode::Fast, None);
             return run(
                 FastOutcome::Fixed { solution, bugs },
                 rounds,
@@ -538,6 +559,7 @@ impl<'a> Fenced<'a> {
         reqs: Vec<Requirement>,
         iterations: usize,
         mode: Mode,
+        answers: Option<&Answers>,
     ) -> Solution {
         let sites: Vec<Candidate> = self
             .chosen
@@ -556,7 +578,7 @@ impl<'a> Fenced<'a> {
             cost,
             reqs: &reqs,
             acc: &crate::trace::orders::NO_ACCESSES,
-            oracle: Oracle::new(model, &reqs, &sites, &crate::trace::orders::NO_ACCESSES),
+            oracle: oracle(model, &reqs, &sites, answers),
             sites,
         };
         let mut sol = p.describe(self.chosen.clone(), iterations);
@@ -680,5 +702,62 @@ mod tests {
         assert!(solution.fences.iter().all(|f| f.order == MemOrder::SeqCst));
         assert_eq!(solution.iterations, run.rounds.len() - 1);
         assert_eq!(solution.mode, Mode::Fast);
+    }
+
+    /// The lazy rounds share their oracles' answers: a growing requirement list solved again
+    /// gives what it gives with fresh oracles, with fewer `fixed_by` checks, and the shared
+    /// answers describe the final fences as a fresh oracle does.
+    #[test]
+    fn shared_answers_change_no_result_and_save_checks() {
+        let src = include_str!("../../fixtures/bench/burns_1.c");
+        let input = crate::frontend::parse_c("burns_1.c", src).unwrap();
+        let res = checker::check(
+            &input,
+            &CheckOptions {
+                keep_buggy: usize::MAX,
+                ..CheckOptions::default()
+            },
+        );
+        let mut c = Collector::new(Model::Rc11);
+        for g in &res.buggy {
+            c.add(g);
+        }
+        let reqs = c.into_requirements();
+        assert!(reqs.len() >= 10, "{} requirements", reqs.len());
+        let kept = Answers::default();
+        let (mut fresh_checks, mut shared_checks) = (0, 0);
+        for n in [reqs.len() - 2, reqs.len() - 1, reqs.len()] {
+            let sites = candidate_sites(&input, &reqs[..n]);
+            let solve_with = |answers| {
+                let p = Problem {
+                    cost: Cost::Count,
+                    reqs: &reqs[..n],
+                    acc: &crate::trace::orders::NO_ACCESSES,
+                    oracle: oracle(Model::Rc11, &reqs[..n], &sites, answers),
+                    sites: sites.clone(),
+                };
+                let Ok(Some((a, _))) = p.solve_optimal(None) else {
+                    panic!("no fix")
+                };
+                let described = p.describe(a.clone(), 0);
+                (a, described, p.oracle.checks.get())
+            };
+            let (a, d, checks) = solve_with(None);
+            let (b, e, shared) = solve_with(Some(&kept));
+            assert_eq!(a, b);
+            let needs = |d: &Solution| {
+                d.fences
+                    .iter()
+                    .map(|f| (f.site, f.order, f.needed_by.clone()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(needs(&d), needs(&e));
+            fresh_checks += checks;
+            shared_checks += shared;
+        }
+        assert!(
+            shared_checks < fresh_checks,
+            "{shared_checks} checks shared, {fresh_checks} fresh"
+        );
     }
 }

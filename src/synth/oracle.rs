@@ -19,6 +19,12 @@
 //! Only the yes/no answer ([`Oracle::fixes`]) uses the closure; how an assignment fixes a
 //! requirement ([`Oracle::how`], the violation printed with each fence) is always the exact
 //! result of `fixed_by` for that assignment (a larger assignment may fix it another way).
+//!
+//! The lazy search solves a new 0/1 program each round over the same requirements plus one
+//! (on the input program, with a candidate-site list that may grow), and describes the final
+//! fences with another oracle. [`Answers`] carries the exact answers from one oracle to the
+//! next: keyed per requirement by the fences its graph passes (sites, not site indices), they
+//! do not depend on the site list. Without it each round re-checked every requirement.
 
 use crate::checker::Model;
 use crate::ir::MemOrder;
@@ -27,8 +33,10 @@ use crate::trace::{Assignment, Candidate, Requirement, Site, Violation};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 
-/// An assignment restricted to one requirement's relevant sites (aligned with them).
-type Key = Vec<Option<MemOrder>>;
+/// An assignment restricted to one requirement's relevant sites: the fences it sets there,
+/// by site (sorted; an absent site has no fence, or the program fence's own order). It is
+/// what `fixed_by` depends on, whatever the oracle's list of candidate sites.
+type Key = Vec<(Site, MemOrder)>;
 
 /// How many known fixing and non-fixing restrictions are kept per requirement for the closure
 /// (the memo keeps every answer; this only bounds the cost of a closure look-up).
@@ -45,13 +53,21 @@ struct Known {
 
 /// `a ≤ b` pointwise (absent is the bottom: no fence, or the program fence's own order).
 fn below(a: &Key, b: &Key) -> bool {
-    a.iter().zip(b).all(|(x, y)| match (x, y) {
-        (None, _) => true,
-        (Some(_), None) => false,
+    let mut b = b.iter().peekable();
+    a.iter().all(|&(site, x)| {
+        while b.next_if(|&&(s, _)| s < site).is_some() {}
         // The lattice order (not the derived `PartialOrd`, which is total).
-        (Some(x), Some(y)) => MemOrder::le(*x, *y),
+        b.next_if(|&&(s, _)| s == site)
+            .is_some_and(|&(_, y)| MemOrder::le(x, y))
     })
 }
+
+/// What the oracles of one search know, per requirement (indexed like the requirement list
+/// they are given). One oracle owns its own; the lazy search shares one between its rounds'
+/// oracles (see the module docs): their requirements must keep their indices (the lazy search
+/// only appends), all on one program, under one model and one set of access sites.
+#[derive(Default)]
+pub(super) struct Answers(RefCell<Vec<Known>>);
 
 pub(super) struct Oracle<'a> {
     model: Model,
@@ -61,7 +77,10 @@ pub(super) struct Oracle<'a> {
     sites: Vec<Site>,
     /// Per requirement, the indices (into `sites`) of the candidate sites its graph passes.
     relevant: Vec<Vec<usize>>,
-    known: RefCell<Vec<Known>>,
+    /// What this oracle knows ...
+    own: Answers,
+    /// ... unless the search shares what its oracles know.
+    shared: Option<&'a Answers>,
     /// `fixed_by` calls made (the rest were answered by the memo or the closure).
     pub(super) checks: std::cell::Cell<usize>,
 }
@@ -101,9 +120,25 @@ impl<'a> Oracle<'a> {
             acc,
             sites: sites.iter().map(|c| c.site).collect(),
             relevant,
-            known: RefCell::new(reqs.iter().map(|_| Known::default()).collect()),
+            own: Answers::default(),
+            shared: None,
             checks: std::cell::Cell::new(0),
         }
+    }
+
+    /// This oracle, taking what it knows from `answers` and keeping what it learns there.
+    pub(super) fn sharing(mut self, answers: &'a Answers) -> Self {
+        self.shared = Some(answers);
+        self
+    }
+
+    /// What is known of requirement `ri`, mutably or not (`with`).
+    fn known<T>(&self, ri: usize, with: impl FnOnce(&mut Known) -> T) -> T {
+        let mut all = self.shared.unwrap_or(&self.own).0.borrow_mut();
+        if all.len() <= ri {
+            all.resize_with(ri + 1, Known::default);
+        }
+        with(&mut all[ri])
     }
 
     /// Whether requirement `ri`'s graph passes candidate site `i`: only then can the fence at
@@ -113,42 +148,44 @@ impl<'a> Oracle<'a> {
     }
 
     fn key(&self, ri: usize, a: &Assignment) -> Key {
-        self.relevant[ri]
+        let mut key: Key = self.relevant[ri]
             .iter()
-            .map(|&i| a.get(self.sites[i]))
-            .collect()
+            .filter_map(|&i| a.get(self.sites[i]).map(|o| (self.sites[i], o)))
+            .collect();
+        key.sort_unstable_by_key(|&(s, _)| s);
+        key
     }
 
     /// `fixed_by`, computed and remembered (with the closure bounds updated).
     fn compute(&self, ri: usize, key: Key, a: &Assignment) -> Option<Violation> {
         let v = self.reqs[ri].fixed_by_with(a, self.model, self.acc);
         self.checks.set(self.checks.get() + 1);
-        let mut known = self.known.borrow_mut();
-        let k = &mut known[ri];
-        debug_assert!(
-            !k.non_fixers.iter().any(|n| v.is_some() && below(&key, n))
-                && !k.fixers.iter().any(|f| v.is_none() && below(f, &key)),
-            "fixed_by is not monotone on requirement {ri}"
-        );
-        if v.is_some() {
-            k.fixers.retain(|f| !below(&key, f));
-            if k.fixers.len() < BOUNDS_KEPT {
-                k.fixers.push(key.clone());
+        self.known(ri, |k| {
+            debug_assert!(
+                !k.non_fixers.iter().any(|n| v.is_some() && below(&key, n))
+                    && !k.fixers.iter().any(|f| v.is_none() && below(f, &key)),
+                "fixed_by is not monotone on requirement {ri}"
+            );
+            if v.is_some() {
+                k.fixers.retain(|f| !below(&key, f));
+                if k.fixers.len() < BOUNDS_KEPT {
+                    k.fixers.push(key.clone());
+                }
+            } else {
+                k.non_fixers.retain(|n| !below(n, &key));
+                if k.non_fixers.len() < BOUNDS_KEPT {
+                    k.non_fixers.push(key.clone());
+                }
             }
-        } else {
-            k.non_fixers.retain(|n| !below(n, &key));
-            if k.non_fixers.len() < BOUNDS_KEPT {
-                k.non_fixers.push(key.clone());
-            }
-        }
-        k.memo.insert(key, v);
+            k.memo.insert(key, v);
+        });
         v
     }
 
     /// Whether `a` fixes requirement `ri` (exact: by memo, closure, or `fixed_by`).
     pub(super) fn fixes(&self, ri: usize, a: &Assignment) -> bool {
         let key = self.key(ri, a);
-        if key.iter().all(Option::is_none) {
+        if key.is_empty() {
             // No fence in its graph: a requirement is a consistent prefix of an execution the
             // explorer found buggy, so it stays buggy (checked in debug builds).
             debug_assert!(
@@ -159,29 +196,25 @@ impl<'a> Oracle<'a> {
             );
             return false;
         }
-        {
-            let known = self.known.borrow();
-            let k = &known[ri];
+        let known = self.known(ri, |k| {
             if let Some(v) = k.memo.get(&key) {
-                return v.is_some();
+                return Some(v.is_some());
             }
             if k.fixers.iter().any(|f| below(f, &key)) {
-                return true;
+                return Some(true);
             }
-            if k.non_fixers.iter().any(|n| below(&key, n)) {
-                return false;
-            }
-        }
-        self.compute(ri, key, a).is_some()
+            k.non_fixers.iter().any(|n| below(&key, n)).then_some(false)
+        });
+        known.unwrap_or_else(|| self.compute(ri, key, a).is_some())
     }
 
     /// How `a` fixes requirement `ri` (`fixed_by`'s exact answer, memoised).
     pub(super) fn how(&self, ri: usize, a: &Assignment) -> Option<Violation> {
         let key = self.key(ri, a);
-        if let Some(v) = self.known.borrow()[ri].memo.get(&key) {
-            return *v;
+        match self.known(ri, |k| k.memo.get(&key).copied()) {
+            Some(v) => v,
+            None => self.compute(ri, key, a),
         }
-        self.compute(ri, key, a)
     }
 }
 
@@ -192,14 +225,20 @@ mod tests {
 
     #[test]
     fn below_is_the_lattice_order() {
+        let (a, b) = (Site::Slot(1), Site::Slot(2));
         // Acquire and release are incomparable, whatever the derived (total) order says.
-        assert!(!below(&vec![Some(Acquire)], &vec![Some(Release)]));
-        assert!(!below(&vec![Some(Release)], &vec![Some(Acquire)]));
-        assert!(below(&vec![Some(Acquire)], &vec![Some(AcqRel)]));
-        assert!(below(
-            &vec![None, Some(Release)],
-            &vec![Some(Acquire), Some(SeqCst)]
+        assert!(!below(&vec![(a, Acquire)], &vec![(a, Release)]));
+        assert!(!below(&vec![(a, Release)], &vec![(a, Acquire)]));
+        assert!(below(&vec![(a, Acquire)], &vec![(a, AcqRel)]));
+        // An absent site is the bottom.
+        assert!(below(&vec![(b, Release)], &vec![(a, Acquire), (b, SeqCst)]));
+        assert!(below(&vec![], &vec![(a, Acquire)]));
+        assert!(!below(&vec![(a, Acquire)], &vec![]));
+        assert!(!below(&vec![(a, Acquire)], &vec![(b, SeqCst)]));
+        assert!(!below(&vec![(b, Acquire)], &vec![(a, SeqCst)]));
+        assert!(!below(
+            &vec![(a, Acquire), (b, Acquire)],
+            &vec![(a, SeqCst)]
         ));
-        assert!(!below(&vec![Some(Acquire)], &vec![None]));
     }
 }
