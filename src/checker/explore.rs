@@ -45,6 +45,7 @@ use super::model::{MemoryModel, Model, Relations};
 use super::witness::Witness;
 use crate::ir::spin::SpinInfo;
 use crate::ir::{Instr, Loc, MemOrder, Program, SyncKind, SyncRole};
+use smallvec::smallvec;
 use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -444,7 +445,7 @@ struct ReadChoice {
     ev: Event,
     wev: Option<Event>,
     by_value: bool,
-    sets: Vec<(usize, i64)>,
+    sets: Sets,
     /// Not the first outcome for this source (a weak CAS failing spuriously).
     alt: bool,
     /// False for an RMW reading a write another RMW read (TruSt only): the graph is
@@ -2084,7 +2085,11 @@ fn failure(ins: &Instr) -> (BugKind, String) {
 
 /// What a reading instruction does when it reads `value`: the order of its read event, the
 /// write part of an RMW (order and value) if it writes, and the registers it sets.
-type ReadEffect = (MemOrder, Option<(MemOrder, i64)>, Vec<(usize, i64)>);
+type ReadEffect = (MemOrder, Option<(MemOrder, i64)>, Sets);
+
+/// The registers a read sets, with their values (one, or a CAS's two), kept inline: a read
+/// branches on every source it may read, and each choice carries them.
+type Sets = smallvec::SmallVec<[(usize, i64); 2]>;
 
 /// How many events a copy of a state has room for before its vectors grow.
 const FORK_ROOM: usize = 16;
@@ -2205,8 +2210,13 @@ impl ValuePolicy {
 
 /// The possible effects of a pending read that reads `value`: one, except for a weak CAS that
 /// reads the expected value when spurious failures are enabled (success, then failure).
-fn read_effects(ins: &Instr, regs: &[i64], value: i64, spurious_cas: bool) -> Vec<ReadEffect> {
-    let mut effects = vec![read_effect(ins, regs, value)];
+fn read_effects(
+    ins: &Instr,
+    regs: &[i64],
+    value: i64,
+    spurious_cas: bool,
+) -> smallvec::SmallVec<[ReadEffect; 1]> {
+    let mut effects: smallvec::SmallVec<[ReadEffect; 1]> = smallvec![read_effect(ins, regs, value)];
     if let Instr::Cas {
         ok,
         old,
@@ -2216,7 +2226,7 @@ fn read_effects(ins: &Instr, regs: &[i64], value: i64, spurious_cas: bool) -> Ve
     } = ins
     {
         if spurious_cas && effects[0].1.is_some() {
-            effects.push((*fail_order, None, vec![(*old, value), (*ok, 0)]));
+            effects.push((*fail_order, None, smallvec![(*old, value), (*ok, 0)]));
         }
     }
     effects
@@ -2224,7 +2234,7 @@ fn read_effects(ins: &Instr, regs: &[i64], value: i64, spurious_cas: bool) -> Ve
 
 fn read_effect(ins: &Instr, regs: &[i64], value: i64) -> ReadEffect {
     match ins {
-        Instr::Load { dst, order, .. } => (*order, None, vec![(*dst, value)]),
+        Instr::Load { dst, order, .. } => (*order, None, smallvec![(*dst, value)]),
         Instr::Rmw {
             dst,
             op,
@@ -2235,7 +2245,7 @@ fn read_effect(ins: &Instr, regs: &[i64], value: i64) -> ReadEffect {
         } => {
             let (r, w) = split_rmw_order(*order);
             let new = width.wrap(op.apply(value, val.eval(regs).unwrap_or(0)));
-            (r, Some((w, new)), vec![(*dst, value)])
+            (r, Some((w, new)), smallvec![(*dst, value)])
         }
         Instr::Cas {
             ok,
@@ -2249,9 +2259,9 @@ fn read_effect(ins: &Instr, regs: &[i64], value: i64) -> ReadEffect {
             if expected.eval(regs).unwrap_or(0) == value {
                 let (r, w) = split_rmw_order(*order);
                 let d = desired.eval(regs).unwrap_or(0);
-                (r, Some((w, d)), vec![(*old, value), (*ok, 1)])
+                (r, Some((w, d)), smallvec![(*old, value), (*ok, 1)])
             } else {
-                (*fail_order, None, vec![(*old, value), (*ok, 0)])
+                (*fail_order, None, smallvec![(*old, value), (*ok, 0)])
             }
         }
         _ => unreachable!("read_effect of a non-read"),

@@ -881,6 +881,13 @@ impl Views {
     pub fn races(&self, g: &ExecutionGraph) -> Vec<(EventId, EventId)> {
         let ev = &g.events;
         let mut out = Vec::new();
+        // Most programs checked are all atomic: no race, and no need to sort by location.
+        if !ev
+            .iter()
+            .any(|e| e.loc.is_some() && !e.order.is_atomic() && e.thread != INIT_THREAD)
+        {
+            return out;
+        }
         let mut by_loc: Vec<Vec<EventId>> = vec![Vec::new(); g.num_locs()];
         for (e, event) in ev.iter().enumerate() {
             if let (Some(x), false) = (event.loc, event.thread == INIT_THREAD) {
