@@ -30,7 +30,7 @@
 use super::oracle::{Answers, Oracle};
 use super::NoFix;
 use super::{unfixable, Cost, Mode, Outcome, Problem, Solution};
-use crate::checker::{self, Bug, CheckOptions, Equiv, Incomplete, Limits, Model};
+use crate::checker::{self, Bug, CheckOptions, Equiv, ExecutionGraph, Incomplete, Limits, Model};
 use crate::ir::{Instr, MemOrder, Program, SlotId, SlotPlace, Span, Stmt, StmtId, StmtKind};
 use crate::trace::collect::Collector;
 use crate::trace::{candidate_sites, Assignment, Candidate, Requirement, Site};
@@ -195,16 +195,7 @@ pub fn run(
     clock: fn() -> f64,
     search: Search,
 ) -> FastRun {
-    let Search {
-        lazy,
-        seed,
-        mut verify,
-    } = search;
-    let mut f = Fenced::new(input);
-    // The lazy rounds' 0/1 programs are all on the input, over a growing list of the same
-    // requirements: their `fixed_by` answers carry over (see `oracle`).
-    let kept = Answers::default();
-    let answers = lazy.then_some(&kept);
+    let Search { lazy, seed, verify } = search;
     let opts = CheckOptions {
         model,
         limits: Limits {
@@ -214,127 +205,211 @@ pub fn run(
         first: true,
         keep_buggy: 1,
     };
-    let mut rounds = Vec::new();
-    let mut explore_seconds = 0.0;
-    // Every round's requirements on the input program, and the distinct bugs.
-    let mut reqs: Vec<Requirement> = Vec::new();
-    let mut bugs: Vec<Bug> = Vec::new();
-    let run = |outcome, rounds, explore_seconds| FastRun {
-        outcome,
-        rounds,
-        explore_seconds,
-    };
-    let unfixable_input = |r: &Requirement| {
-        let no_sites = candidate_sites(input, std::slice::from_ref(r)).is_empty();
-        FastOutcome::Unfixable(unfixable(r, no_sites, model))
+    let mut l = Rounds {
+        input,
+        model,
+        cost,
+        lazy,
+        verify,
+        kept: Answers::default(),
+        f: Fenced::new(input),
+        rounds: Vec::new(),
+        explore_seconds: 0.0,
+        reqs: Vec::new(),
+        bugs: Vec::new(),
     };
     if let Some(seed) = seed {
-        rounds.push(Round {
-            executions: seed.executions,
-            graphs: seed.graphs,
-            requirements: seed.requirements.len(),
-        });
-        reqs = seed.requirements;
-        bugs = seed.bugs;
-        match solve(input, &reqs, model, cost, answers) {
-            Ok(change) => {
-                for (site, order) in change.orders {
-                    f.apply(site, order);
-                }
-            }
-            Err(ri) => return run(unfixable_input(&reqs[ri]), rounds, explore_seconds),
-        }
-    }
-    // Asks the hook about the current fences: `Some` ends the loop with them.
-    let mut verified = |f: &Fenced, reqs: &[Requirement], rounds: usize, bugs: &[Bug]| {
-        let hook = verify.as_mut()?;
-        let mode = if lazy { Mode::Lazy } else { Mode::Fast };
-        let candidate = f.solution(model, cost, reqs.to_vec(), rounds, mode, answers);
-        match hook(&candidate) {
-            Verdict::Buggy => None,
-            Verdict::Clean | Verdict::Stop => Some(FastOutcome::Fixed {
-                solution: candidate,
-                bugs: bugs.to_vec(),
-            }),
-        }
-    };
-    if !rounds.is_empty() {
-        if let Some(done) = verified(&f, &reqs, rounds.len(), &bugs) {
-            return run(done, rounds, explore_seconds);
+        if let Some(done) = l.seeded(seed).or_else(|| l.verified()) {
+            return l.finish(done);
         }
     }
     loop {
         let started = clock();
-        let res = checker::check(&f.prog, &opts);
-        explore_seconds += clock() - started;
+        let res = checker::check(&l.f.prog, &opts);
+        l.explore_seconds += clock() - started;
         let executions = res.stats.executions;
-        let Some(g) = res.buggy.first() else {
-            rounds.push(Round {
-                executions,
-                graphs: 0,
-                requirements: 0,
-            });
-            let outcome = if let Some(why) = res.stats.incomplete {
-                FastOutcome::Incomplete { why, executions }
-            } else if rounds.len() > 1 {
-                let iterations = rounds.len() - 1;
-                FastOutcome::Fixed {
-                    solution: f.solution(
-                        model,
-                        cost,
-                        reqs,
-                        iterations,
-                        if lazy { Mode::Lazy } else { Mode::Fast },
-                        answers,
-                    ),
-                    bugs,
-                }
-            } else if res.stats.bounded > 0 {
-                FastOutcome::Incomplete {
-                    why: Incomplete::LoopBound {
-                        unroll: opts.limits.unroll(),
-                        cut: res.stats.bounded,
-                    },
-                    executions,
-                }
-            } else {
-                FastOutcome::Clean { executions }
-            };
-            return run(outcome, rounds, explore_seconds);
+        let done = match res.buggy.first() {
+            None => Some(l.clean(res.stats, executions, opts.limits.unroll())),
+            Some(g) => l.round(g, executions),
         };
+        if let Some(done) = done {
+            return l.finish(done);
+        }
+    }
+}
+
+/// What [`run`]'s rounds carry from one to the next.
+struct Rounds<'p, 'v> {
+    input: &'p Program,
+    model: Model,
+    cost: Cost,
+    lazy: bool,
+    verify: Option<Verify<'v>>,
+    /// The lazy rounds' 0/1 programs are all on the input, over a growing list of the same
+    /// requirements: their `fixed_by` answers carry over (see `oracle`). Unused when fast.
+    kept: Answers,
+    f: Fenced<'p>,
+    rounds: Vec<Round>,
+    explore_seconds: f64,
+    /// Every round's requirements on the input program.
+    reqs: Vec<Requirement>,
+    /// The distinct bugs of the rounds' executions.
+    bugs: Vec<Bug>,
+}
+
+impl Rounds<'_, '_> {
+    fn finish(self, outcome: FastOutcome) -> FastRun {
+        FastRun {
+            outcome,
+            rounds: self.rounds,
+            explore_seconds: self.explore_seconds,
+        }
+    }
+
+    fn mode(&self) -> Mode {
+        if self.lazy {
+            Mode::Lazy
+        } else {
+            Mode::Fast
+        }
+    }
+
+    /// The shared oracle answers, when the rounds' programs are all the input.
+    fn answers(&self) -> Option<&Answers> {
+        self.lazy.then_some(&self.kept)
+    }
+
+    fn unfixable_input(&self, r: &Requirement) -> FastOutcome {
+        let no_sites = candidate_sites(self.input, std::slice::from_ref(r)).is_empty();
+        FastOutcome::Unfixable(unfixable(r, no_sites, self.model))
+    }
+
+    /// The current fences, described for `iterations` rounds, with every requirement so far.
+    fn solution(&mut self, iterations: usize, answers: bool) -> Solution {
+        let reqs = std::mem::take(&mut self.reqs);
+        let answers = if answers { self.answers() } else { None };
+        self.f.solution(
+            self.model,
+            self.cost,
+            reqs,
+            iterations,
+            self.mode(),
+            answers,
+        )
+    }
+
+    /// Starts from the cheapest fences for `seed`'s requirements; `Some` when one is
+    /// unfixable.
+    fn seeded(&mut self, seed: Seed) -> Option<FastOutcome> {
+        self.rounds.push(Round {
+            executions: seed.executions,
+            graphs: seed.graphs,
+            requirements: seed.requirements.len(),
+        });
+        self.reqs = seed.requirements;
+        self.bugs = seed.bugs;
+        match solve(
+            self.input,
+            &self.reqs,
+            self.model,
+            self.cost,
+            self.answers(),
+        ) {
+            Ok(change) => {
+                for (site, order) in change.orders {
+                    self.f.apply(site, order);
+                }
+                None
+            }
+            Err(ri) => Some(self.unfixable_input(&self.reqs[ri])),
+        }
+    }
+
+    /// Asks the hook about the current fences: `Some` ends the loop with them.
+    fn verified(&mut self) -> Option<FastOutcome> {
+        self.verify.as_ref()?;
+        let answers = self.answers();
+        let candidate = self.f.solution(
+            self.model,
+            self.cost,
+            self.reqs.clone(),
+            self.rounds.len(),
+            self.mode(),
+            answers,
+        );
+        match (self.verify.as_mut()?)(&candidate) {
+            Verdict::Buggy => None,
+            Verdict::Clean | Verdict::Stop => Some(FastOutcome::Fixed {
+                solution: candidate,
+                bugs: self.bugs.clone(),
+            }),
+        }
+    }
+
+    /// The outcome of an exploration that found no bug (`stats`).
+    fn clean(&mut self, stats: checker::Stats, executions: u64, unroll: u32) -> FastOutcome {
+        self.rounds.push(Round {
+            executions,
+            graphs: 0,
+            requirements: 0,
+        });
+        if let Some(why) = stats.incomplete {
+            FastOutcome::Incomplete { why, executions }
+        } else if self.rounds.len() > 1 {
+            let solution = self.solution(self.rounds.len() - 1, true);
+            let bugs = std::mem::take(&mut self.bugs);
+            FastOutcome::Fixed { solution, bugs }
+        } else if stats.bounded > 0 {
+            FastOutcome::Incomplete {
+                why: Incomplete::LoopBound {
+                    unroll,
+                    cut: stats.bounded,
+                },
+                executions,
+            }
+        } else {
+            FastOutcome::Clean { executions }
+        }
+    }
+
+    /// One round on the buggy graph `g` (found among `executions`): its requirements, the
+    /// cheapest change of fences for them, applied. `Some` ends the loop.
+    fn round(&mut self, g: &ExecutionGraph, executions: u64) -> Option<FastOutcome> {
         for b in &g.bugs {
-            if !bugs
-                .iter()
-                .any(|o| (o.kind, o.stmt, &o.message) == (b.kind, b.stmt, &b.message))
-            {
-                bugs.push(b.clone());
+            let known = |o: &Bug| (o.kind, o.stmt, &o.message) == (b.kind, b.stmt, &b.message);
+            if !self.bugs.iter().any(known) {
+                self.bugs.push(b.clone());
             }
         }
-        let mut c = Collector::new(model);
+        let mut c = Collector::new(self.model);
         c.add(g);
         let round_reqs = c.into_requirements();
-        rounds.push(Round {
+        self.rounds.push(Round {
             executions,
             graphs: 1,
             requirements: round_reqs.len(),
         });
-        let index = rounds.len() - 1;
-        let first_new = reqs.len();
-        reqs.extend(round_reqs.iter().map(|r| f.on_input(r, index)));
+        let index = self.rounds.len() - 1;
+        let first_new = self.reqs.len();
+        let on_input: Vec<_> = round_reqs
+            .iter()
+            .map(|r| self.f.on_input(r, index))
+            .collect();
+        self.reqs.extend(on_input);
         // The round's 0/1 program: fast — this round's requirements on the current program
         // (earlier fences kept, only strengthened); lazy — every round's, on the input.
-        let (prog, problem_reqs) = if lazy {
-            (input, &reqs[..])
+        let (prog, problem_reqs) = if self.lazy {
+            (self.input, &self.reqs[..])
         } else {
-            (&f.prog, &round_reqs[..])
+            (&self.f.prog, &round_reqs[..])
         };
-        let change = match solve(prog, problem_reqs, model, cost, answers) {
+        let change = match solve(prog, problem_reqs, self.model, self.cost, self.answers()) {
             Ok(a) => a,
             Err(ri) => {
                 // Earlier rounds' requirements are fixable (all seq_cst fixes them), so the
                 // unfixable one is this round's; `reqs` has it on the input.
-                let r = &reqs[if lazy { ri } else { first_new + ri }];
-                return run(unfixable_input(r), rounds, explore_seconds);
+                let ri = if self.lazy { ri } else { first_new + ri };
+                return Some(self.unfixable_input(&self.reqs[ri]));
             }
         };
         if std::env::var_os("FENSYN_DEBUG").is_some() {
@@ -345,49 +420,51 @@ pub fn run(
                 change.orders
             );
         }
-        if lazy {
-            // The cheapest fences for every requirement found so far, on the input.
-            let mut next = Fenced::new(input);
-            for (site, order) in change.orders {
-                next.apply(site, order);
-            }
-            // The round's execution is not fixed by the fences it ran with, so the new
-            // optimum differs from them (and the loop ends: finitely many requirements).
-            debug_assert!(next.chosen != f.chosen, "a lazy round changed no fence");
-            if next.chosen == f.chosen {
-                let solution = f.solution(model, cost, reqs, rounds.len(), Mode::Lazy, answers);
-                return run(
-                    FastOutcome::Fixed { solution, bugs },
-                    rounds,
-                    explore_seconds,
-                );
-            }
-            f = next;
-            if let Some(done) = verified(&f, &reqs, rounds.len(), &bugs) {
-                return run(done, rounds, explore_seconds);
-            }
-            continue;
-        }
-        let before = f.chosen.clone();
+        let ended = if self.lazy {
+            self.apply_lazy(change)
+        } else {
+            self.apply_fast(change)
+        };
+        ended.or_else(|| self.verified())
+    }
+
+    /// Lazy: the round's optimum for every requirement so far replaces the fences.
+    fn apply_lazy(&mut self, change: Assignment) -> Option<FastOutcome> {
+        let mut next = Fenced::new(self.input);
         for (site, order) in change.orders {
-            f.apply(f.input_site(site), order);
+            next.apply(site, order);
         }
-        if f.chosen == before {
-            // Cannot happen (a requirement is a consistent buggy prefix, so its fix changes a
-            // fence of its graph). Stop rather than loop: the caller's full re-check of the
-            // written fix reports the execution that is left.
-            debug_assert!(false, "a fast round changed no fence");
-            let iterations = rounds.len();
-            let solution = f.solution(model, cost, reqs, iterations, Mode::Fast, None);
-            return run(
-                FastOutcome::Fixed { solution, bugs },
-                rounds,
-                explore_seconds,
-            );
+        // The round's execution is not fixed by the fences it ran with, so the new
+        // optimum differs from them (and the loop ends: finitely many requirements).
+        debug_assert!(
+            next.chosen != self.f.chosen,
+            "a lazy round changed no fence"
+        );
+        if next.chosen == self.f.chosen {
+            let solution = self.solution(self.rounds.len(), true);
+            let bugs = std::mem::take(&mut self.bugs);
+            return Some(FastOutcome::Fixed { solution, bugs });
         }
-        if let Some(done) = verified(&f, &reqs, rounds.len(), &bugs) {
-            return run(done, rounds, explore_seconds);
+        self.f = next;
+        None
+    }
+
+    /// Fast: the round's change (on the current program) is applied to the fences kept.
+    fn apply_fast(&mut self, change: Assignment) -> Option<FastOutcome> {
+        let before = self.f.chosen.clone();
+        for (site, order) in change.orders {
+            self.f.apply(self.f.input_site(site), order);
         }
+        if self.f.chosen != before {
+            return None;
+        }
+        // Cannot happen (a requirement is a consistent buggy prefix, so its fix changes a
+        // fence of its graph). Stop rather than loop: the caller's full re-check of the
+        // written fix reports the execution that is left.
+        debug_assert!(false, "a fast round changed no fence");
+        let solution = self.solution(self.rounds.len(), false);
+        let bugs = std::mem::take(&mut self.bugs);
+        Some(FastOutcome::Fixed { solution, bugs })
     }
 }
 
