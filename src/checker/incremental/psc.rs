@@ -83,6 +83,8 @@ struct Scratch {
     out: Vec<EventId>,
     before: Vec<EventId>,
     readers: Readers,
+    /// The readers of the new event's mo / fr successors.
+    ys_readers: Vec<EventId>,
     ends: Vec<u64>,
     targets: Vec<u64>,
     seen: Vec<u64>,
@@ -300,9 +302,14 @@ impl Psc {
             .extend(self.fences.iter().copied().filter(|&f| hb(f, e)));
         if e_sc || !s.before.is_empty() {
             // Readers are asked for by the edges between old events (`before`) through e's
-            // mo / fr successors, and by psc_F's predecessors of a seq_cst fence (mo ; fr
-            // finds the readers it needs in one pass over rf).
-            if (!s.before.is_empty() && !ys.is_empty()) || (e_sc && ev.is_fence()) {
+            // mo / fr successors (the readers of those few writes: one pass over rf), and by
+            // psc_F's predecessors of a seq_cst fence (the readers of every write).
+            s.ys_readers.clear();
+            if !s.before.is_empty() && !ys.is_empty() {
+                s.ys_readers
+                    .extend((0..g.len()).filter(|&r| g.rf[r].is_some_and(|w| ys.contains(&w))));
+            }
+            if e_sc && ev.is_fence() {
                 s.readers.fill(g);
             }
             self.add_edges(g, v, (e, ys), s);
@@ -311,7 +318,8 @@ impl Psc {
 
     /// [`Psc::add`]'s edges for `e` (mo / fr successors `ys`): out of it, between old events
     /// and, for a seq_cst `e`, into it; then whether they close a cycle. `s.before` holds the
-    /// seq_cst fences hb-before `e`, and `s.readers` the readers of every write when asked
+    /// seq_cst fences hb-before `e`, `s.ys_readers` the readers of `ys` when `before` is not
+    /// empty, and `s.readers` the readers of every write for a seq_cst fence `e`.
     /// for.
     fn add_edges(
         &mut self,
@@ -336,11 +344,8 @@ impl Psc {
         }
         s.targets.clone_from(&s.ends);
         if !s.before.is_empty() {
-            let readers = &s.readers;
             for &f in &self.fences {
-                if !has(&s.targets, f)
-                    && ys.iter().any(|&y| readers.of(y).iter().any(|&r| hb(r, f)))
-                {
+                if !has(&s.targets, f) && s.ys_readers.iter().any(|&r| hb(r, f)) {
                     set(&mut s.targets, f);
                 }
             }
