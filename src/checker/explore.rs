@@ -2091,6 +2091,9 @@ type ReadEffect = (MemOrder, Option<(MemOrder, i64)>, Sets);
 /// branches on every source it may read, and each choice carries them.
 type Sets = smallvec::SmallVec<[(usize, i64); 2]>;
 
+/// A read's effects: one, or two for a weak CAS that may also fail spuriously.
+type ReadEffects = smallvec::SmallVec<[ReadEffect; 1]>;
+
 /// How many events a copy of a state has room for before its vectors grow.
 const FORK_ROOM: usize = 16;
 
@@ -2210,13 +2213,8 @@ impl ValuePolicy {
 
 /// The possible effects of a pending read that reads `value`: one, except for a weak CAS that
 /// reads the expected value when spurious failures are enabled (success, then failure).
-fn read_effects(
-    ins: &Instr,
-    regs: &[i64],
-    value: i64,
-    spurious_cas: bool,
-) -> smallvec::SmallVec<[ReadEffect; 1]> {
-    let mut effects: smallvec::SmallVec<[ReadEffect; 1]> = smallvec![read_effect(ins, regs, value)];
+fn read_effects(ins: &Instr, regs: &[i64], value: i64, spurious_cas: bool) -> ReadEffects {
+    let mut effects: ReadEffects = smallvec![read_effect(ins, regs, value)];
     if let Instr::Cas {
         ok,
         old,

@@ -160,7 +160,8 @@ fn solve(
         cost,
         reqs,
         acc: &crate::trace::orders::NO_ACCESSES,
-        oracle: oracle(model, reqs, &sites, answers),
+        oracle: Oracle::new(model, reqs, &sites, &crate::trace::orders::NO_ACCESSES)
+            .sharing(answers),
         sites,
     };
     match p.solve_optimal(None) {
@@ -169,20 +170,6 @@ fn solve(
         Err(NoFix) => Err(p
             .first_unfixable()
             .expect("a requirement the search found unfixable")),
-    }
-}
-
-/// The oracle of a 0/1 program over `reqs`, sharing `answers` when given.
-fn oracle<'a>(
-    model: Model,
-    reqs: &'a [Requirement],
-    sites: &[Candidate],
-    answers: Option<&'a Answers>,
-) -> Oracle<'a> {
-    let o = Oracle::new(model, reqs, sites, &crate::trace::orders::NO_ACCESSES);
-    match answers {
-        Some(a) => o.sharing(a),
-        None => o,
     }
 }
 
@@ -285,9 +272,9 @@ impl Rounds<'_, '_> {
     }
 
     /// The current fences, described for `iterations` rounds, with every requirement so far.
-    fn solution(&mut self, iterations: usize, answers: bool) -> Solution {
+    fn solution(&mut self, iterations: usize) -> Solution {
         let reqs = std::mem::take(&mut self.reqs);
-        let answers = if answers { self.answers() } else { None };
+        let answers = self.answers();
         self.f.solution(
             self.model,
             self.cost,
@@ -356,7 +343,7 @@ impl Rounds<'_, '_> {
         if let Some(why) = stats.incomplete {
             FastOutcome::Incomplete { why, executions }
         } else if self.rounds.len() > 1 {
-            let solution = self.solution(self.rounds.len() - 1, true);
+            let solution = self.solution(self.rounds.len() - 1);
             let bugs = std::mem::take(&mut self.bugs);
             FastOutcome::Fixed { solution, bugs }
         } else if stats.bounded > 0 {
@@ -441,7 +428,7 @@ impl Rounds<'_, '_> {
             "a lazy round changed no fence"
         );
         if next.chosen == self.f.chosen {
-            let solution = self.solution(self.rounds.len(), true);
+            let solution = self.solution(self.rounds.len());
             let bugs = std::mem::take(&mut self.bugs);
             return Some(FastOutcome::Fixed { solution, bugs });
         }
@@ -462,7 +449,7 @@ impl Rounds<'_, '_> {
         // fence of its graph). Stop rather than loop: the caller's full re-check of the
         // written fix reports the execution that is left.
         debug_assert!(false, "a fast round changed no fence");
-        let solution = self.solution(self.rounds.len(), false);
+        let solution = self.solution(self.rounds.len());
         let bugs = std::mem::take(&mut self.bugs);
         Some(FastOutcome::Fixed { solution, bugs })
     }
@@ -655,7 +642,8 @@ impl<'a> Fenced<'a> {
             cost,
             reqs: &reqs,
             acc: &crate::trace::orders::NO_ACCESSES,
-            oracle: oracle(model, &reqs, &sites, answers),
+            oracle: Oracle::new(model, &reqs, &sites, &crate::trace::orders::NO_ACCESSES)
+                .sharing(answers),
             sites,
         };
         let mut sol = p.describe(self.chosen.clone(), iterations);
@@ -810,7 +798,13 @@ mod tests {
                     cost: Cost::Count,
                     reqs: &reqs[..n],
                     acc: &crate::trace::orders::NO_ACCESSES,
-                    oracle: oracle(Model::Rc11, &reqs[..n], &sites, answers),
+                    oracle: Oracle::new(
+                        Model::Rc11,
+                        &reqs[..n],
+                        &sites,
+                        &crate::trace::orders::NO_ACCESSES,
+                    )
+                    .sharing(answers),
                     sites: sites.clone(),
                 };
                 let Ok(Some((a, _))) = p.solve_optimal(None) else {

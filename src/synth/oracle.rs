@@ -126,9 +126,10 @@ impl<'a> Oracle<'a> {
         }
     }
 
-    /// This oracle, taking what it knows from `answers` and keeping what it learns there.
-    pub(super) fn sharing(mut self, answers: &'a Answers) -> Self {
-        self.shared = Some(answers);
+    /// This oracle, taking what it knows from `answers` and keeping what it learns there
+    /// (`None`: on its own).
+    pub(super) fn sharing(mut self, answers: Option<&'a Answers>) -> Self {
+        self.shared = answers;
         self
     }
 

@@ -320,7 +320,6 @@ impl Psc {
     /// and, for a seq_cst `e`, into it; then whether they close a cycle. `s.before` holds the
     /// seq_cst fences hb-before `e`, `s.ys_readers` the readers of `ys` when `before` is not
     /// empty, and `s.readers` the readers of every write for a seq_cst fence `e`.
-    /// for.
     fn add_edges(
         &mut self,
         g: &ExecutionGraph,
