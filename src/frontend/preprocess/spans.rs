@@ -64,6 +64,12 @@ pub(crate) fn map_program(p: &mut Program, unit: &Unit) {
         }
     }
     for n in &mut p.notes {
+        // A note about a header's text names the header (the span's line and column are
+        // the header's own).
+        let (file, _) = unit.start(n.span.start);
+        if file != 0 && n.file.is_none() {
+            n.file = Some(unit.files[file as usize].name.clone());
+        }
         m(&mut n.span);
     }
     p.sources = Sources {

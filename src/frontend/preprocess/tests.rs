@@ -362,3 +362,27 @@ fn a_macro_redefined_differently_warns_and_the_later_definition_wins() {
     assert!(n.warning && n.file.as_deref() == Some("dir/barrier.h"));
     assert_eq!((n.span.line, n.span.column), (1, 9));
 }
+
+#[test]
+fn a_lowering_warning_in_a_header_names_the_header() {
+    // The compare-exchange with an `acq_rel` failure order is in the header: its warning is
+    // at the header's line and column, under the header's name (not the main file's).
+    let files = vec![(
+        "dir/cas.h",
+        "#include <stdatomic.h>\natomic_int x;\nint take(void) {\n  int e = 0;\n  return atomic_compare_exchange_strong_explicit(&x, &e, 1, memory_order_acq_rel,\n      memory_order_acq_rel);\n}\n",
+    )];
+    let main = "#include \"cas.h\"\nint main() {\n  return take();\n}\n";
+    let p = parse_unit(
+        "dir/main.c",
+        main,
+        Lang::C,
+        &[],
+        &PpOptions::default(),
+        &Mem(files),
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    let n = p.notes.iter().find(|n| n.warning).expect("a warning");
+    assert!(n.message.contains("failure order"), "{}", n.message);
+    assert_eq!(n.file.as_deref(), Some("dir/cas.h"));
+    assert_eq!((n.span.line, n.span.column), (6, 7));
+}
