@@ -764,17 +764,17 @@ int main() { return 0; }
             "operator overloading",
         ),
         case(
-            "cpp_class_friend",
+            "cpp_class_friend_function",
             "\
 class Lock {
     int word;
-    friend class Guard;
+    friend int peek(Lock *l) { return l->word; }
 };
 int main() { return 0; }
 ",
-            (3, 5),
+            (3, 12),
             UNSUPPORTED,
-            "friend declaration",
+            "friend function defined in a class",
         ),
         case(
             "cpp_template_partial_specialisation",

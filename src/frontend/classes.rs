@@ -3,16 +3,18 @@
 //! of line (`T::f(...) { ... }`). The data members are the class's struct (`types::StructDef`,
 //! laid out like a C struct); everything else is a [`ClassDef`]: constructors (with their member
 //! initialiser lists), the destructor, member functions (defined in the class or out of line),
-//! default member initialisers and `static const` integer members (constants).
+//! default member initialisers, `static const` integer members (constants) and which member
+//! functions are `static` ([`ClassDef::static_fns`]: called without `this`).
 //!
 //! A class is lowered to its struct plus functions taking `this` (`lower/class.rs`): a member
 //! function is inlined at each call like any function of the file, with `this` the object's
 //! address and the members bound as places at `this + offset`.
 //!
 //! Refused, each at its position with a message naming the construct: base classes
-//! (inheritance), `virtual` functions, operator overloading, `friend`, member templates,
-//! nested classes with members beyond data, type members other than nested structs, `static` data members that are not integer constants,
-//! `static` member functions, bit-fields. A struct of data members nested in a class
+//! (inheritance), `virtual` functions, operator overloading, a `friend` function defined in
+//! the class (a `friend` declaration is accepted: access is not modelled), member templates,
+//! type members other than nested structs and classes, `static` data members that are not
+//! integer constants, bit-fields. A struct of data members nested in a class
 //! (`struct node { ... };`) is a struct named by its own name (in a class template's instance:
 //! `q<int>::node`, named `node` inside it only, `templates.rs`). An instance of a class template (`templates.rs`) is
 //! a class named `name<args>` whose [`ClassDef::bindings`] are its parameters. Access specifiers (`public:`,
@@ -45,6 +47,9 @@ pub(crate) struct ClassDef<'a> {
     pub(crate) zeroed: Vec<String>,
     /// `static const` / `static constexpr` integer members.
     pub(crate) statics: Vec<(String, i64)>,
+    /// `static` member functions, by name and number of parameters (a static and a
+    /// non-static member may share a name with different counts).
+    pub(crate) static_fns: Vec<(String, usize)>,
     /// For an instance of a class template: its parameters' bindings, bound while one of its
     /// member functions is lowered (`templates.rs`); empty for other classes.
     pub(crate) bindings: Vec<(String, super::templates::TemplateArg)>,
@@ -76,6 +81,12 @@ impl ClassDef<'_> {
         }
         let own = &self.name[last..];
         own.split('<').next().unwrap_or(own)
+    }
+
+    /// Whether member function definition `def` of `name` was declared `static`.
+    pub(crate) fn is_static(&self, src: &super::Src, name: &str, def: Node) -> bool {
+        let n = param_count(src, def);
+        self.static_fns.iter().any(|(m, k)| m == name && *k == n)
     }
 
     /// The value of static constant `name`.
@@ -209,7 +220,7 @@ impl<'a> Ctx<'a> {
                 Ok(false)
             }
             "field_declaration" | "declaration" => {
-                self.check_member_specifiers(m)?;
+                let is_static = self.check_member_specifiers(m)?;
                 if let Some(f) = fdecl {
                     if let Some(v) = m.child_by_field_name("default_value") {
                         return Err(src.unsupported(v, "pure virtual function"));
@@ -217,7 +228,12 @@ impl<'a> Ctx<'a> {
                     match self.member_fn_kind(class, f)? {
                         MemberFn::Ctor => class.declares_ctor = true,
                         MemberFn::Dtor => {}
-                        MemberFn::Method(n) => class.declared.push(n),
+                        MemberFn::Method(n) => {
+                            if is_static {
+                                class.static_fns.push((n.clone(), param_count(&src, m)));
+                            }
+                            class.declared.push(n)
+                        }
                     }
                     return Ok(false);
                 }
@@ -230,15 +246,33 @@ impl<'a> Ctx<'a> {
                 Ok(true)
             }
             "function_definition" => {
-                self.check_member_specifiers(m)?;
+                let is_static = self.check_member_specifiers(m)?;
                 let Some(f) = fdecl else {
                     return Err(self.odd_member_fn(m));
                 };
+                if is_static {
+                    match self.member_fn_kind(class, f)? {
+                        MemberFn::Method(n) => class.static_fns.push((n, param_count(&src, m))),
+                        _ => {
+                            return Err(
+                                src.error(f, "a constructor or destructor cannot be `static`")
+                            )
+                        }
+                    }
+                }
                 self.add_member_fn(class, f, m)?;
                 Ok(false)
             }
             "template_declaration" => Err(src.unsupported(m, "member template")),
-            "friend_declaration" => Err(src.unsupported(m, "friend declaration")),
+            // `friend class B;`, `friend void f(C *);`: access control, which the lowering
+            // ignores. A friend *defined* here is a function outside the class.
+            "friend_declaration" => match named_children(m)
+                .into_iter()
+                .find(|c| c.kind() == "function_definition")
+            {
+                Some(d) => Err(src.unsupported(d, "friend function defined in a class")),
+                None => Ok(false),
+            },
             "type_definition" | "alias_declaration" | "using_declaration" => {
                 Err(src.unsupported(m, "type declaration in a class"))
             }
@@ -274,24 +308,22 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Refuses `virtual`, `static` member functions, `explicit` is fine.
-    fn check_member_specifiers(&self, m: Node) -> R<()> {
+    /// Refuses `virtual` and storage classes other than `static` and `inline` (`explicit` is
+    /// fine). Returns whether `m` declares or defines a `static` member function.
+    fn check_member_specifiers(&self, m: Node) -> R<bool> {
         let src = self.src;
+        let is_fn = m
+            .child_by_field_name("declarator")
+            .and_then(super::function_declarator)
+            .is_some();
+        let mut is_static = false;
         let mut c = m.walk();
         for ch in m.children(&mut c) {
             match ch.kind() {
                 "virtual" => {
                     return Err(src.unsupported(ch, "virtual function (not supported)"));
                 }
-                "storage_class_specifier" if src.text(ch) == "static" => {
-                    let is_fn = m
-                        .child_by_field_name("declarator")
-                        .and_then(super::function_declarator)
-                        .is_some();
-                    if is_fn {
-                        return Err(src.unsupported(ch, "static member function"));
-                    }
-                }
+                "storage_class_specifier" if src.text(ch) == "static" => is_static = is_fn,
                 "storage_class_specifier" if src.text(ch) != "inline" => {
                     let text = src.text(ch);
                     return Err(src.unsupported(ch, &format!("`{text}` class member")));
@@ -299,7 +331,7 @@ impl<'a> Ctx<'a> {
                 _ => {}
             }
         }
-        Ok(())
+        Ok(is_static)
     }
 
     /// What function declarator `f` declares in `class`.

@@ -2047,6 +2047,7 @@ impl<'a> Ctx<'a> {
             defaults: Vec::new(),
             zeroed: Vec::new(),
             statics: Vec::new(),
+            static_fns: Vec::new(),
             bindings: Vec::new(),
             nested: Vec::new(),
         };

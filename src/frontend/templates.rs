@@ -298,6 +298,19 @@ fn parameters(src: &Src, env: &TypeEnv, node: Node) -> R<Vec<(String, Option<Int
     Ok(out)
 }
 
+/// Whether declaration `d` declares a qualified name (`T q<T>::name = v;`), looking through
+/// pointer, reference and array declarators and the initialiser.
+fn declares_qualified(d: Node) -> bool {
+    let mut n = d.child_by_field_name("declarator");
+    while let Some(x) = n {
+        if x.kind() == "qualified_identifier" {
+            return true;
+        }
+        n = x.child_by_field_name("declarator");
+    }
+    false
+}
+
 /// A value template parameter `int N`: its name and integer type.
 fn value_parameter(src: &Src, env: &TypeEnv, p: Node) -> R<(String, Option<IntTy>)> {
     let spec = types::decl_spec(src, env, p)?;
@@ -337,6 +350,11 @@ impl<'a> Ctx<'a> {
             Some(c) if c.child_by_field_name("body").is_some() => {
                 self.class_template(node, c, params)
             }
+            // `template <typename T> class q;`: a declaration, no effect (a use of `q<...>`
+            // needs the definition, which must come before it).
+            Some(c) if item.kind() != "declaration" && c.child_by_field_name("name").is_some() => {
+                Ok(())
+            }
             _ if item.kind() == "function_definition" => self.template_member(node, item, params),
             _ => Err(self.refuse_template(node, item)),
         }
@@ -356,6 +374,10 @@ impl<'a> Ctx<'a> {
                     .is_some_and(|d| super::function_declarator(d).is_some()) =>
             {
                 "function template declaration (function templates are not supported)"
+            }
+            "declaration" if declares_qualified(item) => {
+                "definition of a static data member of a class template (static data members \
+                 other than integer constants are not supported)"
             }
             "declaration" => "variable template",
             "alias_declaration" => "alias template",

@@ -9,6 +9,12 @@
 //!   (which hide members, as in C++) and above the globals (which members hide), to the place
 //!   `this + offset(m)`: `m`, `m[i]`, `m.load()`, `&m` are accesses to the object's cells.
 //!   Static constants are registers holding their value (`C::N` is the constant anywhere).
+//! * **Static member functions** have no `this`: `f(a)` in a member function of the class or
+//!   of a class nested in it, `C::f(a)` (the scope resolved by [`FnLower::scope_class`]:
+//!   a class name, a template's injected name, `q<int>`), or `obj.f(a)` / `p->f(a)`, whose
+//!   object is still evaluated. Their body sees the static constants of the class and of the
+//!   enclosing classes ([`FnLower::static_bindings`]); a non-static member function called
+//!   from one, or as `C::f(a)` outside a member of `C`, is an error (no object).
 //! * **Construction** ([`FnLower::construct`]): every member in declaration order is
 //!   initialised from the constructor's member initialiser list (`m(v)`, `m{v}`, `m()`), else
 //!   from its default member initialiser, else (a member of a class type that constructs)
@@ -24,7 +30,7 @@
 //!
 //! Refused: arrays of objects of classes that construct, copying objects, `C c = ...`,
 //! constructor arguments parsed as declarations (`C c(n);` with a name `n`: write `C c{n};`),
-//! calls of static member functions, pointers to members.
+//! pointers to members.
 
 use super::{named_children, strip_parens, Binding, FnLower, Name, TExpr, R};
 use crate::frontend::classes::ClassDef;
@@ -40,6 +46,8 @@ pub(super) struct Method<'t> {
     pub(super) class: usize,
     /// A constructor or destructor (no return type; a constructor's initialisers run first).
     pub(super) special: Special,
+    /// A `static` member function: called without an object.
+    pub(super) is_static: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -60,6 +68,25 @@ impl<'a> FnLower<'_, 'a> {
         self.inlines.last().and_then(|f| f.this)
     }
 
+    /// The class of the member function (static or not) being inlined.
+    fn class_ctx(&self) -> Option<usize> {
+        self.inlines.last().and_then(|f| f.class)
+    }
+
+    /// Class `id` and the classes it is nested in, innermost first (`a::b` is nested in `a`).
+    fn class_chain(&self, id: usize) -> Vec<usize> {
+        let mut out = vec![id];
+        let mut name = self.class(id).map(|c| c.name).unwrap_or_default();
+        while let Some(outer) = enclosing_name(&name) {
+            match self.cx.class_named(outer) {
+                Some(c) => out.push(c.id),
+                None => break,
+            }
+            name = outer.to_string();
+        }
+        out
+    }
+
     /// `this`: the pointer register of the member function being inlined.
     pub(super) fn this_value(&mut self, n: Node) -> R<TExpr> {
         match self.this_ctx() {
@@ -73,8 +100,33 @@ impl<'a> FnLower<'_, 'a> {
         let src = self.src;
         let scope = n.child_by_field_name("scope")?;
         let name = n.child_by_field_name("name")?;
-        let class = self.cx.class_named(src.text(scope))?;
+        let class = self.class(self.scope_class(scope)?)?;
         class.constant(src.text(name))
+    }
+
+    /// The class the scope of a qualified name designates: `C` (a class's name, or inside a
+    /// class template's instance its injected name), `q<int>`, a typedef of a class.
+    fn scope_class(&self, scope: Node) -> Option<usize> {
+        let src = self.src;
+        let text = src.text(scope);
+        if let Some(c) = self.cx.class_named(text) {
+            return Some(c.id);
+        }
+        let key = match scope.kind() {
+            "template_type" => {
+                crate::frontend::templates::instance_key(&src, &self.cx.types, scope)
+                    .ok()
+                    .flatten()?
+                    .0
+            }
+            _ => text.to_string(),
+        };
+        match self.cx.types.typedefs.get(&key) {
+            Some((crate::frontend::types::BaseTy::Struct(id), _)) => {
+                self.cx.class_of(*id).map(|c| c.id)
+            }
+            _ => None,
+        }
     }
 
     /// The class of the object `arg` designates in `arg.f` (`op` `.`) or `arg->f` (`->`),
@@ -128,6 +180,7 @@ impl<'a> FnLower<'_, 'a> {
                 def,
                 class: id,
                 special: Special::None,
+                is_static: class.is_static(&src, name, def),
             }),
             None if defs.is_empty() && class.declared.iter().any(|m| m == name) => Err(src
                 .unsupported(
@@ -172,6 +225,7 @@ impl<'a> FnLower<'_, 'a> {
                     return Ok(None);
                 };
                 let method = self.find_method(call, id, src.text(field), args.len())?;
+                // The object is evaluated, static member function or not.
                 let this = if op == "->" {
                     self.ptr_value(arg)?.0
                 } else {
@@ -180,31 +234,42 @@ impl<'a> FnLower<'_, 'a> {
                         None => return Err(src.internal("object without a place")),
                     }
                 };
+                let this = (!method.is_static).then_some(this);
                 (method, this)
             }
             "identifier" => {
-                let Some((r, id)) = self.this_ctx() else {
+                let Some(scope) = self.class_ctx() else {
                     return Ok(None);
                 };
                 let name = src.text(f);
-                let is_method = self
-                    .class(id)
-                    .is_some_and(|c| c.methods.iter().any(|(m, _)| m == name));
-                if !is_method || !matches!(self.lookup(name), Name::Unknown | Name::Function) {
+                let has = |c: &ClassDef| c.methods.iter().any(|(m, _)| m == name);
+                let chain = self.class_chain(scope);
+                let Some(&id) = chain
+                    .iter()
+                    .find(|&&c| self.class(c).is_some_and(|c| has(&c)))
+                else {
+                    return Ok(None);
+                };
+                if !matches!(self.lookup(name), Name::Unknown | Name::Function) {
                     return Ok(None);
                 }
-                (self.find_method(call, id, name, args.len())?, Expr::Reg(r))
+                let method = self.find_method(call, id, name, args.len())?;
+                let this = self.implicit_this(call, &method)?;
+                (method, this)
             }
             "qualified_identifier" => {
-                let scope = f.child_by_field_name("scope").map(|s| src.text(s));
-                if scope.is_some_and(|s| self.cx.class_named(s).is_some()) {
-                    let text = src.text(f);
-                    return Err(src.unsupported(
-                        call,
-                        &format!("call to `{text}` (static member functions are not supported)"),
-                    ));
-                }
-                return Ok(None);
+                let (Some(scope), Some(name)) = (
+                    f.child_by_field_name("scope"),
+                    f.child_by_field_name("name"),
+                ) else {
+                    return Ok(None);
+                };
+                let Some(id) = self.scope_class(scope) else {
+                    return Ok(None);
+                };
+                let method = self.find_method(call, id, src.text(name), args.len())?;
+                let this = self.implicit_this(call, &method)?;
+                (method, this)
             }
             _ => return Ok(None),
         };
@@ -212,11 +277,49 @@ impl<'a> FnLower<'_, 'a> {
             .map(Some)
     }
 
-    /// The bindings of the members of class `id` for a member function whose `this` is in
-    /// register `this`: each data member is a place at `this + offset`, each static constant
-    /// a register holding it.
-    pub(super) fn member_bindings(&mut self, this: usize, id: usize) -> Vec<(String, Binding)> {
+    /// The object of a call of `method` written without one (`f(a)` or `C::f(a)` in a
+    /// member function): none for a static member function, else `this`, which must be an
+    /// object of the method's class.
+    fn implicit_this(&self, call: Node, method: &Method) -> R<Option<Expr>> {
+        if method.is_static {
+            return Ok(None);
+        }
+        match self.this_ctx() {
+            Some((r, c)) if c == method.class => Ok(Some(Expr::Reg(r))),
+            _ => Err(self.src.error(
+                call,
+                &format!(
+                    "call to non-static member function `{}` without an object",
+                    method.name
+                ),
+            )),
+        }
+    }
+
+    /// The bindings of a static member function of class `id`: the static constants of the
+    /// class and of the classes it is nested in (registers holding them; inner ones hide
+    /// outer ones).
+    pub(super) fn static_bindings(&mut self, id: usize) -> Vec<(String, Binding)> {
         let mut out = Vec::new();
+        for c in self.class_chain(id).into_iter().rev() {
+            let statics = self.class(c).map(|c| c.statics).unwrap_or_default();
+            for (name, v) in statics {
+                let r = self.new_reg(&name, IntTy::I64);
+                self.emit(Instr::Assign {
+                    dst: r,
+                    val: Expr::Const(v),
+                });
+                out.push((name, Binding::Var(r)));
+            }
+        }
+        out
+    }
+
+    /// The bindings of the members of class `id` for a member function whose `this` is in
+    /// register `this`: the static constants ([`Self::static_bindings`]), then each data
+    /// member, a place at `this + offset`.
+    pub(super) fn member_bindings(&mut self, this: usize, id: usize) -> Vec<(String, Binding)> {
+        let mut out = self.static_bindings(id);
         let fields = self.cx.types.fields_of(id);
         let mut off = 0;
         for (name, ty) in fields {
@@ -229,15 +332,6 @@ impl<'a> FnLower<'_, 'a> {
             self.local_tys.push(ty);
             out.push((name, Binding::LocalObject(r, self.local_tys.len() - 1)));
             off += size;
-        }
-        let statics = self.class(id).map(|c| c.statics).unwrap_or_default();
-        for (name, v) in statics {
-            let r = self.new_reg(&name, IntTy::I64);
-            self.emit(Instr::Assign {
-                dst: r,
-                val: Expr::Const(v),
-            });
-            out.push((name, Binding::Var(r)));
         }
         out
     }
@@ -259,6 +353,7 @@ impl<'a> FnLower<'_, 'a> {
                 def,
                 class: id,
                 special: Special::Ctor,
+                is_static: false,
             },
             None if class.declares_ctor => {
                 let n = args.len();
@@ -292,7 +387,7 @@ impl<'a> FnLower<'_, 'a> {
                 return done;
             }
         };
-        self.inline_method(at, &method, this, args, false)
+        self.inline_method(at, &method, Some(this), args, false)
             .map(|_| ())
     }
 
@@ -497,8 +592,9 @@ impl<'a> FnLower<'_, 'a> {
             def,
             class: *id,
             special: Special::Dtor,
+            is_static: false,
         };
-        self.inline_method(at, &method, this, &[], false)
+        self.inline_method(at, &method, Some(this), &[], false)
             .map(|_| ())
     }
 
@@ -639,6 +735,23 @@ impl<'a> FnLower<'_, 'a> {
 }
 
 /// The struct id of `ty`, or of its innermost element type.
+/// The class `name` is nested in (`a<int>::b` → `a<int>`), ignoring `::` inside template
+/// arguments.
+fn enclosing_name(name: &str) -> Option<&str> {
+    let mut depth = 0i32;
+    let mut last = None;
+    let bytes = name.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'<' => depth += 1,
+            b'>' => depth -= 1,
+            b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => last = Some(i),
+            _ => {}
+        }
+    }
+    last.map(|i| &name[..i])
+}
+
 fn struct_id(ty: &Ty) -> Option<usize> {
     let mut t = ty;
     while let Ty::Array(inner, _) = t {

@@ -24,6 +24,9 @@ pub(crate) const MAX_INLINE_DEPTH: usize = 32;
 /// A call being inlined.
 pub(super) struct Frame {
     name: String,
+    /// Where its definition starts: a call of the same definition inside it is recursive
+    /// (overloads share a name, not a definition).
+    def_start: usize,
     /// The register receiving the value of `return e;` (`None` for a `void` function).
     result: Option<crate::ir::Reg>,
     /// The return type (`None` for `void`).
@@ -37,6 +40,8 @@ pub(super) struct Frame {
     pub(super) objects: Vec<crate::ir::Reg>,
     /// For a member function (`lower/class.rs`): the register holding `this` and the class.
     pub(super) this: Option<(crate::ir::Reg, usize)>,
+    /// For a member function, static or not: its class (whose static members it names).
+    pub(super) class: Option<usize>,
 }
 
 /// The signature of an inlinable function: return type (`None` = `void`), parameters, and for
@@ -83,12 +88,12 @@ impl<'a> FnLower<'_, 'a> {
     }
 
     /// Inlines member function `m` (`lower/class.rs`) called at `call` on the object at
-    /// `this`.
+    /// `this` (`None` for a static member function).
     pub(super) fn inline_method(
         &mut self,
         call: Node,
         m: &Method,
-        this: Expr,
+        this: Option<Expr>,
         args: &[Node],
         value: bool,
     ) -> R<TExpr> {
@@ -114,7 +119,7 @@ impl<'a> FnLower<'_, 'a> {
         if name == self.cx.main_name {
             return Err(src.unsupported(call, &format!("call to `{name}`")));
         }
-        if name == self.root_name || self.inlines.iter().any(|f| f.name == name) {
+        if name == self.root_name || self.inlines.iter().any(|f| f.def_start == def.start_byte()) {
             return Err(src.unsupported(call, &format!("recursive call to `{name}`")));
         }
         if self.inlines.len() >= MAX_INLINE_DEPTH {
@@ -136,8 +141,8 @@ impl<'a> FnLower<'_, 'a> {
         Ok(())
     }
 
-    /// Inlines definition `def` of `name` (see [`Self::inline_call`]); `this` is the object,
-    /// class and kind of a member function's call. A member function of a class template's
+    /// Inlines definition `def` of `name` (see [`Self::inline_call`]); `this` is the object
+    /// (`None` for a static member function), class and kind of a member function's call. A member function of a class template's
     /// instance is lowered with the instance's template parameters bound (`templates.rs`).
     fn inline_def(
         &mut self,
@@ -146,7 +151,7 @@ impl<'a> FnLower<'_, 'a> {
         def: Node,
         args: &[Node],
         value: bool,
-        this: Option<(Expr, usize, Special)>,
+        this: Option<(Option<Expr>, usize, Special)>,
     ) -> R<TExpr> {
         let class = this.as_ref().map(|t| t.1);
         self.with_class_bindings(class, |l| {
@@ -182,10 +187,11 @@ impl<'a> FnLower<'_, 'a> {
         def: Node,
         args: &[Node],
         value: bool,
-        this: Option<(Expr, usize, Special)>,
+        this: Option<(Option<Expr>, usize, Special)>,
     ) -> R<TExpr> {
         let src = self.src;
         self.inline_checks(call, name, def)?;
+        let class = this.as_ref().map(|t| t.1);
         let special = this.as_ref().map_or(Special::None, |t| t.2);
         let (ret, params, ret_pointee) = self.inline_signature(call, name, def, special)?;
         if value && ret.is_none() {
@@ -201,12 +207,14 @@ impl<'a> FnLower<'_, 'a> {
 
         // `this` (evaluated before the arguments), then the arguments, left to right, into
         // fresh parameter registers.
-        let this_reg = this.map(|(e, class, _)| {
-            let r = self.new_reg("this", IntTy::I64);
-            self.set_pointee(r, Ty::Struct(class));
-            self.emit(Instr::Assign { dst: r, val: e });
-            (r, class)
-        });
+        let this_reg = this
+            .and_then(|(e, class, _)| Some((e?, class)))
+            .map(|(e, class)| {
+                let r = self.new_reg("this", IntTy::I64);
+                self.set_pointee(r, Ty::Struct(class));
+                self.emit(Instr::Assign { dst: r, val: e });
+                (r, class)
+            });
         let mut bound = Vec::with_capacity(params.len());
         for (i, p) in params.iter().enumerate() {
             let Some(a) = args.get(i).or(p.default.as_ref()) else {
@@ -235,9 +243,13 @@ impl<'a> FnLower<'_, 'a> {
             self.emit(Instr::Assign { dst: r, val });
             bound.push((pname.clone(), super::Binding::Var(r)));
         }
-        if let Some((r, class)) = this_reg {
-            // Members below the parameters, which hide them.
-            let mut scope = self.member_bindings(r, class);
+        if let Some(class) = class {
+            // Members below the parameters, which hide them (a static member function sees
+            // the static ones only).
+            let mut scope = match this_reg {
+                Some((r, _)) => self.member_bindings(r, class),
+                None => self.static_bindings(class),
+            };
             scope.append(&mut bound);
             bound = scope;
         }
@@ -258,12 +270,14 @@ impl<'a> FnLower<'_, 'a> {
         self.taken.push(taken);
         self.inlines.push(Frame {
             name: name.to_string(),
+            def_start: def.start_byte(),
             result,
             ret,
             ret_pointee,
             returns: Vec::new(),
             objects: Vec::new(),
             this: this_reg,
+            class,
         });
         let lowered = match this_reg {
             Some((r, class)) if special == Special::Ctor => {
