@@ -3,8 +3,10 @@
 //! of line (`T::f(...) { ... }`). The data members are the class's struct (`types::StructDef`,
 //! laid out like a C struct); everything else is a [`ClassDef`]: constructors (with their member
 //! initialiser lists), the destructor, member functions (defined in the class or out of line),
-//! default member initialisers, `static const` integer members (constants) and which member
-//! functions are `static` ([`ClassDef::static_fns`]: called without `this`).
+//! default member initialisers, `static const` integer members (constants), other `static`
+//! data members ([`StaticVar`]: a global cell each, defined out of the class by
+//! [`Ctx::static_definition`]) and which member functions are `static`
+//! ([`ClassDef::static_fns`]: called without `this`).
 //!
 //! A class is lowered to its struct plus functions taking `this` (`lower/class.rs`): a member
 //! function is inlined at each call like any function of the file, with `this` the object's
@@ -13,8 +15,8 @@
 //! Refused, each at its position with a message naming the construct: base classes
 //! (inheritance), `virtual` functions, operator overloading, a `friend` function defined in
 //! the class (a `friend` declaration is accepted: access is not modelled), member templates,
-//! type members other than nested structs and classes, `static` data members that are not
-//! integer constants, bit-fields. A struct of data members nested in a class
+//! type members other than nested structs and classes, `static` data members of array,
+//! struct or synchronisation types, bit-fields. A struct of data members nested in a class
 //! (`struct node { ... };`) is a struct named by its own name (in a class template's instance:
 //! `q<int>::node`, named `node` inside it only, `templates.rs`). An instance of a class template (`templates.rs`) is
 //! a class named `name<args>` whose [`ClassDef::bindings`] are its parameters. Access specifiers (`public:`,
@@ -50,6 +52,9 @@ pub(crate) struct ClassDef<'a> {
     /// `static` member functions, by name and number of parameters (a static and a
     /// non-static member may share a name with different counts).
     pub(crate) static_fns: Vec<(String, usize)>,
+    /// `static` data members other than integer constants: one global cell each (per
+    /// instance of a class template).
+    pub(crate) static_vars: Vec<StaticVar>,
     /// For an instance of a class template: its parameters' bindings, bound while one of its
     /// member functions is lowered (`templates.rs`); empty for other classes.
     pub(crate) bindings: Vec<(String, super::templates::TemplateArg)>,
@@ -96,6 +101,18 @@ impl ClassDef<'_> {
             .find(|(n, _)| n == name)
             .map(|&(_, v)| v)
     }
+}
+
+/// A `static` data member that is not an integer constant (`static slot *const TOMBSTONE;`,
+/// `static std::atomic<int> live;`): a global cell named `C::name`, zero until its
+/// definition's initialiser (`slot *const C::TOMBSTONE = new slot(...);`) gives it a value
+/// (a constant one at once, another at the start of the main thread).
+#[derive(Clone, Debug)]
+pub(crate) struct StaticVar {
+    /// Its name in the class (`TOMBSTONE`).
+    pub(crate) name: String,
+    pub(crate) base: crate::ir::Loc,
+    pub(crate) ty: Ty,
 }
 
 /// The kind of a member function definition or declaration.
@@ -412,12 +429,12 @@ impl<'a> Ctx<'a> {
     fn static_member(&mut self, class: &mut ClassDef, m: Node) -> R<bool> {
         let src = self.src;
         let mut c = m.walk();
-        let Some(st) = m
+        let is_static = m
             .children(&mut c)
-            .find(|ch| ch.kind() == "storage_class_specifier" && src.text(*ch) == "static")
-        else {
+            .any(|ch| ch.kind() == "storage_class_specifier" && src.text(ch) == "static");
+        if !is_static {
             return Ok(false);
-        };
+        }
         let spec = types::decl_spec(&src, &self.types, m)?;
         let text = src.text(m);
         let constant = text.contains("const");
@@ -427,14 +444,12 @@ impl<'a> Ctx<'a> {
             spec.ty,
             constant && !spec.atomic,
         ) else {
-            return Err(src.unsupported(
-                st,
-                "static data member (only `static const` integer members with a constant \
-                 initialiser are supported)",
-            ));
+            self.static_var(class, m)?;
+            return Ok(true);
         };
         if d.kind() != "field_identifier" {
-            return Err(src.unsupported(d, "static data member of this type"));
+            self.static_var(class, m)?;
+            return Ok(true);
         }
         let v = match v.kind() {
             "initializer_list" => match named_children(v).as_slice() {
@@ -446,6 +461,122 @@ impl<'a> Ctx<'a> {
         let value = self.class_const_eval(class, v)?;
         class.statics.push((src.text(d).to_string(), t.wrap(value)));
         Ok(true)
+    }
+
+    /// The `static` data members declared by `m` that are not integer constants: a global cell
+    /// each ([`StaticVar`]), initialised by `m`'s own initialiser if it has one (a constant).
+    /// Integers, atomics and pointers only.
+    fn static_var(&mut self, class: &mut ClassDef, m: Node) -> R<()> {
+        let src = self.src;
+        let spec = types::decl_spec(&src, &self.types, m)?;
+        let mut c = m.walk();
+        let decls: Vec<Node> = m.children_by_field_name("declarator", &mut c).collect();
+        for d in decls {
+            let cls: &ClassDef = class;
+            let decl = types::declarator(&src, &spec, d, &mut |n| self.class_const_eval(cls, n))?;
+            let fname = src.text(decl.name).to_string();
+            if !matches!(decl.ty, Ty::Int { .. } | Ty::Ptr { .. }) {
+                return Err(src.unsupported(
+                    d,
+                    "static data member of this type (integers, atomics and pointers are \
+                     supported)",
+                ));
+            }
+            let name = format!("{}::{fname}", class.name);
+            let init = m.child_by_field_name("default_value");
+            let (base, _) = self.alloc(&name, decl.name, &decl.ty, init)?;
+            if init.is_some() {
+                self.initialised.insert(name);
+            }
+            class.static_vars.push(StaticVar {
+                name: fname,
+                base,
+                ty: decl.ty,
+            });
+        }
+        Ok(())
+    }
+
+    /// The class (its index in `classes`) whose static data member top-level declaration
+    /// `node` defines (`int C::count = 0;`), if it is such a definition.
+    pub(crate) fn static_member_class(&self, node: Node) -> Option<usize> {
+        let src = self.src;
+        let d = node.child_by_field_name("declarator")?;
+        let d = match d.kind() {
+            "init_declarator" => d.child_by_field_name("declarator")?,
+            _ => d,
+        };
+        let scope = qualified_name(d)?.child_by_field_name("scope")?;
+        let name = src.text(scope);
+        self.classes.iter().rposition(|c| c.name == name)
+    }
+
+    /// The definition `node` (a top-level declaration, `T C::name = v;`) of static data
+    /// members of class `self.classes[i]`: a constant initialiser is the cell's initial
+    /// value; another one (`new slot(false, NULL)`) is evaluated at the start of the main
+    /// thread, in the class's scope, in the order of the definitions and of the global
+    /// objects' constructions.
+    pub(crate) fn static_definition(&mut self, i: usize, node: Node<'a>) -> R<()> {
+        let src = self.src;
+        let Some(class) = self.classes.get(i).cloned() else {
+            return Err(src.internal("static member of no class"));
+        };
+        let mut c = node.walk();
+        let decls: Vec<Node<'a>> = node.children_by_field_name("declarator", &mut c).collect();
+        for d in decls {
+            let (target, init) = match d.kind() {
+                "init_declarator" => (
+                    d.child_by_field_name("declarator"),
+                    d.child_by_field_name("value"),
+                ),
+                _ => (Some(d), None),
+            };
+            let Some(q) = target.and_then(qualified_name) else {
+                return Err(src.unsupported(d, "declaration of a static data member with others"));
+            };
+            let member = q
+                .child_by_field_name("name")
+                .map(|n| src.text(n))
+                .unwrap_or("");
+            let Some(var) = class.static_vars.iter().find(|v| v.name == member) else {
+                return Err(src.error(
+                    q,
+                    &format!(
+                        "class `{}` has no static data member `{member}`",
+                        class.name
+                    ),
+                ));
+            };
+            let Some(v) = init else { continue };
+            let v = match v.kind() {
+                "initializer_list" | "argument_list" => match named_children(v).as_slice() {
+                    [e] => *e,
+                    [] => continue,
+                    _ => return Err(src.unsupported(v, "initialiser of a static data member")),
+                },
+                _ => v,
+            };
+            let full = format!("{}::{member}", class.name);
+            if !self.initialised.insert(full.clone()) {
+                return Err(src.error(q, &format!("redefinition of `{full}`")));
+            }
+            let mut values = vec![0i64; self.types.size(&var.ty)];
+            if self.init_values(&var.ty, v, &mut values, 0).is_ok() {
+                let cell_ty = var.ty.int_ty();
+                if let (Some(g), Some(&value)) = (self.globals.get_mut(var.base), values.first()) {
+                    g.init = cell_ty.wrap(value);
+                }
+                continue;
+            }
+            self.global_ctors.push(GlobalCtor {
+                at: d,
+                base: var.base,
+                id: class.id,
+                args: Vec::new(),
+                value: Some((v, var.ty.clone())),
+            });
+        }
+        Ok(())
     }
 
     /// A constant expression in the body of `class`: its static constants by their name, else
@@ -557,6 +688,22 @@ pub(crate) struct GlobalCtor<'a> {
     pub(crate) id: usize,
     /// The constructor's arguments.
     pub(crate) args: Vec<Node<'a>>,
+    /// Instead of a construction: the initialiser of a static data member of class `id`
+    /// (evaluated in the class's scope) and the member's type.
+    pub(crate) value: Option<(Node<'a>, Ty)>,
+}
+
+/// The qualified name (`C::x`, `q<T>::x`) declarator `d` declares, through pointer and
+/// reference declarators.
+pub(crate) fn qualified_name(d: Node) -> Option<Node> {
+    let mut n = Some(d);
+    while let Some(x) = n {
+        if x.kind() == "qualified_identifier" {
+            return Some(x);
+        }
+        n = x.child_by_field_name("declarator");
+    }
+    None
 }
 
 impl<'a> Ctx<'a> {
@@ -610,6 +757,7 @@ impl<'a> Ctx<'a> {
             base,
             id,
             args: exprs,
+            value: None,
         });
         Ok(())
     }

@@ -595,6 +595,55 @@ fn static_member_functions() {
 }
 
 #[test]
+fn static_data_members() {
+    // A global cell per member (per instance of a class template), named `C::x`: a constant
+    // initialiser is its initial value, another one runs at the start of main, in the
+    // class's scope; member functions name it unqualified.
+    let src = format!(
+        "{HEAD_CPP}struct node {{ int v; node(int x) : v(x) {{}} }};\n\
+         class C {{\n    int pad;\n    static int n;\n    static std::atomic<int> hits;\n\
+         public:\n    static int get() {{ hits.fetch_add(1, std::memory_order_relaxed); return n; }}\n}};\n\
+         int C::n = 3;\nstd::atomic<int> C::hits(0);\n\
+         template <typename T> class q {{\n    T pad;\npublic:\n    static node *const END;\n\
+         \x20   bool at_end(node *p) {{ return p == END; }}\n}};\n\
+         template <typename T> node *const q<T>::END = new node(-1);\n\
+         q<int> a;\n\
+         int main() {{\n    assert(a.at_end(0) == false && C::get() == 3);\n    return 0;\n}}\n"
+    );
+    let p = ok(&src);
+    let g = |name: &str| {
+        p.globals
+            .iter()
+            .find(|g| g.name == name)
+            .unwrap_or_else(|| panic!("no global {name}"))
+    };
+    assert_eq!(g("C::n").init, 3);
+    assert!(g("C::hits").atomic && g("C::hits").init == 0);
+    assert_eq!(g("q<int>::END").init, 0);
+    let shape = shape(&p, func(&p, "main")).join("\n");
+    // `END`'s `new node(-1)` runs in main before the assertion's reads.
+    let store_end = shape.find("store q<int>::END").unwrap_or(usize::MAX);
+    assert!(
+        store_end < shape.find("load q<int>::END").unwrap_or(0),
+        "{shape}"
+    );
+    let (l, c, _, m) =
+        diag("struct C { int a; static int n; };\nint C::m = 3;\nint main() { return 0; }\n");
+    assert_eq!((l, c), (2, 5));
+    assert!(m.contains("no static data member `m`"), "{m}");
+    let (l, c, _, m) = diag("struct C { int a; static int n; };\nint C::n = 3;\nint C::n = 4;\nint main() { return 0; }\n");
+    assert_eq!((l, c), (3, 5));
+    assert!(m.contains("redefinition of `C::n`"), "{m}");
+    let (l, c, k, m) =
+        diag("struct C { int a; static int n; };\nint C::n = 3;\nint main() { return C::n; }\n");
+    assert_eq!((l, c, k), (3, 21, DiagKind::Unsupported));
+    assert!(
+        m.contains("static data member named through its class"),
+        "{m}"
+    );
+}
+
+#[test]
 fn refused_constructs() {
     let mut failures = Vec::new();
     let mut refused = |src: &str, line, col, what| failures.extend(refusal(src, line, col, what));
@@ -643,10 +692,10 @@ fn refused_constructs() {
         "friend function defined in a class",
     );
     refused(
-        &format!("struct S {{ static int a; }};\n{main}"),
+        &format!("struct S {{ int b; static int a[2]; }};\n{main}"),
         1,
-        12,
-        "static data member",
+        30,
+        "static data member of this type",
     );
     refused(
         &format!("struct S {{ int a; template <class T> void m(T x) {{ }} }};\n{main}"),

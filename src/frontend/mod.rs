@@ -1442,6 +1442,9 @@ impl<'a> Ctx<'a> {
     /// A top-level declaration: prototypes (ignored), global variables, global thread handles.
     fn global_decl(&mut self, node: Node<'a>) -> R<()> {
         let src = self.src;
+        if let Some(i) = self.static_member_class(node) {
+            return self.static_definition(i, node);
+        }
         cpp::check_global_decl(&src, node)?;
         let mut c = node.walk();
         let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
@@ -2048,6 +2051,7 @@ impl<'a> Ctx<'a> {
             zeroed: Vec::new(),
             statics: Vec::new(),
             static_fns: Vec::new(),
+            static_vars: Vec::new(),
             bindings: Vec::new(),
             nested: Vec::new(),
         };
@@ -2083,6 +2087,7 @@ impl<'a> Ctx<'a> {
             || !class.declared.is_empty()
             || class.dtor.is_some()
             || !class.statics.is_empty()
+            || !class.static_vars.is_empty()
             || !class.nested.is_empty();
         if src.lang == Lang::Cpp && is_class {
             if name.is_none() {

@@ -50,6 +50,8 @@ pub(crate) struct ClassTemplate<'a> {
     node: Node<'a>,
     params: Vec<(String, Option<IntTy>)>,
     members: Vec<Node<'a>>,
+    /// Definitions of its static data members (`template <...> T q<T>::x = v;`).
+    statics: Vec<Node<'a>>,
     instances: Vec<usize>,
 }
 
@@ -356,6 +358,9 @@ impl<'a> Ctx<'a> {
                 Ok(())
             }
             _ if item.kind() == "function_definition" => self.template_member(node, item, params),
+            _ if item.kind() == "declaration" && declares_qualified(item) => {
+                self.template_static(item, params)
+            }
             _ => Err(self.refuse_template(node, item)),
         }
     }
@@ -374,10 +379,6 @@ impl<'a> Ctx<'a> {
                     .is_some_and(|d| super::function_declarator(d).is_some()) =>
             {
                 "function template declaration (function templates are not supported)"
-            }
-            "declaration" if declares_qualified(item) => {
-                "definition of a static data member of a class template (static data members \
-                 other than integer constants are not supported)"
             }
             "declaration" => "variable template",
             "alias_declaration" => "alias template",
@@ -430,6 +431,7 @@ impl<'a> Ctx<'a> {
             node: class,
             params,
             members: Vec::new(),
+            statics: Vec::new(),
             instances: Vec::new(),
         });
         Ok(())
@@ -524,7 +526,7 @@ impl<'a> Ctx<'a> {
         bindings: &mut [(String, TemplateArg)],
     ) -> R<usize> {
         self.instantiate_uses(tmpl.node)?;
-        for m in &tmpl.members {
+        for m in tmpl.members.iter().chain(&tmpl.statics) {
             self.instantiate_uses(*m)?;
         }
         let inst = Instance {
@@ -560,7 +562,58 @@ impl<'a> Ctx<'a> {
         for m in &tmpl.members {
             self.attach_template_member(i, *m)?;
         }
+        for s in &tmpl.statics {
+            self.static_definition(i, *s)?;
+        }
         Ok(id)
+    }
+
+    /// The definition of a static data member of a class template,
+    /// `template <typename T> T *const q<T>::x = v;` (parameters `params`): applied to every
+    /// instance made so far and recorded for those made later.
+    fn template_static(&mut self, item: Node<'a>, params: Vec<(String, Option<IntTy>)>) -> R<()> {
+        let src = self.src;
+        let mut c = item.walk();
+        let q = item
+            .children_by_field_name("declarator", &mut c)
+            .find_map(|d| {
+                let d = match d.kind() {
+                    "init_declarator" => d.child_by_field_name("declarator")?,
+                    _ => d,
+                };
+                super::classes::qualified_name(d)
+            });
+        let scope = q
+            .and_then(|q| q.child_by_field_name("scope"))
+            .filter(|s| s.kind() == "template_type");
+        let Some(scope) = scope else {
+            return Err(src.unsupported(item, "variable template"));
+        };
+        let name = scope
+            .child_by_field_name("name")
+            .map(|n| src.text(n))
+            .unwrap_or("");
+        let Some(t) = self.class_templates.iter().position(|t| t.name == name) else {
+            return Err(src.unsupported(
+                scope,
+                &format!("member of `{name}`, which is not a class template defined before it"),
+            ));
+        };
+        self.check_member_scope(t, scope, &params)?;
+        if let Some(tm) = self.class_templates.get_mut(t) {
+            tm.statics.push(item);
+        }
+        for id in self.class_templates[t].instances.clone() {
+            if let Some(i) = self.classes.iter().rposition(|c| c.id == id) {
+                let saved = bind(&mut self.types, &self.classes[i].bindings.clone());
+                let done = self
+                    .instantiate_uses(item)
+                    .and_then(|()| self.static_definition(i, item));
+                restore(&mut self.types, saved);
+                done?;
+            }
+        }
+        Ok(())
     }
 
     /// An out-of-line member function `def` of a class template,

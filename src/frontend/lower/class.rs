@@ -12,8 +12,9 @@
 //! * **Static member functions** have no `this`: `f(a)` in a member function of the class or
 //!   of a class nested in it, `C::f(a)` (the scope resolved by [`FnLower::scope_class`]:
 //!   a class name, a template's injected name, `q<int>`), or `obj.f(a)` / `p->f(a)`, whose
-//!   object is still evaluated. Their body sees the static constants of the class and of the
-//!   enclosing classes ([`FnLower::static_bindings`]); a non-static member function called
+//!   object is still evaluated. Their body sees the static members of the class and of the
+//!   enclosing classes ([`FnLower::static_bindings`]: constants as registers, other static
+//!   data members as their global cells); a non-static member function called
 //!   from one, or as `C::f(a)` outside a member of `C`, is an error (no object).
 //! * **Construction** ([`FnLower::construct`]): every member in declaration order is
 //!   initialised from the constructor's member initialiser list (`m(v)`, `m{v}`, `m()`), else
@@ -24,6 +25,8 @@
 //!   they are created: a local `C c(a);` / `C c{a};` / `C c;` after its allocation, `new C(a)`
 //!   after the allocation, a global `C g(a);` at the start of the main thread (C++'s dynamic
 //!   initialisation before `main`), in declaration order.
+//!   A static data member's initialiser that is not a constant runs at the start of the main
+//!   thread too, in the class's scope (`construct_globals`).
 //! * **Destruction**: `delete p` runs the destructor (inlined, `this` = `p`) before the free.
 //!   A local or global object of a class whose destructor does something is refused (the
 //!   destructor would have to run at every exit of its scope); an empty destructor is fine.
@@ -102,6 +105,21 @@ impl<'a> FnLower<'_, 'a> {
         let name = n.child_by_field_name("name")?;
         let class = self.class(self.scope_class(scope)?)?;
         class.constant(src.text(name))
+    }
+
+    /// Whether `n` (`C::x`) names a static data member that is not a constant.
+    pub(super) fn names_static_var(&self, n: Node) -> bool {
+        let src = self.src;
+        let (Some(scope), Some(name)) = (
+            n.child_by_field_name("scope"),
+            n.child_by_field_name("name"),
+        ) else {
+            return false;
+        };
+        let name = src.text(name);
+        self.scope_class(scope)
+            .and_then(|id| self.class(id))
+            .is_some_and(|c| c.static_vars.iter().any(|v| v.name == name))
     }
 
     /// The class the scope of a qualified name designates: `C` (a class's name, or inside a
@@ -296,20 +314,23 @@ impl<'a> FnLower<'_, 'a> {
         }
     }
 
-    /// The bindings of a static member function of class `id`: the static constants of the
-    /// class and of the classes it is nested in (registers holding them; inner ones hide
-    /// outer ones).
+    /// The bindings of a static member function of class `id`: the static members of the
+    /// class and of the classes it is nested in (inner ones hide outer ones): each constant a
+    /// register holding it, each other static data member its global cell.
     pub(super) fn static_bindings(&mut self, id: usize) -> Vec<(String, Binding)> {
         let mut out = Vec::new();
         for c in self.class_chain(id).into_iter().rev() {
-            let statics = self.class(c).map(|c| c.statics).unwrap_or_default();
-            for (name, v) in statics {
+            let Some(class) = self.class(c) else { continue };
+            for (name, v) in class.statics {
                 let r = self.new_reg(&name, IntTy::I64);
                 self.emit(Instr::Assign {
                     dst: r,
                     val: Expr::Const(v),
                 });
                 out.push((name, Binding::Var(r)));
+            }
+            for v in class.static_vars {
+                out.push((v.name, Binding::Cell(v.base)));
             }
         }
         out
@@ -666,11 +687,30 @@ impl<'a> FnLower<'_, 'a> {
             let sid = self.new_stmt(g.at);
             self.cur_stmt = sid;
             let start = self.body.len();
-            let this = Expr::Const(crate::ir::pointer_to(g.base));
-            self.construct(g.at, g.id, this, &g.args)?;
+            match &g.value {
+                Some((v, ty)) => self.static_init(g.id, g.base, ty, *v)?,
+                None => {
+                    let this = Expr::Const(crate::ir::pointer_to(g.base));
+                    self.construct(g.at, g.id, this, &g.args)?;
+                }
+            }
             self.classify(sid, start);
         }
         Ok(())
+    }
+
+    /// The dynamic initialisation of static data member cell `base` (type `ty`) of class `id`
+    /// by `v`, evaluated in the class's scope (its static members, its template parameters).
+    fn static_init(&mut self, id: usize, base: crate::ir::Loc, ty: &Ty, v: Node) -> R<()> {
+        let members = self.static_bindings(id);
+        let saved = std::mem::replace(&mut self.scopes, vec![members]);
+        let place = super::Place {
+            addr: crate::ir::Addr::Fixed(base),
+            ty: ty.clone(),
+        };
+        let done = self.with_class_bindings(Some(id), |l| l.init_stores(&place, v));
+        self.scopes = saved;
+        done
     }
 
     /// The destructor of the local object of class `class` at register `this`, where control

@@ -368,6 +368,11 @@ impl<'a> FnLower<'_, 'a> {
             "qualified_identifier" if self.class_constant(n).is_some() => {
                 Ok((Expr::Const(self.class_constant(n).unwrap_or(0)), IntTy::I32))
             }
+            "qualified_identifier" if self.names_static_var(n) => unsupported(&format!(
+                "`{}`: a static data member named through its class (name it in a member \
+                 function of the class, where it is in scope)",
+                src.text(n)
+            )),
             "qualified_identifier" => {
                 let text = src.text(n);
                 if crate::frontend::cpp::mem_order_c_name(&src, n).is_some() {
