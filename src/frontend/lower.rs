@@ -2292,7 +2292,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
         Ok((e, ty))
     }
 
-    fn ternary_branch(
+    pub(super) fn ternary_branch(
         &mut self,
         n: Node,
         c: Expr,

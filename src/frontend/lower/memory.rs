@@ -417,6 +417,37 @@ impl FnLower<'_, '_> {
                     )),
                 }
             }
+            // `c ? p : new T(...)`: each arm a pointer, evaluated only when chosen.
+            "conditional_expression" if self.mode != super::Mode::Const => {
+                let (Some(c), Some(a), Some(b)) = (
+                    n.child_by_field_name("condition"),
+                    n.child_by_field_name("consequence"),
+                    n.child_by_field_name("alternative"),
+                ) else {
+                    return Err(src.unsupported(n, "`?:` without a middle operand"));
+                };
+                let c = self.expr(c)?;
+                let (mut ta, mut tb) = (Ty::Void, Ty::Void);
+                let e = self.ternary_branch(
+                    n,
+                    c,
+                    &mut |l: &mut Self| {
+                        let (e, to) = l.ptr_value(a)?;
+                        ta = to;
+                        Ok((e, IntTy::I64))
+                    },
+                    &mut |l: &mut Self| {
+                        let (e, to) = l.ptr_value(b)?;
+                        tb = to;
+                        Ok((e, IntTy::I64))
+                    },
+                )?;
+                let to = if ta == Ty::Void { tb } else { ta };
+                if let Expr::Reg(r) = e {
+                    self.set_pointee(r, to.clone());
+                }
+                Ok((e, to))
+            }
             "null" => Ok((Expr::Const(0), Ty::Void)),
             "number_literal" if src.text(n) == "0" => Ok((Expr::Const(0), Ty::Void)),
             _ => {
