@@ -750,18 +750,33 @@ int main() { return 0; }
             "virtual function (not supported)",
         ),
         case(
-            "cpp_class_operator",
+            "cpp_class_operator_call",
             "\
 class Counter {
     int n;
 public:
     Counter &operator++() { n++; return *this; }
 };
+Counter c;
+int main() { ++c; return 0; }
+",
+            (7, 16),
+            UNSUPPORTED,
+            "object of class `Counter` used as a value (calls of its overloaded operators",
+        ),
+        case(
+            "cpp_class_operator_new",
+            "\
+class Pool {
+    int n;
+public:
+    void *operator new(unsigned long size);
+};
 int main() { return 0; }
 ",
-            (4, 14),
+            (4, 11),
             UNSUPPORTED,
-            "operator overloading",
+            "class-specific `operator new`",
         ),
         case(
             "cpp_class_friend_function",

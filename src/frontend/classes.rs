@@ -12,8 +12,13 @@
 //! function is inlined at each call like any function of the file, with `this` the object's
 //! address and the members bound as places at `this + offset`.
 //!
+//! Overloaded operators ([`ClassDef::operators`]) and copy constructors are recorded and never
+//! called: every use that would call one (an object as a value, a copy) is refused where it
+//! is written (`lower/memory.rs`, `lower/class.rs`).
+//!
 //! Refused, each at its position with a message naming the construct: base classes
-//! (inheritance), `virtual` functions, operator overloading, a `friend` function defined in
+//! (inheritance), `virtual` functions, class-specific `operator new` / `operator delete`, a
+//! `friend` function defined in
 //! the class (a `friend` declaration is accepted: access is not modelled), member templates,
 //! type members other than nested structs and classes, `static` data members of array,
 //! struct or synchronisation types, bit-fields. A struct of data members nested in a class
@@ -55,6 +60,10 @@ pub(crate) struct ClassDef<'a> {
     /// `static` data members other than integer constants: one global cell each (per
     /// instance of a class template).
     pub(crate) static_vars: Vec<StaticVar>,
+    /// Overloaded operators it declares (`operator==`): accepted, never called — every use
+    /// of an object with an operator is refused where it is written (an object is not a
+    /// value), so the definitions change nothing.
+    pub(crate) operators: Vec<String>,
     /// For an instance of a class template: its parameters' bindings, bound while one of its
     /// member functions is lowered (`templates.rs`); empty for other classes.
     pub(crate) bindings: Vec<(String, super::templates::TemplateArg)>,
@@ -120,6 +129,40 @@ enum MemberFn {
     Ctor,
     Dtor,
     Method(String),
+    /// An overloaded operator (`operator==`, a conversion `operator bool`).
+    Operator(String),
+}
+
+/// The operator a member function definition `m` defines, found in its declarator.
+fn operator_of(m: Node) -> Option<Node> {
+    let mut op = None;
+    if let Some(d) = m.child_by_field_name("declarator") {
+        super::walk_nodes(d, &mut |n| {
+            if op.is_none() && matches!(n.kind(), "operator_name" | "operator_cast") {
+                op = Some(n);
+            }
+        });
+    }
+    op
+}
+
+/// Whether constructor `def` of `class` is its copy (or move) constructor: one parameter, a
+/// reference to the class (`P(P &o)`, `P(const P &o)`).
+fn is_copy_ctor(src: &super::Src, class: &ClassDef, def: Node) -> bool {
+    let params = def
+        .child_by_field_name("declarator")
+        .and_then(super::function_declarator)
+        .and_then(|f| f.child_by_field_name("parameters"))
+        .map(named_children)
+        .unwrap_or_default();
+    let [p] = params.as_slice() else {
+        return false;
+    };
+    let by_ref = p
+        .child_by_field_name("declarator")
+        .is_some_and(|d| d.kind() == "reference_declarator");
+    let ty = p.child_by_field_name("type").map(|t| src.text(t).trim());
+    by_ref && ty == Some(class.base_name())
 }
 
 /// Whether a function body does nothing (`{}`, comments only).
@@ -245,6 +288,7 @@ impl<'a> Ctx<'a> {
                     match self.member_fn_kind(class, f)? {
                         MemberFn::Ctor => class.declares_ctor = true,
                         MemberFn::Dtor => {}
+                        MemberFn::Operator(o) => class.operators.push(o),
                         MemberFn::Method(n) => {
                             if is_static {
                                 class.static_fns.push((n.clone(), param_count(&src, m)));
@@ -265,6 +309,11 @@ impl<'a> Ctx<'a> {
             "function_definition" => {
                 let is_static = self.check_member_specifiers(m)?;
                 let Some(f) = fdecl else {
+                    // `P &operator=(const P &o) { ... }`: an operator returning a reference.
+                    if let Some(o) = operator_of(m) {
+                        class.operators.push(self.operator_name(o)?);
+                        return Ok(false);
+                    }
                     return Err(self.odd_member_fn(m));
                 };
                 if is_static {
@@ -299,6 +348,24 @@ impl<'a> Ctx<'a> {
             }
             k => Err(src.unsupported(m, &format!("class member `{k}`"))),
         }
+    }
+
+    /// The name of overloaded operator `o` (an `operator_name` or `operator_cast` node);
+    /// class-specific allocation (`operator new`, `operator delete`) is refused: `new C`
+    /// would call it.
+    fn operator_name(&self, o: Node) -> R<String> {
+        let src = self.src;
+        let text: String = src.text(o).split_whitespace().collect();
+        if text.starts_with("operatornew") || text.starts_with("operatordelete") {
+            return Err(src.unsupported(
+                o,
+                &format!(
+                    "class-specific `{}` (allocation is not customisable)",
+                    src.text(o)
+                ),
+            ));
+        }
+        Ok(src.text(o).to_string())
     }
 
     /// The refusal of member function definition `m` whose declarator is not a plain function
@@ -363,13 +430,7 @@ impl<'a> Ctx<'a> {
         };
         match name.kind() {
             "destructor_name" => Ok(MemberFn::Dtor),
-            "operator_name" | "operator_cast" => Err(src.unsupported(
-                name,
-                &format!(
-                    "operator overloading (`{}` is not supported)",
-                    src.text(name)
-                ),
-            )),
+            "operator_name" | "operator_cast" => self.operator_name(name).map(MemberFn::Operator),
             "identifier" | "field_identifier" if src.text(name) == class.base_name() => {
                 Ok(MemberFn::Ctor)
             }
@@ -382,6 +443,11 @@ impl<'a> Ctx<'a> {
     fn add_member_fn<'t>(&self, class: &mut ClassDef<'t>, f: Node, def: Node<'t>) -> R<()> {
         let src = self.src;
         match self.member_fn_kind(class, f)? {
+            MemberFn::Ctor if is_copy_ctor(&src, class, def) => {
+                // `P(const P &o)`: objects are never copied (a copy is refused where it is
+                // written), so the copy constructor is never called.
+                class.declares_ctor = true;
+            }
             MemberFn::Ctor => {
                 let n = param_count(&src, def);
                 if class.ctors.iter().any(|c| param_count(&src, *c) == n) {
@@ -402,6 +468,7 @@ impl<'a> Ctx<'a> {
                 }
                 class.dtor = Some(def);
             }
+            MemberFn::Operator(o) => class.operators.push(o),
             MemberFn::Method(name) => {
                 let n = param_count(&src, def);
                 let same = class

@@ -644,6 +644,31 @@ fn static_data_members() {
 }
 
 #[test]
+fn operators_and_copy_constructors_are_defined_but_never_called() {
+    // CDSChecker's IntWrapper: a copy constructor beside `IntWrapper(int)` and an
+    // `operator==`, both unused; objects are used through pointers. Accepted, and the
+    // constructor of one `int` argument is the one `new IntWrapper(3)` runs.
+    let src = format!(
+        "{HEAD_CPP}class IntWrapper {{\npublic:\n    int _val;\n    IntWrapper(int val) : _val(val) {{}}\n\
+         \x20   IntWrapper() : _val(0) {{}}\n    IntWrapper(IntWrapper &copy) : _val(copy._val) {{}}\n\
+         \x20   bool operator==(const IntWrapper &rhs) {{ return false; }}\n\
+         \x20   IntWrapper &operator=(const IntWrapper &o) {{ _val = o._val; return *this; }}\n\
+         \x20   explicit operator bool() const {{ return _val != 0; }}\n}};\n\
+         IntWrapper *k;\nint main() {{\n    k = new IntWrapper(3);\n    assert(k->_val == 3);\n    return 0;\n}}\n"
+    );
+    let p = ok(&src);
+    let shape = shape(&p, func(&p, "main")).join("\n");
+    assert!(shape.contains("store <object of 1> e na"), "{shape}");
+    // A copy is refused where it is written, and so is a use of an operator.
+    let copy = src
+        .replace("int main() {", "IntWrapper w;\nint main() {")
+        .replace("return 0;", "IntWrapper v(w);\n    return 0;");
+    let (l, c, k, m) = diag(&copy);
+    assert_eq!((l, c, k), (20, 18, DiagKind::Unsupported), "{m}");
+    assert!(m.contains("copy of an object of class `IntWrapper`"), "{m}");
+}
+
+#[test]
 fn refused_constructs() {
     let mut failures = Vec::new();
     let mut refused = |src: &str, line, col, what| failures.extend(refusal(src, line, col, what));
@@ -680,10 +705,10 @@ fn refused_constructs() {
         "virtual function",
     );
     refused(
-        &format!("class S {{ int a; int operator+(int x) {{ return a + x; }} }};\n{main}"),
-        1,
-        22,
-        "operator overloading",
+        "class S { int a; public: int operator+(int x) { return a + x; } };\nS s;\nint main() { return s + 1; }\n",
+        3,
+        21,
+        "calls of its overloaded operators are not supported",
     );
     refused(
         &format!("class S {{ int a; friend int f(S *s) {{ return s->a; }} }};\n{main}"),

@@ -1220,9 +1220,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 Some(Ty::Sync(k)) => {
                     Err(mutex::object_misuse(&src, target, name, k.c_name(), true))
                 }
-                _ => {
-                    Err(src.unsupported(target, &format!("assignment to array or struct `{name}`")))
-                }
+                ty => Err(self.object_write_error(target, ty.as_ref(), name)),
             },
             Name::LocalObject(..) => match self.place_of(target)? {
                 Some(p) => self.write_place(target, &p, op, rhs),
@@ -1230,6 +1228,25 @@ impl<'c, 'a> FnLower<'c, 'a> {
             },
             other => Err(self.name_error(target, name, other, true)),
         }
+    }
+
+    /// The refusal of a write to the array or struct `text` of type `ty`: for an object of a
+    /// class with overloaded operators, that their calls are not supported.
+    fn object_write_error(&self, at: Node, ty: Option<&Ty>, text: &str) -> super::Diagnostic {
+        if let Some(Ty::Struct(id)) = ty {
+            if let Some(c) = self.cx.class_of(*id).filter(|c| !c.operators.is_empty()) {
+                return self.src.unsupported(
+                    at,
+                    &format!(
+                        "object of class `{}` used as a value (calls of its overloaded \
+                         operators are not supported)",
+                        c.name
+                    ),
+                );
+            }
+        }
+        self.src
+            .unsupported(at, &format!("assignment to array or struct `{text}`"))
     }
 
     /// `p op= rhs` on the scalar place `p` (written as `target`); returns the value stored
@@ -1250,12 +1267,7 @@ impl<'c, 'a> FnLower<'c, 'a> {
                 return Err(mutex::object_misuse(&src, target, text, k.c_name(), true));
             }
             Ty::Int { .. } | Ty::Ptr { .. } | Ty::Thread => {}
-            _ => {
-                let text = src.text(target);
-                return Err(
-                    src.unsupported(target, &format!("assignment to array or struct `{text}`"))
-                );
-            }
+            _ => return Err(self.object_write_error(target, Some(&p.ty), src.text(target))),
         }
         if let (Ty::Ptr { .. }, Some((_, text))) = (&p.ty, op) {
             let name = src.text(target);

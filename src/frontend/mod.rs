@@ -2052,6 +2052,7 @@ impl<'a> Ctx<'a> {
             statics: Vec::new(),
             static_fns: Vec::new(),
             static_vars: Vec::new(),
+            operators: Vec::new(),
             bindings: Vec::new(),
             nested: Vec::new(),
         };
@@ -2088,6 +2089,7 @@ impl<'a> Ctx<'a> {
             || class.dtor.is_some()
             || !class.statics.is_empty()
             || !class.static_vars.is_empty()
+            || !class.operators.is_empty()
             || !class.nested.is_empty();
         if src.lang == Lang::Cpp && is_class {
             if name.is_none() {

@@ -364,6 +364,17 @@ impl<'a> FnLower<'_, 'a> {
         let Some(class) = self.class(id) else {
             return Err(src.internal("construction of a non-class"));
         };
+        if let [a] = args {
+            if self.peek_place_type(*a) == Some(Ty::Struct(id)) {
+                return Err(src.unsupported(
+                    *a,
+                    &format!(
+                        "copy of an object of class `{}` (copying objects is not supported)",
+                        class.name
+                    ),
+                ));
+            }
+        }
         let ctor = class
             .ctors
             .iter()

@@ -313,7 +313,17 @@ impl FnLower<'_, '_> {
                 k.c_name(),
                 false,
             )),
-            Ty::Struct(_) => Err(src.unsupported(n, "struct used as a value")),
+            Ty::Struct(id) => match self.cx.class_of(*id).filter(|c| !c.operators.is_empty()) {
+                Some(c) => Err(src.unsupported(
+                    n,
+                    &format!(
+                        "object of class `{}` used as a value (calls of its overloaded operators \
+                         are not supported)",
+                        c.name
+                    ),
+                )),
+                None => Err(src.unsupported(n, "struct used as a value")),
+            },
             Ty::Void => Err(src.unsupported(n, "this value")),
         }
     }
