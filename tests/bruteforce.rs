@@ -1810,6 +1810,8 @@ impl Walker<'_> {
                 Instr::Slot(_) => pc += 1,
                 Instr::Return => return self.stop(run, End::Finished),
                 Instr::Exit => return self.stop(run, End::Exited),
+                // Past the recursion bound: cut, as a loop past the unroll bound.
+                Instr::Cut => return self.stop(run, End::Bounded),
                 Instr::Alloc { dst, layout, count } => {
                     // `count` elements of the layout's cells (one without a count); none gives
                     // null; a negative or too large size is an error of the execution.

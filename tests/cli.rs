@@ -806,3 +806,53 @@ fn check_shows_the_shortest_failing_execution() {
         assert!(!stdout(&out).contains("Rrlx a"), "{}", stdout(&out));
     }
 }
+
+/// Recursion is inlined `--recursion` calls deep (1 by default); an execution that needs a
+/// deeper call is cut like one past the loop bound: incomplete, exit 4, with a warning naming
+/// both bounds. Within the bound the verdict is the program's.
+#[test]
+fn recursion_is_inlined_to_its_bound_and_cut_past_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rec.c");
+    // Mutual recursion in a thread, direct recursion in main: sum(2) needs 2 nested calls.
+    std::fs::write(
+        &path,
+        "#include <stdatomic.h>\n#include <pthread.h>\n#include <assert.h>\natomic_int x;\n\
+         int odd(int n);\nint even(int n) { return n == 0 ? 1 : odd(n - 1); }\n\
+         int odd(int n) { return n == 0 ? 0 : even(n - 1); }\n\
+         int sum(int n) { if (n == 0) return 0; return n + sum(n - 1); }\n\
+         void *t(void *a) { atomic_store_explicit(&x, even(2), memory_order_relaxed); return NULL; }\n\
+         int main(void) {\n    pthread_t h;\n    pthread_create(&h, NULL, t, NULL);\n\
+         \x20   assert(sum(2) == 3);\n    pthread_join(h, NULL);\n\
+         \x20   assert(atomic_load_explicit(&x, memory_order_relaxed) == 1);\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let file = path.to_str().unwrap();
+    let out = fensyn(&["check", file, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let j = json(&out);
+    assert_eq!(
+        (j["complete"].as_bool(), j["buggy"].as_u64()),
+        (Some(false), Some(0))
+    );
+    let out = fensyn(&["check", file]);
+    assert!(
+        stdout(&out).contains("cut at the loop or recursion bound; raise --unroll or --recursion"),
+        "{}",
+        stdout(&out)
+    );
+    // Two nested calls are enough for both; the assertions hold.
+    let out = fensyn(&["check", file, "--recursion", "2", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(json(&out)["executions"].as_u64(), Some(1));
+    // A wrong claim about the recursion's result is found within the bound.
+    std::fs::write(
+        &path,
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("== 3", "== 4"),
+    )
+    .unwrap();
+    let out = fensyn(&["check", file, "--recursion", "2"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+}

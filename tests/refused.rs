@@ -360,66 +360,6 @@ int main(void) {
             UNSUPPORTED,
             "type `double`",
         ),
-        // ---- recursion ----------------------------------------------------------------------
-        case(
-            "direct_recursion",
-            "\
-int f(int n) {
-    if (n > 0)
-        return f(n - 1);
-    return 0;
-}
-int main(void) {
-    return f(2);
-}
-",
-            (3, 16),
-            UNSUPPORTED,
-            "recursive call to `f`",
-        ),
-        case(
-            "mutual_recursion",
-            "\
-int g(int n);
-int f(int n) {
-    if (n > 0)
-        return g(n - 1);
-    return 0;
-}
-int g(int n) {
-    return f(n);
-}
-int main(void) {
-    g(3);
-    return 0;
-}
-",
-            (4, 16),
-            UNSUPPORTED,
-            "recursive call to `g`",
-        ),
-        case(
-            "recursion_in_thread",
-            "\
-#include <pthread.h>
-int f(int n) {
-    return n ? f(n - 1) : 0;
-}
-void *t(void *arg) {
-    f(2);
-    return NULL;
-}
-int main(void) {
-    pthread_t h;
-    pthread_create(&h, NULL, t, NULL);
-    pthread_join(h, NULL);
-    return 0;
-}
-",
-            (3, 16),
-            UNSUPPORTED,
-            "recursive call to `f`",
-        ),
         case(
             "call_to_main",
             "\

@@ -872,6 +872,11 @@ impl<'a, F: FnMut(&ExecutionGraph) -> Control> Explorer<'a, F> {
                     self.finish(st, t, ThreadEnd::Exited);
                     return Ok(());
                 }
+                // A call past the recursion bound: cut, as a loop past `--unroll` is.
+                Instr::Cut => {
+                    self.finish(st, t, ThreadEnd::Bounded);
+                    return Ok(());
+                }
                 Instr::Join { tid, .. } => {
                     // A join of a thread that stopped on a bug waits forever.
                     let child = match tid.eval(regs) {

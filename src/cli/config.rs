@@ -6,6 +6,7 @@
 //! beats the file's, and the file's beats the built-in default ([`Settings::resolve`]).
 //!
 //! Keys are the long option names with `_` for `-`: `model`, `lang`, `mode`, `cost`, `unroll`,
+//! `recursion`,
 //! `max_executions`, `timeout`, `optimal_timeout`, `collect_limit`, `spurious_cas`, `leaks`, `liveness`, `comments`,
 //! `equiv`, `jobs`, and `include` (a list of directories searched for `#include`, relative to
 //! the file's directory; after the command line's `-I`).
@@ -46,6 +47,8 @@ pub struct Config {
     /// `fix --by`: fences, orders or both.
     pub by: Option<crate::synth::orders::By>,
     pub unroll: Option<u32>,
+    /// The recursion bound (`--recursion`).
+    pub recursion: Option<u32>,
     pub max_executions: Option<u64>,
     pub timeout: Option<f64>,
     pub optimal_timeout: Option<f64>,
@@ -179,6 +182,7 @@ struct Raw {
     cost: Option<Spanned<String>>,
     by: Option<Spanned<String>>,
     unroll: Option<u32>,
+    recursion: Option<u32>,
     max_executions: Option<u64>,
     timeout: Option<Spanned<f64>>,
     optimal_timeout: Option<Spanned<f64>>,
@@ -306,6 +310,7 @@ pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
         cost: choice("cost", raw.cost, &error)?,
         by: choice("by", raw.by, &error)?,
         unroll: raw.unroll,
+        recursion: raw.recursion,
         max_executions: raw.max_executions,
         timeout: seconds("timeout", raw.timeout)?,
         optimal_timeout: seconds("optimal_timeout", raw.optimal_timeout)?,
@@ -542,6 +547,7 @@ impl Settings {
                 undefs: cli.undefs.clone(),
                 std: cli.std,
                 link: cli.link.clone(),
+                recursion: cli.recursion.or(cfg.recursion),
             },
             compile_commands: cli.compile_commands.clone(),
         }
@@ -557,7 +563,7 @@ mod tests {
         let c = parse(
             "fensyn.toml",
             "model = \"c11\"\nlang = \"c++\"\nmode = \"fast\"\ncost = \"armv8\"\nunroll = 3\n\
-             max_executions = 100\ntimeout = 2\noptimal_timeout = 0.5\ncollect_limit = 7\n\
+             recursion = 2\nmax_executions = 100\ntimeout = 2\noptimal_timeout = 0.5\ncollect_limit = 7\n\
              spurious_cas = true\ncomments = false\n",
         )
         .unwrap();
@@ -566,6 +572,7 @@ mod tests {
         assert_eq!(c.mode, Some(Mode::Fast));
         assert_eq!(c.cost, Some(Cost::Armv8));
         assert_eq!(c.unroll, Some(3));
+        assert_eq!(c.recursion, Some(2));
         assert_eq!(c.max_executions, Some(100));
         assert_eq!(c.timeout, Some(2.0));
         assert_eq!(c.optimal_timeout, Some(0.5));

@@ -199,6 +199,10 @@ pub struct CommonArgs {
     /// reported [default: 8]
     #[arg(long, value_name = "N")]
     pub unroll: Option<u32>,
+    /// Recursion bound: calls of a function that may be nested inside a call of it (calls
+    /// are inlined). Executions that need a deeper call are cut and reported [default: 1]
+    #[arg(long, value_name = "N")]
+    pub recursion: Option<u32>,
     /// Let `compare_exchange_weak` fail spuriously (as C11 allows) even when it reads the
     /// expected value. Off by default: weak CASes then behave like strong ones.
     #[arg(long)]
@@ -334,6 +338,7 @@ impl CommonArgs {
             lang: self.lang,
             model: self.model,
             unroll: self.unroll,
+            recursion: self.recursion,
             max_executions: self.max_executions,
             timeout: self.timeout,
             spurious_cas: self.spurious_cas.then_some(true),

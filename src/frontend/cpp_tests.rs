@@ -89,6 +89,7 @@ fn shape(p: &Program, f: &Function) -> Vec<String> {
                 Instr::Join { .. } => "join".into(),
                 Instr::Return => "return".into(),
                 Instr::Exit => "exit".into(),
+                Instr::Cut => "cut".into(),
                 Instr::BranchIfZero { .. } => "branch".into(),
                 Instr::Jump { .. } => "jump".into(),
                 Instr::LoopEnter { .. } => "loop".into(),

@@ -884,6 +884,9 @@ pub(crate) struct Ctx<'a> {
     pub(crate) main: usize,
     /// The name of the main thread's function: `main`, or `user_main` when there is no `main`.
     pub(crate) main_name: &'static str,
+    /// The recursion bound: calls of a function nested inside a call of it that are inlined
+    /// ([`crate::ir::PpOptions::recursion`]).
+    pub(crate) recursion: u32,
     /// The thread functions, with the API(s) that spawn them (which fixes their signature).
     pub(crate) spawned: HashMap<String, SpawnedBy>,
     /// Loops lowered so far: the next loop id ([`Instr::LoopEnter`](crate::ir::Instr::LoopEnter)).
@@ -1044,7 +1047,8 @@ pub fn parse_unit(
 ) -> Result<Program, Diagnostic> {
     let unit = preprocess::preprocess(file, source, lang, defines, pp, loader)?;
     let identity = unit.is_identity();
-    let mut program = lower_text(file, &unit, lang, defines)?;
+    let recursion = pp.recursion.unwrap_or(crate::ir::DEFAULT_RECURSION);
+    let mut program = lower_text(file, &unit, lang, defines, recursion)?;
     if !identity {
         preprocess::spans::map_program(&mut program, &unit);
     }
@@ -1140,6 +1144,7 @@ fn lower_text(
     unit: &preprocess::Unit,
     lang: Lang,
     defines: &[(String, i64)],
+    recursion: u32,
 ) -> Result<Program, Diagnostic> {
     let source = unit.text.as_str();
     let src = Src {
@@ -1263,6 +1268,7 @@ fn lower_text(
         global_index: HashMap::new(),
         handles: Vec::new(),
         outside_main: identifiers_outside(&facts, main_def),
+        recursion,
         cell_tys: Vec::new(),
         objects: Vec::new(),
         object_index: HashMap::new(),

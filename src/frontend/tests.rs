@@ -656,10 +656,6 @@ fn diagnostics_positions() {
     let cases: Vec<Case> = vec![
         ("int main() {\n  int r = 1\n}", (2, 12, Syntax, "missing `;`")),
         ("int main() { int r = (1)); }", (1, 25, Syntax, "unexpected `)`")),
-        (
-            "int g(int n) { return n ? g(n - 1) : 0; }\nint main() { int r = g(2); }",
-            (1, 27, Unsupported, "recursive call to `g`"),
-        ),
         ("int main() {\n  int r = z + 1;\n}", (2, 11, Error, "undeclared identifier `z`")),
         (
             "atomic_int x;\nint main() { atomic_store_explicit(&x, 1, memory_order_acquire); }",
@@ -2544,14 +2540,42 @@ fn inline_from_two_threads_shares_statements() {
 }
 
 #[test]
+fn recursion_is_inlined_to_its_bound() {
+    // Direct and mutual recursion: calls nested `--recursion` deep are inlined, the next one
+    // is a cut (the thread stops there, reported as cut at the bound).
+    let cuts = |src: &str, depth: Option<u32>| {
+        let pp = PpOptions {
+            recursion: depth,
+            ..PpOptions::default()
+        };
+        let p = parse_unit("t.c", src, Lang::C, &[], &pp, &preprocess::Disk)
+            .unwrap_or_else(|d| panic!("{d}\n{src}"));
+        p.validate().unwrap();
+        let main = &p.functions[p.main];
+        let calls = main.body.iter().filter(|i| matches!(i, Instr::Cut)).count();
+        let bodies = main
+            .body
+            .iter()
+            .filter(|i| matches!(i, Instr::BranchIfZero { .. }))
+            .count();
+        (calls, bodies)
+    };
+    let direct =
+        "int g(int n) { if (n > 0) return g(n - 1); return 0; }\nint main() { return g(2); }";
+    // Default 1: g, g inside it, then a cut; each inlined body has one branch.
+    assert_eq!(cuts(direct, None), (1, 2));
+    assert_eq!(cuts(direct, Some(0)), (1, 1));
+    assert_eq!(cuts(direct, Some(3)), (1, 4));
+    let mutual = "int g(int n);\nint f(int n) { if (n > 0) return g(n - 1); return 0; }\n\
+                  int g(int n) { return f(n); }\nint main() { return g(3); }";
+    assert_eq!(cuts(mutual, None).0, 1);
+}
+
+#[test]
 fn inline_diagnostics() {
     use DiagKind::*;
     type Case<'s> = (&'s str, (usize, usize, DiagKind, &'s str));
     let cases: Vec<Case> = vec![
-        (
-            "int f(int n) { return g(n); }\nint g(int n) { return f(n); }\nint main() { int r = g(1); }",
-            (1, 23, Unsupported, "recursive call to `g`"),
-        ),
         (
             "void f(void);\nint main() { f(); }\nvoid f(void) { }",
             (2, 14, Unsupported, "call to `f`, which is defined after `main` (define called functions before their callers)"),

@@ -599,6 +599,10 @@ pub enum Instr {
     Jump { target: usize },
     /// Fence slot marker: a point where a fence may be inserted in the source. No effect.
     Slot(SlotId),
+    /// A call nested deeper than the recursion bound ([`PpOptions::recursion`]): the thread
+    /// stops here, cut at the bound like a loop past `--unroll` (the execution is reported
+    /// as cut, and the exploration as incomplete).
+    Cut,
     /// End this thread.
     Return,
 }
@@ -816,7 +820,14 @@ pub struct PpOptions {
     /// Other source files of the same program (`--link FILE`): read before the main file, as
     /// if it began by including them, so their functions and globals are the program's.
     pub link: Vec<std::path::PathBuf>,
+    /// The recursion bound (`--recursion N`): how many calls of a function may be nested
+    /// inside a call of it on one path (calls are inlined); a deeper one is an
+    /// [`Instr::Cut`]. `None`: [`DEFAULT_RECURSION`].
+    pub recursion: Option<u32>,
 }
+
+/// The default recursion bound ([`PpOptions::recursion`]).
+pub const DEFAULT_RECURSION: u32 = 1;
 
 /// Where a program's spans point when it was read from several files or through macros.
 ///
@@ -1000,6 +1011,14 @@ pub struct Note {
 }
 
 impl Program {
+    /// Whether some call is past the recursion bound ([`Instr::Cut`]): executions cut at
+    /// "the loop bound" may then be cut at that one.
+    pub fn has_recursion_cut(&self) -> bool {
+        self.functions
+            .iter()
+            .any(|f| f.body.iter().any(|i| matches!(i, Instr::Cut)))
+    }
+
     pub fn global_by_name(&self, name: &str) -> Option<Loc> {
         self.globals.iter().position(|g| g.name == name)
     }
@@ -1189,7 +1208,8 @@ impl Program {
                     | Instr::LoopIter { .. }
                     | Instr::Fence { .. }
                     | Instr::Exit
-                    | Instr::Return => {}
+                    | Instr::Return
+                    | Instr::Cut => {}
                 }
             }
         }

@@ -306,7 +306,7 @@ fn successors(body: &[Instr], pc: usize) -> Vec<usize> {
         Instr::Jump { target } => vec![(*target).min(end)],
         Instr::BranchIfZero { target, .. } => vec![pc + 1, (*target).min(end)],
         Instr::Return => vec![end],
-        Instr::Exit => vec![],
+        Instr::Exit | Instr::Cut => vec![],
         _ => vec![pc + 1],
     }
 }
@@ -443,7 +443,8 @@ fn def_use(ins: &Instr) -> (Vec<Reg>, Option<Vec<Reg>>) {
         | Instr::Jump { .. }
         | Instr::Slot(_)
         | Instr::Return
-        | Instr::Exit => vec![],
+        | Instr::Exit
+        | Instr::Cut => vec![],
     };
     (defs, Some(u))
 }

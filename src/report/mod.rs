@@ -476,9 +476,14 @@ pub fn check_text(
         .any(|e| matches!(e.bug.kind.as_str(), "deadlock" | "liveness"));
     let _ = writeln!(out, "{}", counts_text(file, (model, scope), stats, hangs));
     if stats.bounded > 0 {
+        let (bound, raise) = if prog.has_recursion_cut() {
+            ("the loop or recursion bound", "--unroll or --recursion")
+        } else {
+            ("the loop bound", "--unroll")
+        };
         let _ = writeln!(
             out,
-            "{file}: warning: {} cut at the loop bound; raise --unroll to explore further",
+            "{file}: warning: {} cut at {bound}; raise {raise} to explore further",
             executions(stats.bounded)
         );
     }

@@ -21,6 +21,11 @@ use tree_sitter::Node;
 /// Maximum number of nested inlined calls.
 pub(crate) const MAX_INLINE_DEPTH: usize = 32;
 
+/// Maximum number of instructions of a function with its calls inlined: past it, a call is
+/// refused (recursion inlined `--recursion` levels deep grows the code exponentially with
+/// the number of recursive call sites, and the analyses after lowering are superlinear).
+pub(crate) const MAX_BODY: usize = 200_000;
+
 /// A call being inlined.
 pub(super) struct Frame {
     name: String,
@@ -107,6 +112,17 @@ impl<'a> FnLower<'_, 'a> {
         )
     }
 
+    /// How many calls of definition `def` the call being lowered is nested in (the thread's
+    /// own function counts).
+    fn recursion_depth(&self, name: &str, def: Node) -> usize {
+        let inlined = self
+            .inlines
+            .iter()
+            .filter(|f| f.def_start == def.start_byte())
+            .count();
+        inlined + usize::from(name == self.root_name)
+    }
+
     /// The checks of a call of `name` (definition `def`) before it is inlined.
     fn inline_checks(&self, call: Node, name: &str, def: Node) -> R<()> {
         let src = self.src;
@@ -119,8 +135,15 @@ impl<'a> FnLower<'_, 'a> {
         if name == self.cx.main_name {
             return Err(src.unsupported(call, &format!("call to `{name}`")));
         }
-        if name == self.root_name || self.inlines.iter().any(|f| f.def_start == def.start_byte()) {
-            return Err(src.unsupported(call, &format!("recursive call to `{name}`")));
+        if self.body.len() > MAX_BODY {
+            return Err(src.unsupported(
+                call,
+                &format!(
+                    "call to `{name}`: `{}` with its calls inlined has more than {MAX_BODY} \
+                     instructions (recursive calls are inlined {} deep: lower --recursion)",
+                    self.root_name, self.cx.recursion
+                ),
+            ));
         }
         if self.inlines.len() >= MAX_INLINE_DEPTH {
             return Err(src.unsupported(
@@ -196,6 +219,22 @@ impl<'a> FnLower<'_, 'a> {
         let (ret, params, ret_pointee) = self.inline_signature(call, name, def, special)?;
         if value && ret.is_none() {
             return Err(src.error(call, &format!("void function `{name}` used as a value")));
+        }
+        if self.recursion_depth(name, def) > self.cx.recursion as usize {
+            // Past the recursion bound: the thread is cut here, before the arguments (a cut
+            // thread does nothing more). The value is a register of the function's type
+            // that nothing reads at run time.
+            self.emit(Instr::Cut);
+            return Ok(match ret {
+                Some(t) => {
+                    let r = self.new_temp(t);
+                    if let Some(to) = ret_pointee {
+                        self.set_pointee(r, to);
+                    }
+                    (Expr::Reg(r), super::promote(t))
+                }
+                None => (Expr::Const(0), IntTy::I32),
+            });
         }
         let required = params.iter().filter(|p| p.default.is_none()).count();
         if args.len() < required || args.len() > params.len() {
