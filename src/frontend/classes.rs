@@ -569,11 +569,7 @@ impl<'a> Ctx<'a> {
     pub(crate) fn static_member_class(&self, node: Node) -> Option<usize> {
         let src = self.src;
         let d = node.child_by_field_name("declarator")?;
-        let d = match d.kind() {
-            "init_declarator" => d.child_by_field_name("declarator")?,
-            _ => d,
-        };
-        let scope = qualified_name(d)?.child_by_field_name("scope")?;
+        let scope = declared_qualified(d)?.child_by_field_name("scope")?;
         let name = src.text(scope);
         self.classes.iter().rposition(|c| c.name == name)
     }
@@ -758,6 +754,15 @@ pub(crate) struct GlobalCtor<'a> {
     /// Instead of a construction: the initialiser of a static data member of class `id`
     /// (evaluated in the class's scope) and the member's type.
     pub(crate) value: Option<(Node<'a>, Ty)>,
+}
+
+/// The qualified name (`C::x`, `q<T>::x`) a declaration's declarator `d` declares, with or
+/// without an initialiser.
+pub(crate) fn declared_qualified(d: Node) -> Option<Node> {
+    match d.kind() {
+        "init_declarator" => qualified_name(d.child_by_field_name("declarator")?),
+        _ => qualified_name(d),
+    }
 }
 
 /// The qualified name (`C::x`, `q<T>::x`) declarator `d` declares, through pointer and

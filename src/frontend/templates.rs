@@ -55,6 +55,15 @@ pub(crate) struct ClassTemplate<'a> {
     instances: Vec<usize>,
 }
 
+/// What a definition outside a class template's body defines.
+#[derive(Clone, Copy)]
+enum OutOfLine {
+    /// A member function (`template <...> R q<T>::f(...) { ... }`).
+    Member,
+    /// A static data member (`template <...> T q<T>::x = v;`).
+    Static,
+}
+
 /// What a name meant before a template parameter was bound to it: its typedef, full typedef
 /// and value parameter.
 type Before = (String, Option<(BaseTy, bool)>, Option<Ty>, Option<i64>);
@@ -576,44 +585,14 @@ impl<'a> Ctx<'a> {
         let mut c = item.walk();
         let q = item
             .children_by_field_name("declarator", &mut c)
-            .find_map(|d| {
-                let d = match d.kind() {
-                    "init_declarator" => d.child_by_field_name("declarator")?,
-                    _ => d,
-                };
-                super::classes::qualified_name(d)
-            });
+            .find_map(super::classes::declared_qualified);
         let scope = q
             .and_then(|q| q.child_by_field_name("scope"))
             .filter(|s| s.kind() == "template_type");
         let Some(scope) = scope else {
             return Err(src.unsupported(item, "variable template"));
         };
-        let name = scope
-            .child_by_field_name("name")
-            .map(|n| src.text(n))
-            .unwrap_or("");
-        let Some(t) = self.class_templates.iter().position(|t| t.name == name) else {
-            return Err(src.unsupported(
-                scope,
-                &format!("member of `{name}`, which is not a class template defined before it"),
-            ));
-        };
-        self.check_member_scope(t, scope, &params)?;
-        if let Some(tm) = self.class_templates.get_mut(t) {
-            tm.statics.push(item);
-        }
-        for id in self.class_templates[t].instances.clone() {
-            if let Some(i) = self.classes.iter().rposition(|c| c.id == id) {
-                let saved = bind(&mut self.types, &self.classes[i].bindings.clone());
-                let done = self
-                    .instantiate_uses(item)
-                    .and_then(|()| self.static_definition(i, item));
-                restore(&mut self.types, saved);
-                done?;
-            }
-        }
-        Ok(())
+        self.out_of_line(scope, &params, item, OutOfLine::Static)
     }
 
     /// An out-of-line member function `def` of a class template,
@@ -642,6 +621,20 @@ impl<'a> Ctx<'a> {
                 &format!("function template `{name}` (only class templates are supported)"),
             ));
         };
+        self.out_of_line(scope, &params, def, OutOfLine::Member)
+    }
+
+    /// Records `item`, defined out of class template `scope` (`name<T>::...`, the template's
+    /// parameters `params`), and applies it to every instance made so far, with the
+    /// instance's parameters bound; `define_instance` applies it to those made later.
+    fn out_of_line(
+        &mut self,
+        scope: Node,
+        params: &[(String, Option<IntTy>)],
+        item: Node<'a>,
+        kind: OutOfLine,
+    ) -> R<()> {
+        let src = self.src;
         let name = scope
             .child_by_field_name("name")
             .map(|n| src.text(n))
@@ -652,16 +645,20 @@ impl<'a> Ctx<'a> {
                 &format!("member of `{name}`, which is not a class template defined before it"),
             ));
         };
-        self.check_member_scope(t, scope, &params)?;
+        self.check_member_scope(t, scope, params)?;
         if let Some(tm) = self.class_templates.get_mut(t) {
-            tm.members.push(def);
+            match kind {
+                OutOfLine::Member => tm.members.push(item),
+                OutOfLine::Static => tm.statics.push(item),
+            }
         }
         for id in self.class_templates[t].instances.clone() {
             if let Some(i) = self.classes.iter().rposition(|c| c.id == id) {
                 let saved = bind(&mut self.types, &self.classes[i].bindings.clone());
-                let done = self
-                    .instantiate_uses(def)
-                    .and_then(|()| self.attach_template_member(i, def));
+                let done = self.instantiate_uses(item).and_then(|()| match kind {
+                    OutOfLine::Member => self.attach_template_member(i, item),
+                    OutOfLine::Static => self.static_definition(i, item),
+                });
                 restore(&mut self.types, saved);
                 done?;
             }
