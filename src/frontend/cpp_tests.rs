@@ -667,6 +667,21 @@ fn operators_and_copy_constructors_are_defined_but_never_called() {
     let (l, c, k, m) = diag(&copy);
     assert_eq!((l, c, k), (20, 18, DiagKind::Unsupported), "{m}");
     assert!(m.contains("copy of an object of class `IntWrapper`"), "{m}");
+    // An assignment would call the class's `operator=` (also as a member of another struct):
+    // refused, where a class without one is copied member by member.
+    let assign = src
+        .replace(
+            "int main() {",
+            "IntWrapper w;\nstruct holder { IntWrapper x; } h1, h2;\nint main() {",
+        )
+        .replace("return 0;", "h1 = h2;\n    return 0;");
+    let (l, c, k, m) = diag(&assign);
+    assert_eq!((l, c, k), (21, 5, DiagKind::Unsupported), "{m}");
+    assert!(m.contains("which defines `operator=`"), "{m}");
+    let plain =
+        "struct P {\n    int v;\n    bool operator==(const P &o) { return v == o.v; }\n};\n\
+                 P g;\nint main() {\n    P a;\n    a = g;\n    return a.v;\n}\n";
+    ok(plain);
 }
 
 #[test]

@@ -436,12 +436,46 @@ impl FnLower<'_, '_> {
         }
     }
 
+    /// The class whose own `operator=` a copy of a `ty` would call: `ty`'s, or that of a
+    /// member or array element's class (memberwise copy calls theirs).
+    fn assigns_by_operator(&self, ty: &Ty) -> Option<String> {
+        match ty {
+            Ty::Array(t, _) => self.assigns_by_operator(t),
+            Ty::Struct(id) => {
+                let own = self.cx.class_of(*id).filter(|c| {
+                    c.operators
+                        .iter()
+                        .any(|o| o.split_whitespace().collect::<String>() == "operator=")
+                });
+                match own {
+                    Some(c) => Some(c.name.clone()),
+                    None => self
+                        .cx
+                        .types
+                        .fields_of(*id)
+                        .iter()
+                        .find_map(|(_, t)| self.assigns_by_operator(t)),
+                }
+            }
+            _ => None,
+        }
+    }
+
     /// `dst = rhs` for a struct: a plain load of every cell of `rhs` (an object in memory, a
     /// compound literal included), then a plain store of each into `dst`, as C copies a struct
     /// member by member. Structs with atomic or synchronisation members are refused (copying
     /// one is not an atomic operation, and C gives it no order).
     pub(super) fn struct_copy(&mut self, at: Node, dst: &Place, rhs: Node) -> R<()> {
         let src = self.src;
+        if let Some(class) = self.assigns_by_operator(&dst.ty) {
+            return Err(src.unsupported(
+                at,
+                &format!(
+                    "assignment of an object of class `{class}`, which defines `operator=` \
+                     (calls of overloaded operators are not supported)"
+                ),
+            ));
+        }
         let Some(from) = self.place_of(rhs)? else {
             let text = src.text(rhs);
             return Err(src.unsupported(rhs, &format!("struct value `{text}` (not an object)")));
