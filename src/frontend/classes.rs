@@ -64,6 +64,9 @@ pub(crate) struct ClassDef<'a> {
     /// of an object with an operator is refused where it is written (an object is not a
     /// value), so the definitions change nothing.
     pub(crate) operators: Vec<String>,
+    /// Whether it declares a copy constructor (`P(const P &o)`), never called: a copy that
+    /// would call it (`P a(b)`, `Q a = b` with a `P` member, `new Q(a)`) is refused.
+    pub(crate) copy_ctor: bool,
     /// For an instance of a class template: its parameters' bindings, bound while one of its
     /// member functions is lowered (`templates.rs`); empty for other classes.
     pub(crate) bindings: Vec<(String, super::templates::TemplateArg)>,
@@ -444,9 +447,10 @@ impl<'a> Ctx<'a> {
         let src = self.src;
         match self.member_fn_kind(class, f)? {
             MemberFn::Ctor if is_copy_ctor(&src, class, def) => {
-                // `P(const P &o)`: objects are never copied (a copy is refused where it is
-                // written), so the copy constructor is never called.
+                // `P(const P &o)`: objects are never copied by it (a copy that would call it
+                // is refused where it is written), so it is never called.
                 class.declares_ctor = true;
+                class.copy_ctor = true;
             }
             MemberFn::Ctor => {
                 let n = param_count(&src, def);
@@ -503,8 +507,14 @@ impl<'a> Ctx<'a> {
             return Ok(false);
         }
         let spec = types::decl_spec(&src, &self.types, m)?;
-        let text = src.text(m);
-        let constant = text.contains("const");
+        // `const` or `constexpr` among the declaration's own qualifiers (not a substring of a
+        // name: `static inline int constructed;` is a variable).
+        let mut qc = m.walk();
+        let constant = m.children(&mut qc).any(|ch| {
+            matches!(src.text(ch), "const" | "constexpr") && !ch.is_named() || {
+                ch.kind() == "type_qualifier" && matches!(src.text(ch), "const" | "constexpr")
+            }
+        });
         let (Some(d), Some(v), types::BaseTy::Int(t), true) = (
             m.child_by_field_name("declarator"),
             m.child_by_field_name("default_value"),
@@ -550,10 +560,21 @@ impl<'a> Ctx<'a> {
                 ));
             }
             let name = format!("{}::{fname}", class.name);
-            let init = m.child_by_field_name("default_value");
-            let (base, _) = self.alloc(&name, decl.name, &decl.ty, init)?;
-            if init.is_some() {
+            let (base, _) = self.alloc(&name, decl.name, &decl.ty, None)?;
+            if let Some(v) = m.child_by_field_name("default_value") {
                 self.initialised.insert(name);
+                let value = single_initialiser(v)
+                    .and_then(|e| self.static_constant(class, &decl.ty, e))
+                    .ok_or_else(|| {
+                        src.unsupported(
+                            v,
+                            "in-class initialiser of a static data member that is not a constant \
+                             (define the member out of the class with it)",
+                        )
+                    })?;
+                if let Some(g) = self.globals.get_mut(base) {
+                    g.init = decl.ty.int_ty().wrap(value);
+                }
             }
             class.static_vars.push(StaticVar {
                 name: fname,
@@ -569,9 +590,8 @@ impl<'a> Ctx<'a> {
     pub(crate) fn static_member_class(&self, node: Node) -> Option<usize> {
         let src = self.src;
         let d = node.child_by_field_name("declarator")?;
-        let scope = declared_qualified(d)?.child_by_field_name("scope")?;
-        let name = src.text(scope);
-        self.classes.iter().rposition(|c| c.name == name)
+        let (scope, _) = split_qualified(src.text(declared_qualified(d)?))?;
+        self.classes.iter().rposition(|c| c.name == scope)
     }
 
     /// The definition `node` (a top-level declaration, `T C::name = v;`) of static data
@@ -597,10 +617,11 @@ impl<'a> Ctx<'a> {
             let Some(q) = target.and_then(qualified_name) else {
                 return Err(src.unsupported(d, "declaration of a static data member with others"));
             };
-            let member = q
-                .child_by_field_name("name")
-                .map(|n| src.text(n))
-                .unwrap_or("");
+            let member = split_qualified(src.text(q)).map_or("", |(_, m)| m);
+            if class.constant(member).is_some() && init.is_none() {
+                // `const int C::N;`: the definition of a constant initialised in the class.
+                continue;
+            }
             let Some(var) = class.static_vars.iter().find(|v| v.name == member) else {
                 return Err(src.error(
                     q,
@@ -611,35 +632,67 @@ impl<'a> Ctx<'a> {
                 ));
             };
             let Some(v) = init else { continue };
-            let v = match v.kind() {
-                "initializer_list" | "argument_list" => match named_children(v).as_slice() {
-                    [e] => *e,
-                    [] => continue,
-                    _ => return Err(src.unsupported(v, "initialiser of a static data member")),
-                },
-                _ => v,
-            };
-            let full = format!("{}::{member}", class.name);
-            if !self.initialised.insert(full.clone()) {
-                return Err(src.error(q, &format!("redefinition of `{full}`")));
-            }
-            let mut values = vec![0i64; self.types.size(&var.ty)];
-            if self.init_values(&var.ty, v, &mut values, 0).is_ok() {
-                let cell_ty = var.ty.int_ty();
-                if let (Some(g), Some(&value)) = (self.globals.get_mut(var.base), values.first()) {
-                    g.init = cell_ty.wrap(value);
+            if v.kind() != "initializer_list" && v.kind() != "argument_list"
+                || !named_children(v).is_empty()
+            {
+                let full = format!("{}::{member}", class.name);
+                if !self.initialised.insert(full.clone()) {
+                    return Err(src.error(q, &format!("redefinition of `{full}`")));
                 }
-                continue;
             }
-            self.global_ctors.push(GlobalCtor {
-                at: d,
-                base: var.base,
-                id: class.id,
-                args: Vec::new(),
-                value: Some((v, var.ty.clone())),
-            });
+            let Some(v) = single_initialiser(v) else {
+                if named_children(v).is_empty() {
+                    continue;
+                }
+                return Err(src.unsupported(v, "initialiser of a static data member"));
+            };
+            let (base, ty) = (var.base, var.ty.clone());
+            self.static_initial(&class, base, &ty, d, v);
         }
         Ok(())
+    }
+
+    /// The value of static data member initialiser `v` (type `ty`) of `class` if it is a
+    /// constant: an integer constant expression evaluated in the class's scope (its constants
+    /// hide the file's names), or a null pointer literal.
+    fn static_constant(&mut self, class: &ClassDef, ty: &Ty, v: Node) -> Option<i64> {
+        match ty {
+            Ty::Int { .. } => self.class_const_eval(class, v).ok(),
+            Ty::Ptr { .. } => matches!(
+                self.src.text(lower::strip_parens(v)).trim(),
+                "NULL" | "nullptr" | "0"
+            )
+            .then_some(0),
+            _ => None,
+        }
+    }
+
+    /// Gives static data member cell `base` (type `ty`) of `class` the value of initialiser
+    /// `v` (declarator `d`): a constant one, evaluated in the class's scope (its constants
+    /// hide the file's names), is its initial value; any other is evaluated at the start of
+    /// the main thread, in the class's scope too ([`GlobalCtor::value`]).
+    fn static_initial(
+        &mut self,
+        class: &ClassDef<'a>,
+        base: crate::ir::Loc,
+        ty: &Ty,
+        d: Node<'a>,
+        v: Node<'a>,
+    ) {
+        match self.static_constant(class, ty, v) {
+            Some(value) => {
+                if let Some(g) = self.globals.get_mut(base) {
+                    g.init = ty.int_ty().wrap(value);
+                }
+            }
+            None => self.global_ctors.push(GlobalCtor {
+                at: d,
+                base,
+                id: class.id,
+                args: Vec::new(),
+                value: Some((v, ty.clone())),
+            }),
+        }
     }
 
     /// A constant expression in the body of `class`: its static constants by their name, else
@@ -754,6 +807,42 @@ pub(crate) struct GlobalCtor<'a> {
     /// Instead of a construction: the initialiser of a static data member of class `id`
     /// (evaluated in the class's scope) and the member's type.
     pub(crate) value: Option<(Node<'a>, Ty)>,
+}
+
+/// `A::B::x` as its scope `A::B` and name `x` (a `::` inside template arguments does not
+/// split).
+pub(crate) fn split_qualified(text: &str) -> Option<(&str, &str)> {
+    let mut depth = 0i32;
+    let mut last = None;
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'<' => depth += 1,
+            b'>' => depth -= 1,
+            b':' if depth == 0
+                && bytes.get(i + 1) == Some(&b':')
+                && i > 0
+                && bytes[i - 1] != b':' =>
+            {
+                last = Some(i)
+            }
+            _ => {}
+        }
+    }
+    let i = last?;
+    Some((text[..i].trim(), text[i + 2..].trim()))
+}
+
+/// The one expression of an initialiser (`= v`, `(v)`, `{v}`); `None` for an empty or longer
+/// list.
+fn single_initialiser(v: Node) -> Option<Node> {
+    match v.kind() {
+        "initializer_list" | "argument_list" => match named_children(v).as_slice() {
+            [e] => Some(*e),
+            _ => None,
+        },
+        _ => Some(v),
+    }
 }
 
 /// The qualified name (`C::x`, `q<T>::x`) a declaration's declarator `d` declares, with or

@@ -685,6 +685,39 @@ fn operators_and_copy_constructors_are_defined_but_never_called() {
 }
 
 #[test]
+fn review_cases_of_static_members_and_implicit_calls() {
+    // A static member's initialiser is evaluated in the class's scope: `N` is `C::N` (5),
+    // not the file's enumerator (1).
+    let p = ok("enum { N = 1 };\nstruct C {\n    static const int N = 5;\n    static int x;\n    int d;\n\
+                \x20   static int get() { return x; }\n};\nint C::x = N;\nint main() { return C::get(); }\n");
+    assert_eq!(
+        p.globals.iter().find(|g| g.name == "C::x").map(|g| g.init),
+        Some(5)
+    );
+    // `static inline int constructed` is a variable (its name contains "const"), and
+    // `const int C::K;` defines a constant initialised in the class.
+    let p = ok("struct C {\n    static inline int constructed = 0;\n    static const int K = 2;\n    int d;\n\
+                \x20   C() : d(0) { constructed++; }\n};\nconst int C::K;\nint main() { C a; C b; return 0; }\n");
+    assert!(p.globals.iter().any(|g| g.name == "C::constructed"));
+    // A static member of a nested class, defined and called as `A::B::...`.
+    ok("struct A {\n    static int n;\n    int d;\n    struct B {\n        static int m;\n        int d;\n\
+        \x20       static int get() { return n + m; }\n    };\n};\nint A::n = 1;\nint A::B::m = 2;\n\
+        int main() { return A::B::get(); }\n");
+    // Copies that would call a copy constructor, also a member's, are refused; so is `&x`
+    // of an object whose class defines `operator&`.
+    let (_, _, k, m) = diag("struct P {\n    int x;\n    P() : x(0) {}\n    P(const P &o) : x(o.x + 100) {}\n};\n\
+                             struct Q { P p; int y; };\nint main() {\n    Q b;\n    Q a = b;\n    return a.p.x;\n}\n");
+    assert_eq!(k, DiagKind::Unsupported, "{m}");
+    assert!(m.contains("which has a copy constructor"), "{m}");
+    let (_, _, k, m) = diag(
+        "struct P {\n    int x;\n    P *operator&() { return 0; }\n};\nP g;\n\
+                             int main() {\n    P *q = &g;\n    return q != 0;\n}\n",
+    );
+    assert_eq!(k, DiagKind::Unsupported, "{m}");
+    assert!(m.contains("defines `operator&`"), "{m}");
+}
+
+#[test]
 fn refused_constructs() {
     let mut failures = Vec::new();
     let mut refused = |src: &str, line, col, what| failures.extend(refusal(src, line, col, what));

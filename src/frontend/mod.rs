@@ -2059,6 +2059,7 @@ impl<'a> Ctx<'a> {
             static_fns: Vec::new(),
             static_vars: Vec::new(),
             operators: Vec::new(),
+            copy_ctor: false,
             bindings: Vec::new(),
             nested: Vec::new(),
         };

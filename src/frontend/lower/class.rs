@@ -282,10 +282,22 @@ impl<'a> FnLower<'_, 'a> {
                 ) else {
                     return Ok(None);
                 };
-                let Some(id) = self.scope_class(scope) else {
+                // `A::B::f`: the grammar nests `B::f` in the name; the scope is `A::B`.
+                let (id, name) = match name.kind() {
+                    "qualified_identifier" => {
+                        let Some((outer, last)) =
+                            crate::frontend::classes::split_qualified(src.text(f))
+                        else {
+                            return Ok(None);
+                        };
+                        (self.cx.class_named(outer).map(|c| c.id), last)
+                    }
+                    _ => (self.scope_class(scope), src.text(name)),
+                };
+                let Some(id) = id else {
                     return Ok(None);
                 };
-                let method = self.find_method(call, id, src.text(name), args.len())?;
+                let method = self.find_method(call, id, name, args.len())?;
                 let this = self.implicit_this(call, &method)?;
                 (method, this)
             }

@@ -427,7 +427,18 @@ impl FnLower<'_, '_> {
                 });
                 Ok(())
             }
-            Ty::Struct(_) => self.struct_copy(v, place, v),
+            Ty::Struct(_) => {
+                if let Some(class) = self.copies_by_ctor(&place.ty) {
+                    return Err(src.unsupported(
+                        v,
+                        &format!(
+                            "copy of an object of class `{class}`, which has a copy constructor \
+                             (copy constructors are not called: copying objects is not supported)"
+                        ),
+                    ));
+                }
+                self.struct_copy(v, place, v)
+            }
             _ => Err(src.unsupported(
                 v,
                 "initialiser of this local object (only constants, or `{ ... }` lists of \
@@ -439,24 +450,37 @@ impl FnLower<'_, '_> {
     /// The class whose own `operator=` a copy of a `ty` would call: `ty`'s, or that of a
     /// member or array element's class (memberwise copy calls theirs).
     fn assigns_by_operator(&self, ty: &Ty) -> Option<String> {
+        self.class_in(ty, &|c| {
+            c.operators
+                .iter()
+                .any(|o| o.split_whitespace().collect::<String>() == "operator=")
+        })
+    }
+
+    /// The class whose copy constructor initialising a `ty` from another would call: `ty`'s,
+    /// or that of a member or array element's class.
+    fn copies_by_ctor(&self, ty: &Ty) -> Option<String> {
+        self.class_in(ty, &|c| c.copy_ctor)
+    }
+
+    /// The name of the first class satisfying `has` among `ty`'s and its members' and
+    /// elements' classes.
+    fn class_in(
+        &self,
+        ty: &Ty,
+        has: &dyn Fn(&crate::frontend::classes::ClassDef) -> bool,
+    ) -> Option<String> {
         match ty {
-            Ty::Array(t, _) => self.assigns_by_operator(t),
-            Ty::Struct(id) => {
-                let own = self.cx.class_of(*id).filter(|c| {
-                    c.operators
-                        .iter()
-                        .any(|o| o.split_whitespace().collect::<String>() == "operator=")
-                });
-                match own {
-                    Some(c) => Some(c.name.clone()),
-                    None => self
-                        .cx
-                        .types
-                        .fields_of(*id)
-                        .iter()
-                        .find_map(|(_, t)| self.assigns_by_operator(t)),
-                }
-            }
+            Ty::Array(t, _) => self.class_in(t, has),
+            Ty::Struct(id) => match self.cx.class_of(*id).filter(|c| has(c)) {
+                Some(c) => Some(c.name.clone()),
+                None => self
+                    .cx
+                    .types
+                    .fields_of(*id)
+                    .iter()
+                    .find_map(|(_, t)| self.class_in(t, has)),
+            },
             _ => None,
         }
     }

@@ -334,6 +334,14 @@ impl FnLower<'_, '_> {
         }
     }
 
+    /// Whether `&x` of an `x` of type `ty` calls a class's own `operator&`.
+    fn overloads_address_of(&self, ty: &Ty) -> bool {
+        matches!(ty, Ty::Struct(id) if self.cx.class_of(*id).is_some_and(|c| c
+            .operators
+            .iter()
+            .any(|o| o.split_whitespace().collect::<String>() == "operator&")))
+    }
+
     /// A pointer-valued expression and the type it points to: `&place`, an array name, a
     /// pointer variable or a value loaded from a pointer cell, a cast to a pointer type,
     /// `p + i` / `p - i`, `NULL`.
@@ -351,6 +359,11 @@ impl FnLower<'_, '_> {
                     return Ok((Expr::Const(v), Ty::Void));
                 }
                 match self.place_of(arg)? {
+                    Some(p) if self.overloads_address_of(&p.ty) => Err(src.unsupported(
+                        n,
+                        "address of an object whose class defines `operator&` (calls of \
+                         overloaded operators are not supported)",
+                    )),
                     Some(p) => Ok((addr_value(&p.addr), p.ty)),
                     None => {
                         let text = src.text(arg);
