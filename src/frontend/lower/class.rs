@@ -80,7 +80,8 @@ impl<'a> FnLower<'_, 'a> {
     fn class_chain(&self, id: usize) -> Vec<usize> {
         let mut out = vec![id];
         let mut name = self.class(id).map(|c| c.name).unwrap_or_default();
-        while let Some(outer) = enclosing_name(&name) {
+        // `a<int>::b` is nested in `a<int>` (a `::` inside template arguments does not split).
+        while let Some((outer, _)) = crate::frontend::classes::split_qualified(&name) {
             match self.cx.class_named(outer) {
                 Some(c) => out.push(c.id),
                 None => break,
@@ -798,23 +799,6 @@ impl<'a> FnLower<'_, 'a> {
 }
 
 /// The struct id of `ty`, or of its innermost element type.
-/// The class `name` is nested in (`a<int>::b` → `a<int>`), ignoring `::` inside template
-/// arguments.
-fn enclosing_name(name: &str) -> Option<&str> {
-    let mut depth = 0i32;
-    let mut last = None;
-    let bytes = name.as_bytes();
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'<' => depth += 1,
-            b'>' => depth -= 1,
-            b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => last = Some(i),
-            _ => {}
-        }
-    }
-    last.map(|i| &name[..i])
-}
-
 fn struct_id(ty: &Ty) -> Option<usize> {
     let mut t = ty;
     while let Ty::Array(inner, _) = t {
