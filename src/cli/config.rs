@@ -6,8 +6,8 @@
 //! beats the file's, and the file's beats the built-in default ([`Settings::resolve`]).
 //!
 //! Keys are the long option names with `_` for `-`: `model`, `lang`, `mode`, `cost`, `unroll`,
-//! `recursion`,
-//! `max_executions`, `timeout`, `optimal_timeout`, `collect_limit`, `spurious_cas`, `leaks`, `liveness`, `comments`,
+//! `recursion`, `max_executions`, `timeout`, `optimal_timeout`, `collect_limit`,
+//! `spurious_cas`, `leaks`, `liveness`, `comments`,
 //! `equiv`, `jobs`, and `include` (a list of directories searched for `#include`, relative to
 //! the file's directory; after the command line's `-I`).
 //! An unknown key, a

@@ -85,19 +85,16 @@ impl ClassDef<'_> {
     /// The class's name without template arguments and enclosing classes (a constructor's
     /// name: `node` for `q<int>::node`).
     pub(crate) fn base_name(&self) -> &str {
-        let mut depth = 0i32;
-        let mut last = 0;
-        let bytes = self.name.as_bytes();
-        for (i, &b) in bytes.iter().enumerate() {
-            match b {
-                b'<' => depth += 1,
-                b'>' => depth -= 1,
-                b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => last = i + 2,
-                _ => {}
-            }
-        }
-        let own = &self.name[last..];
+        let own = split_qualified(&self.name).map_or(self.name.as_str(), |(_, n)| n);
         own.split('<').next().unwrap_or(own)
+    }
+
+    /// Whether the class defines operator `op` (`"operator="`, `"operator&"`; spaces in the
+    /// definition's spelling do not count).
+    pub(crate) fn defines_operator(&self, op: &str) -> bool {
+        self.operators
+            .iter()
+            .any(|o| o.split_whitespace().collect::<String>() == op)
     }
 
     /// Whether member function definition `def` of `name` was declared `static`.
@@ -511,9 +508,8 @@ impl<'a> Ctx<'a> {
         // name: `static inline int constructed;` is a variable).
         let mut qc = m.walk();
         let constant = m.children(&mut qc).any(|ch| {
-            matches!(src.text(ch), "const" | "constexpr") && !ch.is_named() || {
-                ch.kind() == "type_qualifier" && matches!(src.text(ch), "const" | "constexpr")
-            }
+            matches!(src.text(ch), "const" | "constexpr")
+                && (!ch.is_named() || ch.kind() == "type_qualifier")
         });
         let (Some(d), Some(v), types::BaseTy::Int(t), true) = (
             m.child_by_field_name("declarator"),
@@ -572,9 +568,7 @@ impl<'a> Ctx<'a> {
                              (define the member out of the class with it)",
                         )
                     })?;
-                if let Some(g) = self.globals.get_mut(base) {
-                    g.init = decl.ty.int_ty().wrap(value);
-                }
+                self.set_initial(base, &decl.ty, value);
             }
             class.static_vars.push(StaticVar {
                 name: fname,
@@ -589,8 +583,10 @@ impl<'a> Ctx<'a> {
     /// `node` defines (`int C::count = 0;`), if it is such a definition.
     pub(crate) fn static_member_class(&self, node: Node) -> Option<usize> {
         let src = self.src;
-        let d = node.child_by_field_name("declarator")?;
-        let (scope, _) = split_qualified(src.text(declared_qualified(d)?))?;
+        let q = node
+            .child_by_field_name("declarator")
+            .and_then(qualified_name)?;
+        let (scope, _) = split_qualified(src.text(q))?;
         self.classes.iter().rposition(|c| c.name == scope)
     }
 
@@ -631,20 +627,16 @@ impl<'a> Ctx<'a> {
                     ),
                 ));
             };
-            let Some(v) = init else { continue };
-            if v.kind() != "initializer_list" && v.kind() != "argument_list"
-                || !named_children(v).is_empty()
-            {
-                let full = format!("{}::{member}", class.name);
-                if !self.initialised.insert(full.clone()) {
-                    return Err(src.error(q, &format!("redefinition of `{full}`")));
-                }
+            // `T C::x;` and `T C::x{};` leave the cell zero.
+            let Some(init) = init.filter(|v| !is_empty_list(*v)) else {
+                continue;
+            };
+            let full = format!("{}::{member}", class.name);
+            if !self.initialised.insert(full.clone()) {
+                return Err(src.error(q, &format!("redefinition of `{full}`")));
             }
-            let Some(v) = single_initialiser(v) else {
-                if named_children(v).is_empty() {
-                    continue;
-                }
-                return Err(src.unsupported(v, "initialiser of a static data member"));
+            let Some(v) = single_initialiser(init) else {
+                return Err(src.unsupported(init, "initialiser of a static data member"));
             };
             let (base, ty) = (var.base, var.ty.clone());
             self.static_initial(&class, base, &ty, d, v);
@@ -667,6 +659,13 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Makes `value` the initial value of the global cell `base` of type `ty`.
+    fn set_initial(&mut self, base: crate::ir::Loc, ty: &Ty, value: i64) {
+        if let Some(g) = self.globals.get_mut(base) {
+            g.init = ty.int_ty().wrap(value);
+        }
+    }
+
     /// Gives static data member cell `base` (type `ty`) of `class` the value of initialiser
     /// `v` (declarator `d`): a constant one, evaluated in the class's scope (its constants
     /// hide the file's names), is its initial value; any other is evaluated at the start of
@@ -680,11 +679,7 @@ impl<'a> Ctx<'a> {
         v: Node<'a>,
     ) {
         match self.static_constant(class, ty, v) {
-            Some(value) => {
-                if let Some(g) = self.globals.get_mut(base) {
-                    g.init = ty.int_ty().wrap(value);
-                }
-            }
+            Some(value) => self.set_initial(base, ty, value),
             None => self.global_ctors.push(GlobalCtor {
                 at: d,
                 base,
@@ -833,6 +828,11 @@ pub(crate) fn split_qualified(text: &str) -> Option<(&str, &str)> {
     Some((text[..i].trim(), text[i + 2..].trim()))
 }
 
+/// Whether initialiser `v` is an empty list (`{}`, `()`).
+fn is_empty_list(v: Node) -> bool {
+    matches!(v.kind(), "initializer_list" | "argument_list") && named_children(v).is_empty()
+}
+
 /// The one expression of an initialiser (`= v`, `(v)`, `{v}`); `None` for an empty or longer
 /// list.
 fn single_initialiser(v: Node) -> Option<Node> {
@@ -845,17 +845,8 @@ fn single_initialiser(v: Node) -> Option<Node> {
     }
 }
 
-/// The qualified name (`C::x`, `q<T>::x`) a declaration's declarator `d` declares, with or
-/// without an initialiser.
-pub(crate) fn declared_qualified(d: Node) -> Option<Node> {
-    match d.kind() {
-        "init_declarator" => qualified_name(d.child_by_field_name("declarator")?),
-        _ => qualified_name(d),
-    }
-}
-
-/// The qualified name (`C::x`, `q<T>::x`) declarator `d` declares, through pointer and
-/// reference declarators.
+/// The qualified name (`C::x`, `q<T>::x`) declarator `d` declares, through initialised,
+/// pointer, reference and array declarators (each names its inner one `declarator`).
 pub(crate) fn qualified_name(d: Node) -> Option<Node> {
     let mut n = Some(d);
     while let Some(x) = n {

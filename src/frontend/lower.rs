@@ -1233,20 +1233,26 @@ impl<'c, 'a> FnLower<'c, 'a> {
     /// The refusal of a write to the array or struct `text` of type `ty`: for an object of a
     /// class with overloaded operators, that their calls are not supported.
     fn object_write_error(&self, at: Node, ty: Option<&Ty>, text: &str) -> super::Diagnostic {
-        if let Some(Ty::Struct(id)) = ty {
-            if let Some(c) = self.cx.class_of(*id).filter(|c| !c.operators.is_empty()) {
-                return self.src.unsupported(
-                    at,
-                    &format!(
-                        "object of class `{}` used as a value (calls of its overloaded \
-                         operators are not supported)",
-                        c.name
-                    ),
-                );
-            }
-        }
-        self.src
-            .unsupported(at, &format!("assignment to array or struct `{text}`"))
+        ty.and_then(|t| self.operator_use_error(at, t))
+            .unwrap_or_else(|| {
+                self.src
+                    .unsupported(at, &format!("assignment to array or struct `{text}`"))
+            })
+    }
+
+    /// When `ty` is a class with overloaded operators: the refusal of using an object of it
+    /// (at `at`) as a value, which could call one of them.
+    fn operator_use_error(&self, at: Node, ty: &Ty) -> Option<super::Diagnostic> {
+        let Ty::Struct(id) = ty else { return None };
+        let c = self.cx.class_of(*id).filter(|c| !c.operators.is_empty())?;
+        Some(self.src.unsupported(
+            at,
+            &format!(
+                "object of class `{}` used as a value (calls of its overloaded operators are \
+                 not supported)",
+                c.name
+            ),
+        ))
     }
 
     /// `p op= rhs` on the scalar place `p` (written as `target`); returns the value stored

@@ -309,19 +309,6 @@ fn parameters(src: &Src, env: &TypeEnv, node: Node) -> R<Vec<(String, Option<Int
     Ok(out)
 }
 
-/// Whether declaration `d` declares a qualified name (`T q<T>::name = v;`), looking through
-/// pointer, reference and array declarators and the initialiser.
-fn declares_qualified(d: Node) -> bool {
-    let mut n = d.child_by_field_name("declarator");
-    while let Some(x) = n {
-        if x.kind() == "qualified_identifier" {
-            return true;
-        }
-        n = x.child_by_field_name("declarator");
-    }
-    false
-}
-
 /// A value template parameter `int N`: its name and integer type.
 fn value_parameter(src: &Src, env: &TypeEnv, p: Node) -> R<(String, Option<IntTy>)> {
     let spec = types::decl_spec(src, env, p)?;
@@ -367,7 +354,12 @@ impl<'a> Ctx<'a> {
                 Ok(())
             }
             _ if item.kind() == "function_definition" => self.template_member(node, item, params),
-            _ if item.kind() == "declaration" && declares_qualified(item) => {
+            _ if item.kind() == "declaration"
+                && item
+                    .child_by_field_name("declarator")
+                    .and_then(super::classes::qualified_name)
+                    .is_some() =>
+            {
                 self.template_static(item, params)
             }
             _ => Err(self.refuse_template(node, item)),
@@ -585,7 +577,7 @@ impl<'a> Ctx<'a> {
         let mut c = item.walk();
         let q = item
             .children_by_field_name("declarator", &mut c)
-            .find_map(super::classes::declared_qualified);
+            .find_map(super::classes::qualified_name);
         let scope = q
             .and_then(|q| q.child_by_field_name("scope"))
             .filter(|s| s.kind() == "template_type");

@@ -79,7 +79,11 @@ impl<'a> FnLower<'_, 'a> {
     /// Class `id` and the classes it is nested in, innermost first (`a::b` is nested in `a`).
     fn class_chain(&self, id: usize) -> Vec<usize> {
         let mut out = vec![id];
-        let mut name = self.class(id).map(|c| c.name).unwrap_or_default();
+        let mut name = self
+            .cx
+            .class_of(id)
+            .map(|c| c.name.clone())
+            .unwrap_or_default();
         // `a<int>::b` is nested in `a<int>` (a `::` inside template arguments does not split).
         while let Some((outer, _)) = crate::frontend::classes::split_qualified(&name) {
             match self.cx.class_named(outer) {
@@ -261,12 +265,12 @@ impl<'a> FnLower<'_, 'a> {
                     return Ok(None);
                 };
                 let name = src.text(f);
-                let has = |c: &ClassDef| c.methods.iter().any(|(m, _)| m == name);
                 let chain = self.class_chain(scope);
-                let Some(&id) = chain
-                    .iter()
-                    .find(|&&c| self.class(c).is_some_and(|c| has(&c)))
-                else {
+                let Some(&id) = chain.iter().find(|&&c| {
+                    self.cx
+                        .class_of(c)
+                        .is_some_and(|c| c.methods.iter().any(|(m, _)| m == name))
+                }) else {
                     return Ok(None);
                 };
                 if !matches!(self.lookup(name), Name::Unknown | Name::Function) {

@@ -450,11 +450,7 @@ impl FnLower<'_, '_> {
     /// The class whose own `operator=` a copy of a `ty` would call: `ty`'s, or that of a
     /// member or array element's class (memberwise copy calls theirs).
     fn assigns_by_operator(&self, ty: &Ty) -> Option<String> {
-        self.class_in(ty, &|c| {
-            c.operators
-                .iter()
-                .any(|o| o.split_whitespace().collect::<String>() == "operator=")
-        })
+        self.class_in(ty, &|c| c.defines_operator("operator="))
     }
 
     /// The class whose copy constructor initialising a `ty` from another would call: `ty`'s,

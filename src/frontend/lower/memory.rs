@@ -313,17 +313,9 @@ impl FnLower<'_, '_> {
                 k.c_name(),
                 false,
             )),
-            Ty::Struct(id) => match self.cx.class_of(*id).filter(|c| !c.operators.is_empty()) {
-                Some(c) => Err(src.unsupported(
-                    n,
-                    &format!(
-                        "object of class `{}` used as a value (calls of its overloaded operators \
-                         are not supported)",
-                        c.name
-                    ),
-                )),
-                None => Err(src.unsupported(n, "struct used as a value")),
-            },
+            Ty::Struct(_) => Err(self
+                .operator_use_error(n, &p.ty)
+                .unwrap_or_else(|| src.unsupported(n, "struct used as a value"))),
             Ty::Void => Err(src.unsupported(n, "this value")),
         }
     }
@@ -336,10 +328,8 @@ impl FnLower<'_, '_> {
 
     /// Whether `&x` of an `x` of type `ty` calls a class's own `operator&`.
     fn overloads_address_of(&self, ty: &Ty) -> bool {
-        matches!(ty, Ty::Struct(id) if self.cx.class_of(*id).is_some_and(|c| c
-            .operators
-            .iter()
-            .any(|o| o.split_whitespace().collect::<String>() == "operator&")))
+        matches!(ty, Ty::Struct(id)
+            if self.cx.class_of(*id).is_some_and(|c| c.defines_operator("operator&")))
     }
 
     /// A pointer-valued expression and the type it points to: `&place`, an array name, a
