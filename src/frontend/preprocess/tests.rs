@@ -24,6 +24,19 @@ fn run_with(
     preprocess("dir/main.c", text, Lang::C, &[], opts, &Mem(files))
 }
 
+/// `main` (as `dir/main.c`) with the headers `files`, preprocessed, parsed and lowered.
+fn parse_in_memory(main: &str, files: Vec<(&'static str, &'static str)>) -> crate::ir::Program {
+    parse_unit(
+        "dir/main.c",
+        main,
+        Lang::C,
+        &[],
+        &PpOptions::default(),
+        &Mem(files),
+    )
+    .unwrap_or_else(|d| panic!("{d}\n{main}"))
+}
+
 fn run(text: &str) -> Unit {
     run_with(text, vec![], &PpOptions::default()).unwrap_or_else(|d| panic!("{d}\n{text}"))
 }
@@ -166,15 +179,7 @@ fn programs_from_headers_have_spans_in_the_headers() {
         "#define mo_rel memory_order_release\n#define STORE(p, v) atomic_store_explicit(p, v, mo_rel)\natomic_int x;\nvoid *t(void *a) {\n  STORE(&x, 1);\n  return NULL;\n}\n",
     )];
     let main = "#include <pthread.h>\n#include <stdatomic.h>\n#include \"algo.h\"\nint main() {\n  pthread_t h;\n  pthread_create(&h, NULL, t, NULL);\n  pthread_join(h, NULL);\n  return 0;\n}\n";
-    let p = parse_unit(
-        "dir/main.c",
-        main,
-        Lang::C,
-        &[],
-        &PpOptions::default(),
-        &Mem(files),
-    )
-    .unwrap_or_else(|d| panic!("{d}"));
+    let p = parse_in_memory(main, files);
     assert_eq!(p.sources.headers.len(), 1);
     let h = &p.sources.headers[0];
     assert_eq!(h.name, "dir/algo.h");
@@ -349,15 +354,7 @@ fn a_macro_redefined_differently_warns_and_the_later_definition_wins() {
     // Parsed, the warning is a note of the program, with its file.
     let files = vec![("dir/barrier.h", "#define N 3\n")];
     let main = "#include <assert.h>\n#define N 2\n#include \"barrier.h\"\nint main() {\n  assert(N == 3);\n  return 0;\n}\n";
-    let p = parse_unit(
-        "dir/main.c",
-        main,
-        Lang::C,
-        &[],
-        &PpOptions::default(),
-        &Mem(files),
-    )
-    .unwrap_or_else(|d| panic!("{d}"));
+    let p = parse_in_memory(main, files);
     let n = &p.notes[0];
     assert!(n.warning && n.file.as_deref() == Some("dir/barrier.h"));
     assert_eq!((n.span.line, n.span.column), (1, 9));
@@ -372,15 +369,7 @@ fn a_lowering_warning_in_a_header_names_the_header() {
         "#include <stdatomic.h>\natomic_int x;\nint take(void) {\n  int e = 0;\n  return atomic_compare_exchange_strong_explicit(&x, &e, 1, memory_order_acq_rel,\n      memory_order_acq_rel);\n}\n",
     )];
     let main = "#include \"cas.h\"\nint main() {\n  return take();\n}\n";
-    let p = parse_unit(
-        "dir/main.c",
-        main,
-        Lang::C,
-        &[],
-        &PpOptions::default(),
-        &Mem(files),
-    )
-    .unwrap_or_else(|d| panic!("{d}"));
+    let p = parse_in_memory(main, files);
     let n = p.notes.iter().find(|n| n.warning).expect("a warning");
     assert!(n.message.contains("failure order"), "{}", n.message);
     assert_eq!(n.file.as_deref(), Some("dir/cas.h"));
